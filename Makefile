@@ -1,0 +1,44 @@
+# HubServer: the two commands are `make run` (serve the demo Config/) and `make test`.
+# Both install the Debian packages the build needs when they are missing.
+
+SWIFT        ?= swift
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps build run test test-tsan bench-model fuzz-json clean
+
+## Install the system libraries (libcurl, zlib) if any is missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+## Build and serve the demo config (Config/) on :8080.
+run: deps
+	$(SWIFT) build -c release --product hub-server
+	.build/release/hub-server serve
+
+## Build and run the whole test suite.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## The test suite under ThreadSanitizer (separate build folder).
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## HubModel serialization and parse benchmark (release).
+bench-model: deps
+	$(SWIFT) run -c release HubModelBenchmarks
+
+## libFuzzer over the JSON parser; FUZZ_SECONDS (default 300). See DEVELOPERS.md.
+fuzz-json: deps
+	Fuzz/run.sh json $${FUZZ_SECONDS:-300}
+
+clean:
+	rm -rf .build .build-*

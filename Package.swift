@@ -1,0 +1,66 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode (strict concurrency)
+/// plus the upcoming features that keep dependencies honest.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "HubServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HubServer", targets: ["HubServer"]),
+        .library(name: "HubModel", targets: ["HubModel"]),
+        .library(name: "HubEngine", targets: ["HubEngine"]),
+        .executable(name: "hub-server", targets: ["hub-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C system libraries with typed shims (variadic C functions cannot be called from Swift).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // The module stack of DESIGN.md; dependencies point down only.
+        .target(name: "HubModel", swiftSettings: swiftSettings),
+        .target(name: "HubEngine", dependencies: ["HubModel"], swiftSettings: swiftSettings),
+        .target(name: "HubUpstream", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "HubHTTP", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        .target(name: "HubMetrics", swiftSettings: swiftSettings),
+        .target(
+            name: "HubServer",
+            dependencies: ["HubModel", "HubEngine", "HubUpstream", "HubHTTP", "HubMetrics"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hub-server",
+            dependencies: [
+                "HubServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Benchmarks: plain executables, run in release by `make bench-*`.
+        .executableTarget(
+            name: "HubModelBenchmarks",
+            dependencies: ["HubModel"],
+            path: "Benchmarks/HubModelBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
+    ]
+)
