@@ -9,7 +9,7 @@ extension ViewModel {
     public func jsonBytes(capacityHint: Int = 4096) -> [UInt8] {
         var writer = JSONWriter(capacity: capacityHint)
         write(to: &writer)
-        return writer.bytes
+        return writer.finish()
     }
 
     /// The JSON as a string (for logs and tests; the server sends ``jsonBytes(capacityHint:)``).
@@ -49,8 +49,11 @@ extension ComponentModel {
             writer.writeRaw(",\"group\":")
             writer.writeString(groupIdentifier)
         }
-        writer.writeRaw(",\"component\":{\"id\":")
-        writer.writeString(componentIdentifier.namespace + ":" + componentIdentifier.name)
+        writer.writeRaw(",\"component\":{\"id\":\"")
+        writer.writeEscapedContents(componentIdentifier.namespace)
+        writer.writeByte(UInt8(ascii: ":"))
+        writer.writeEscapedContents(componentIdentifier.name)
+        writer.writeByte(UInt8(ascii: "\""))
         writer.writeRaw(",\"category\":")
         writer.writeString(componentCategory)
         writer.writeByte(UInt8(ascii: "}"))
@@ -142,7 +145,11 @@ extension ComponentTarget {
             writer.writeByte(UInt8(ascii: "["))
             for (position, action) in actionIdentifiers.enumerated() {
                 if position > 0 { writer.writeByte(UInt8(ascii: ",")) }
-                writer.writeString(action.namespace + ":" + action.name)
+                writer.writeByte(UInt8(ascii: "\""))
+                writer.writeEscapedContents(action.namespace)
+                writer.writeByte(UInt8(ascii: ":"))
+                writer.writeEscapedContents(action.name)
+                writer.writeByte(UInt8(ascii: "\""))
             }
             writer.writeByte(UInt8(ascii: "]"))
         }
