@@ -1,0 +1,65 @@
+import HubModel
+
+/// Component fallback moved to the server (S183..S186): components whose `namespace:name` a
+/// client does not render get their category's fallback component; the category is kept so
+/// older clients can still fall back themselves.
+public struct ComponentFallback: Sendable {
+    /// Fallback component per category; categories not listed use ``defaultFallback``.
+    public let fallbacks: [String: ComponentIdentifier]
+    /// The fallback for other categories (the component defaults, S186).
+    public let defaultFallback: ComponentIdentifier
+
+    public init(fallbacks: [String: ComponentIdentifier] = [:], defaultFallback: ComponentIdentifier = ComponentDefaults.standard.componentIdentifier) {
+        self.fallbacks = fallbacks
+        self.defaultFallback = defaultFallback
+    }
+
+    /// The fallback for a category (S184).
+    public func fallback(forCategory category: String) -> ComponentIdentifier {
+        fallbacks[category] ?? defaultFallback
+    }
+
+    /// `viewModel` with every component the client cannot render replaced by its category's
+    /// fallback: header, body, overlays, children and target views. Returns the same instance
+    /// when nothing changes.
+    public func apply(to viewModel: ViewModel, renderable: Set<ComponentIdentifier>) -> ViewModel {
+        var changed = false
+        let header = viewModel.header.map { map($0, renderable, &changed) }
+        let body = viewModel.body.map { map($0, renderable, &changed) }
+        let overlays = viewModel.overlays.map { map($0, renderable, &changed) }
+        guard changed else { return viewModel }
+        return ViewModel(
+            identifier: viewModel.identifier, title: viewModel.title, header: header, body: body, overlays: overlays,
+            customData: viewModel.customData)
+    }
+
+    private func map(_ model: ComponentModel, _ renderable: Set<ComponentIdentifier>, _ changed: inout Bool) -> ComponentModel {
+        var localChange = false
+        let identifier: ComponentIdentifier
+        if renderable.contains(model.componentIdentifier) {
+            identifier = model.componentIdentifier
+        } else {
+            identifier = fallback(forCategory: model.componentCategory)
+            localChange = identifier != model.componentIdentifier
+        }
+        let children = model.children.map { map($0, renderable, &localChange) }
+        var target = model.target
+        if let view = target?.initialViewModel {
+            let mapped = apply(to: view, renderable: renderable)
+            if mapped !== view {
+                target?.initialViewModel = mapped
+                localChange = true
+            }
+        }
+        guard localChange else { return model }
+        changed = true
+        return ComponentModel(
+            identifier: model.identifier, type: model.type, index: model.index, indexPath: model.indexPath,
+            groupIdentifier: model.groupIdentifier, componentIdentifier: identifier,
+            componentCategory: model.componentCategory, title: model.title, subtitle: model.subtitle,
+            accessoryTitle: model.accessoryTitle, descriptionText: model.descriptionText,
+            mainImageData: model.mainImageData, backgroundImageData: model.backgroundImageData,
+            customImageData: model.customImageData, icon: model.icon, target: target, metadata: model.metadata,
+            loggingData: model.loggingData, customData: model.customData, children: children)
+    }
+}

@@ -1,0 +1,59 @@
+import HubModel
+
+/// Everything an operation knows about the run it is part of (S97, S130).
+public struct ContentContext: Sendable {
+    /// The view URI (query included).
+    public let viewURI: String
+    /// The feature this view belongs to (S97).
+    public let feature: FeatureInfo
+    /// The connectivity the session had when the chain started (S110).
+    public let connectivity: Connectivity
+    /// The error of the operation just before this one in its latest run, or in pagination
+    /// mode this operation's own last error (S93, S123). `nil` for operation 0.
+    public let previousError: (any Error)?
+    /// 0 for the main content, 1, 2, ... for following pages (S122).
+    public let pageIndex: Int
+    /// The client request that opened or last loaded the session.
+    public let request: ViewRequest
+    /// The session's identifier.
+    public let sessionID: String
+    /// This operation's position in the chain.
+    public let operationIndex: Int
+    /// Performs actions on behalf of the operation (S129, S152).
+    public let actions: ActionPerformer
+
+    public init(
+        viewURI: String, feature: FeatureInfo, connectivity: Connectivity, previousError: (any Error)?,
+        pageIndex: Int, request: ViewRequest, sessionID: String, operationIndex: Int,
+        actions: ActionPerformer = .none
+    ) {
+        self.viewURI = viewURI
+        self.feature = feature
+        self.connectivity = connectivity
+        self.previousError = previousError
+        self.pageIndex = pageIndex
+        self.request = request
+        self.sessionID = sessionID
+        self.operationIndex = operationIndex
+        self.actions = actions
+    }
+}
+
+/// Lets a content operation perform an action in its session (S129): the action runs through
+/// the same pipeline (handler veto, observers) with trigger `contentOperation` and no component.
+public struct ActionPerformer: Sendable {
+    let perform: @Sendable (ComponentIdentifier, JSONObject?) async -> Bool
+
+    public init(_ perform: @escaping @Sendable (ComponentIdentifier, JSONObject?) async -> Bool) {
+        self.perform = perform
+    }
+
+    /// Performs `identifier`; returns whether it was performed.
+    @discardableResult
+    public func performAction(_ identifier: ComponentIdentifier, customData: JSONObject? = nil) async -> Bool {
+        await perform(identifier, customData)
+    }
+
+    /// A performer that performs nothing.
+    public static let none = ActionPerformer { _, _ in false }
+}

@@ -1,0 +1,63 @@
+import HubModel
+
+/// One step of a view's content loading chain: it mutates the shared builder, or throws
+/// to fail (S88..S94). Operations are created per session by a ``ContentOperationFactory``
+/// and run one at a time, in chain order, on the session's actor.
+///
+/// An operation that keeps state between runs must protect it itself (it is `Sendable`);
+/// the chain never runs two operations of one session at once.
+public protocol ContentOperation: Sendable {
+    /// A short name for logs, `Server-Timing` and problem bodies, e.g. `remote` or `todoList`.
+    var name: String { get }
+
+    /// `true` when `perform` never suspends (pure work on the builder). The chain then runs
+    /// it inline, without the deadline timer that guards operations that wait on I/O.
+    var completesSynchronously: Bool { get }
+
+    /// Adds content to `builder`. Throwing fails this operation; the error reaches the next
+    /// operation as ``ContentContext/previousError`` (S93) and fails the view only when this
+    /// is the last operation (S92).
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws
+
+    /// A key that, together with the chain's other keys, identifies this operation's output
+    /// for a given input: equal keys promise equal results. `nil` (the default) means the
+    /// operation may produce different content each time, so its chain is never memoized.
+    func memoizationKey(context: ContentContext) -> String?
+}
+
+extension ContentOperation {
+    public var name: String { String(describing: type(of: self)) }
+    public var completesSynchronously: Bool { false }
+    public func memoizationKey(context: ContentContext) -> String? { nil }
+}
+
+/// An operation that also provides initial content: shown before the chain has run, and
+/// when connectivity changes (S111, S116). It must be synchronous and cheap.
+public protocol ContentOperationWithInitialContent: ContentOperation {
+    func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext)
+}
+
+/// An operation that appends content for following pages (S119..S126). The page builder
+/// already holds everything loaded so far.
+public protocol ContentOperationWithPaginatedContent: ContentOperation {
+    func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws
+}
+
+/// An operation that observes every action performed in its session, performed or vetoed
+/// (S128), and may ask to be rescheduled by returning `true`.
+public protocol ActionObservingContentOperation: ContentOperation {
+    func actionPerformed(_ action: ObservedAction) -> Bool
+}
+
+/// What ``ContentOperationWithInitialContent`` sees.
+public struct InitialContentContext: Sendable {
+    public let viewURI: String
+    public let feature: FeatureInfo
+    public let request: ViewRequest
+
+    public init(viewURI: String, feature: FeatureInfo, request: ViewRequest) {
+        self.viewURI = viewURI
+        self.feature = feature
+        self.request = request
+    }
+}

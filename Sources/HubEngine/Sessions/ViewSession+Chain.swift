@@ -1,0 +1,171 @@
+import HubModel
+
+extension ViewSession {
+    /// Runs operations `from...` in main mode: op 0 from an empty builder, op i from a copy of
+    /// snapshot i-1, each seeing the error of op i-1 (S89, S93, S99). A full run resets the
+    /// page index and may be answered from the chain memo.
+    func runMain(from start: Int) async {
+        memoizedRunKey = nil
+        if start == 0 {
+            pageIndex = 0
+            if let memo = environment.memo, let key = memoKey() {
+                if let entry = memo.entry(for: key) {
+                    snapshots = entry.snapshots
+                    errors = entry.errors
+                    timings = entry.timings.map {
+                        OperationTiming(name: $0.name, duration: .zero, failed: $0.failed, memoized: true)
+                    }
+                } else {
+                    await runOperations(from: 0)
+                    memo.store(ChainMemo.Entry(snapshots: snapshots, errors: errors, timings: timings), for: key)
+                }
+                memoizedRunKey = key
+                return
+            }
+        }
+        await runOperations(from: start)
+    }
+
+    private func runOperations(from start: Int) async {
+        if timings.count != operations.count {
+            timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
+        }
+        for index in start..<operations.count {
+            let operation = operations[index]
+            let input = index == 0 ? ViewModelBuilder(defaults: environment.componentDefaults)
+                : (snapshots[index - 1] ?? ViewModelBuilder(defaults: environment.componentDefaults))
+            let context = makeContext(operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0)
+            let result = await OperationRunner.run(
+                name: operation.name, inline: operation.completesSynchronously,
+                deadline: environment.operationDeadline, builder: input
+            ) { builder in
+                try await operation.perform(builder: &builder, context: context)
+            }
+            snapshots[index] = result.builder
+            errors[index] = result.error
+            timings[index] = OperationTiming(name: operation.name, duration: result.duration, failed: result.error != nil)
+        }
+    }
+
+    /// Runs the chain in pagination mode (S120..S123): op 0 starts from a copy of the last
+    /// snapshot, op i from snapshot i-1; paginated ops append, the others pass their input
+    /// and their own stored error through. Returns `false` when it was a no-op (S119).
+    func runPage() async -> Bool {
+        guard currentViewModel != nil, let last = snapshots.last ?? nil,
+            operations.contains(where: { $0 is any ContentOperationWithPaginatedContent })
+        else { return false }
+        pageIndex += 1
+        memoizedRunKey = nil
+        let page = pageIndex
+        for index in operations.indices {
+            let input = index == 0 ? last : (snapshots[index - 1] ?? last)
+            guard let operation = operations[index] as? any ContentOperationWithPaginatedContent else {
+                snapshots[index] = input
+                continue
+            }
+            let context = makeContext(operationIndex: index, previousError: errors[index], page: page)
+            let result = await OperationRunner.run(
+                name: operation.name, inline: false, deadline: environment.operationDeadline, builder: input
+            ) { builder in
+                try await operation.appendContent(forPage: page, builder: &builder, context: context)
+            }
+            snapshots[index] = result.builder
+            errors[index] = result.error
+            timings[index] = OperationTiming(name: operation.name, duration: result.duration, failed: result.error != nil)
+        }
+        return true
+    }
+
+    /// Publishes the result of a drained queue: the last operation's error fails the load and
+    /// keeps the previous view model (S92, S95); success builds the last snapshot with the
+    /// feature title as fallback when there is neither header nor title (S96).
+    func emit() {
+        let lastIndex = operations.count - 1
+        if let error = errors[lastIndex] {
+            lastFailure = ViewLoadError(operationIndex: lastIndex, operationName: operations[lastIndex].name, underlying: error)
+            return
+        }
+        lastFailure = nil
+        let viewModel: ViewModel
+        if let key = memoizedRunKey, let memo = environment.memo {
+            // The snapshots are exactly the memo entry's: every session shares one view model.
+            if let shared = memo.viewModel(for: key) {
+                viewModel = shared
+            } else {
+                viewModel = buildEmittedViewModel()
+                memo.storeViewModel(viewModel, for: key)
+            }
+        } else {
+            viewModel = buildEmittedViewModel()
+        }
+        loadedAt = ContinuousClock.now
+        if let currentViewModel, currentViewModel == viewModel { return }
+        currentViewModel = viewModel
+        version += 1
+        publish()
+    }
+
+    func buildEmittedViewModel() -> ViewModel {
+        guard var builder = snapshots[operations.count - 1] else { return ViewModel() }
+        if builder.header == nil && builder.title == nil {
+            builder.title = feature.info.title(for: request.languages)
+        }
+        return builder.build()
+    }
+
+    /// Emits the initial content as a successful load (S111).
+    func emitInitialContent() {
+        let initial = initialViewModel()
+        lastFailure = nil
+        if let currentViewModel, currentViewModel == initial { return }
+        currentViewModel = initial
+        version += 1
+        publish()
+    }
+
+    /// Initial content: every operation with initial content, in order, on one builder;
+    /// computed once per session (S116).
+    public func initialViewModel() -> ViewModel {
+        if let cachedInitialViewModel { return cachedInitialViewModel }
+        let initial = InitialContent.build(
+            operations: operations, feature: feature.info, request: request, defaults: environment.componentDefaults)
+        cachedInitialViewModel = initial
+        return initial
+    }
+
+    /// The chain's memo key: every operation's key plus the inputs every operation sees, or
+    /// `nil` when some operation is not memoizable.
+    func memoKey() -> String? {
+        guard environment.memo != nil else { return nil }
+        var key = feature.identifier + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
+        for index in operations.indices {
+            let context = makeContext(operationIndex: index, previousError: nil, page: 0)
+            guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
+            key += "\u{1}" + operationKey
+        }
+        return key
+    }
+
+    func makeContext(operationIndex: Int, previousError: (any Error)?, page: Int) -> ContentContext {
+        ContentContext(
+            viewURI: viewURI, feature: feature.info, connectivity: connectivity, previousError: previousError,
+            pageIndex: page, request: request, sessionID: id, operationIndex: operationIndex,
+            actions: ActionPerformer { [weak self] identifier, customData in
+                await self?.performActionFromOperation(identifier, customData: customData) ?? false
+            })
+    }
+}
+
+/// Building initial content (S116).
+enum InitialContent {
+    static func build(
+        operations: [any ContentOperation], feature: FeatureInfo, request: ViewRequest, defaults: ComponentDefaults
+    ) -> ViewModel {
+        var builder = ViewModelBuilder(defaults: defaults)
+        let context = InitialContentContext(viewURI: request.viewURI, feature: feature, request: request)
+        for operation in operations {
+            (operation as? any ContentOperationWithInitialContent)?.addInitialContent(to: &builder, context: context)
+        }
+        return builder.build()
+    }
+}

@@ -1,0 +1,235 @@
+import HubModel
+
+/// One client's view: its content loading chain, snapshots, current view model and
+/// subscribers. An actor, so one chain runs at a time per session while many sessions run
+/// in parallel (DESIGN.md "The chain").
+///
+/// Work arrives as queued runs (a full or partial main run, or a page). The queue drains in
+/// order; callers that asked for work wait until it has drained, and the view model is
+/// emitted once per drain (S92, S101, S124).
+public actor ViewSession {
+    /// Unguessable identifier (128 random bits, URL-safe).
+    public nonisolated let id: String
+    public nonisolated let feature: Feature
+    /// The view URI the session was opened for.
+    public nonisolated let viewURI: String
+
+    let operations: [any ContentOperation]
+    let environment: SessionEnvironment
+
+    /// The latest request (operations see its headers and languages).
+    var request: ViewRequest
+    /// The stored connectivity state (S110).
+    var connectivity: Connectivity
+
+    /// `snapshots[i]`: the builder op i left in its latest run (S90).
+    var snapshots: [ViewModelBuilder?]
+    /// `errors[i]`: the error of op i's latest run (S93).
+    var errors: [(any Error)?]
+    var timings: [OperationTiming]
+    /// 0 until the first page; +1 per page chain; reset by a full reload (DESIGN.md).
+    var pageIndex = 0
+
+    var currentViewModel: ViewModel?
+    var version = 0
+    var lastFailure: ViewLoadError?
+    var loadedAt: ContinuousClock.Instant?
+    var cachedInitialViewModel: ViewModel?
+    /// The memo key when the snapshots are exactly a memoized full run's; `nil` otherwise.
+    var memoizedRunKey: String?
+
+    enum Work: Equatable {
+        case main(from: Int)
+        case page
+    }
+
+    var queue: [Work] = []
+    var isDriving = false
+    var waiters: [CheckedContinuation<ViewState, Never>] = []
+    var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
+    var nextSubscriberID = 0
+    var isClosed = false
+
+    init(id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation], environment: SessionEnvironment) {
+        self.id = id
+        self.feature = feature
+        self.viewURI = request.viewURI
+        self.request = request
+        self.connectivity = request.connectivity
+        self.operations = operations
+        self.environment = environment
+        self.snapshots = Array(repeating: nil, count: operations.count)
+        self.errors = Array(repeating: nil, count: operations.count)
+        self.timings = []
+    }
+
+    // MARK: - State
+
+    /// The session's view as of now.
+    public var state: ViewState {
+        ViewState(viewModel: currentViewModel, version: version, failure: lastFailure, timings: timings)
+    }
+
+    /// `true` while work is queued or running (S98).
+    public var isLoading: Bool { isDriving || !queue.isEmpty }
+
+    /// Names of the chain's operations, in order.
+    public nonisolated var operationNames: [String] { operations.map(\.name) }
+
+    // MARK: - Loading
+
+    /// Runs the whole chain and waits for the result: the first load of a new session.
+    func loadFirst() async -> ViewState {
+        await schedule([.main(from: 0)])
+    }
+
+    /// Loads the view for `request` (`GET /view?session=`): a connectivity change emits the
+    /// initial content and reloads from a blank state (S111); otherwise the feature's reload
+    /// policy decides whether to re-run the chain (S105..S109). Before a successful load the
+    /// chain always runs.
+    public func load(_ request: ViewRequest) async -> ViewState {
+        self.request = request
+        if request.connectivity != connectivity {
+            connectivity = request.connectivity
+            emitInitialContent()
+            return await schedule([.main(from: 0)])  // once: the S115 double schedule is removed
+        }
+        guard currentViewModel != nil, let loadedAt else {
+            return await schedule([.main(from: 0)])
+        }
+        switch feature.reloadPolicy {
+        case .always:
+            return await schedule([.main(from: 0)])
+        case .never:
+            return await settled()
+        case .maxAge(let maxAge):
+            if ContinuousClock.now - loadedAt >= maxAge { return await schedule([.main(from: 0)]) }
+            return await settled()
+        }
+    }
+
+    /// Re-runs the whole chain, ignoring the reload policy (S108, `hub:reload`).
+    public func reload() async -> ViewState {
+        await schedule([.main(from: 0)])
+    }
+
+    /// Re-runs operations `index...` from snapshot `index - 1` (S99) and waits for the result.
+    public func reschedule(operationAt index: Int) async -> ViewState {
+        guard operations.indices.contains(index) else { return await settled() }
+        return await schedule([.main(from: index)])
+    }
+
+    /// Runs the chain in pagination mode (S119..S126); a no-op before a successful load or
+    /// when no operation is paginated (S119).
+    public func loadNextPage() async -> ViewState {
+        await schedule([.page])
+    }
+
+    /// The state once queued work has drained (immediately when idle).
+    public func settled() async -> ViewState {
+        guard isLoading else { return state }
+        return await withCheckedContinuation { waiters.append($0) }
+    }
+
+    /// Enqueues work (coalescing main runs, see ``enqueue(_:)``) and waits for the drain.
+    func schedule(_ work: [Work]) async -> ViewState {
+        for item in work { enqueue(item) }
+        return await withCheckedContinuation { continuation in
+            waiters.append(continuation)
+            startDrivingIfNeeded()
+        }
+    }
+
+    /// Adds work to the queue. A main run from `i` arriving while the queue's last entry is a
+    /// main run from `j` that has not started is merged into `main(from: min(i, j))`: running
+    /// `j` then `i` gives the same builder as running from the lower index once (DESIGN.md).
+    func enqueue(_ work: Work) {
+        if case .main(let index) = work, case .main(let queued)? = queue.last {
+            queue[queue.count - 1] = .main(from: min(index, queued))
+            return
+        }
+        queue.append(work)
+    }
+
+    func startDrivingIfNeeded() {
+        guard !isDriving, !queue.isEmpty else { return }
+        isDriving = true
+        // A client that disconnects does not cancel a shared run: the chain runs in its own task.
+        Task { await self.drive() }
+    }
+
+    /// Drains the queue, then emits once (S92).
+    func drive() async {
+        var ranMain = false
+        var ranPage = false
+        while !queue.isEmpty {
+            let work = queue.removeFirst()
+            switch work {
+            case .main(let from):
+                await runMain(from: from)
+                ranMain = true
+            case .page:
+                if await runPage() { ranPage = true }
+            }
+        }
+        isDriving = false
+        if ranMain || ranPage { emit() }
+        let current = state
+        let resumed = waiters
+        waiters.removeAll()
+        for waiter in resumed { waiter.resume(returning: current) }
+    }
+
+    // MARK: - Subscriptions
+
+    /// The current state (when a view model exists), then every change of the view model:
+    /// an action, a reschedule, a page, a reload with new content. Finishes when the session
+    /// ends.
+    public func updates() -> AsyncStream<ViewState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ViewState.self, bufferingPolicy: .bufferingNewest(8))
+        if isClosed {
+            continuation.finish()
+            return stream
+        }
+        let subscriberID = nextSubscriberID
+        nextSubscriberID += 1
+        subscribers[subscriberID] = continuation
+        if currentViewModel != nil { continuation.yield(state) }
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeSubscriber(subscriberID) }
+        }
+        return stream
+    }
+
+    func removeSubscriber(_ subscriberID: Int) {
+        subscribers[subscriberID] = nil
+    }
+
+    /// Number of live subscribers.
+    public var subscriberCount: Int { subscribers.count }
+
+    /// Ends the session: subscribers finish and the session frees what it held.
+    public func close() {
+        isClosed = true
+        let ended = subscribers.values
+        subscribers.removeAll()
+        for subscriber in ended { subscriber.finish() }
+        snapshots = Array(repeating: nil, count: operations.count)
+        errors = Array(repeating: nil, count: operations.count)
+    }
+
+    func publish() {
+        guard !subscribers.isEmpty else { return }
+        let current = state
+        for subscriber in subscribers.values { subscriber.yield(current) }
+    }
+}
+
+/// What every session of an engine shares: registries, deadlines, defaults, the chain memo.
+struct SessionEnvironment: Sendable {
+    let actions: ActionRegistry
+    let actionHandler: (any ActionHandler)?
+    let operationDeadline: Duration
+    let componentDefaults: ComponentDefaults
+    let memo: ChainMemo?
+}

@@ -1,0 +1,84 @@
+import HubModel
+
+/// The engine: features, actions and sessions together. The server (or a test) opens
+/// sessions through it; it never sees an HTTP type.
+public final class ViewEngine: Sendable {
+    /// Engine settings.
+    public struct Configuration: Sendable {
+        /// Every operation's deadline (DESIGN.md: default 2 s).
+        public var operationDeadline: Duration
+        /// Defaults of every new component builder (S68, S186).
+        public var componentDefaults: ComponentDefaults
+        /// Most sessions alive; the least recently used is evicted past it.
+        public var maxSessions: Int
+        /// Sessions unused for this long expire.
+        public var sessionIdleTimeout: Duration
+        /// Memoized chain results kept (0 disables memoization).
+        public var memoEntries: Int
+
+        public init(
+            operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
+            maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024
+        ) {
+            self.operationDeadline = operationDeadline
+            self.componentDefaults = componentDefaults
+            self.maxSessions = maxSessions
+            self.sessionIdleTimeout = sessionIdleTimeout
+            self.memoEntries = memoEntries
+        }
+    }
+
+    public let features: FeatureRegistry
+    public let actions: ActionRegistry
+    public let sessions: SessionStore
+    public let configuration: Configuration
+    private let environment: SessionEnvironment
+
+    public init(features: FeatureRegistry, actions: ActionRegistry, configuration: Configuration = Configuration()) {
+        self.features = features
+        self.actions = actions
+        self.configuration = configuration
+        self.sessions = SessionStore(capacity: configuration.maxSessions, idleTimeout: configuration.sessionIdleTimeout)
+        self.environment = SessionEnvironment(
+            actions: actions, actionHandler: features.defaultActionHandler,
+            operationDeadline: configuration.operationDeadline, componentDefaults: configuration.componentDefaults,
+            memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries) : nil)
+    }
+
+    /// Opens a session for `request.viewURI`, runs its chain and returns it with the result.
+    /// Throws `featureNotFound` (no feature matches) or `noOperations` (S85).
+    public func openSession(for request: ViewRequest) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
+        guard let feature = features.feature(for: request.viewURI) else {
+            throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
+        }
+        let operations = try feature.makeOperations(for: request)
+        let session = ViewSession(
+            id: SessionIdentifier.make(), feature: feature, request: request, operations: operations,
+            environment: environment)
+        sessions.insert(session)
+        let state = await session.loadFirst()
+        return (session, state)
+    }
+
+    /// The live session with this identifier, or `nil` when unknown or expired.
+    public func session(_ id: String) -> ViewSession? {
+        sessions.session(id)
+    }
+
+    /// Ends a session; returns whether it existed.
+    @discardableResult
+    public func endSession(_ id: String) -> Bool {
+        sessions.remove(id)
+    }
+
+    /// Initial content for a view URI without opening a session (S116): the feature's
+    /// operations with initial content, asked in order on one builder.
+    public func initialViewModel(for request: ViewRequest) throws(EngineError) -> ViewModel {
+        guard let feature = features.feature(for: request.viewURI) else {
+            throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
+        }
+        return InitialContent.build(
+            operations: try feature.makeOperations(for: request), feature: feature.info, request: request,
+            defaults: configuration.componentDefaults)
+    }
+}
