@@ -47,14 +47,19 @@ public final class ViewEngine: Sendable {
 
     /// Opens a session for `request.viewURI`, runs its chain and returns it with the result.
     /// Throws `featureNotFound` (no feature matches) or `noOperations` (S85).
-    public func openSession(for request: ViewRequest) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
+    ///
+    /// `initialViewModel` injects the session's initial content, e.g. the `target.view` of the
+    /// component the client selected to get here; operations are then not asked for theirs (S117).
+    public func openSession(
+        for request: ViewRequest, initialViewModel: ViewModel? = nil
+    ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
         let operations = try feature.makeOperations(for: request)
         let session = ViewSession(
             id: SessionIdentifier.make(), feature: feature, request: request, operations: operations,
-            environment: environment)
+            environment: environment, injectedInitialViewModel: initialViewModel)
         sessions.insert(session)
         let state = await session.loadFirst()
         return (session, state)

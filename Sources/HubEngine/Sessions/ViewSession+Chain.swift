@@ -123,8 +123,9 @@ extension ViewSession {
         publish()
     }
 
-    /// Initial content: every operation with initial content, in order, on one builder;
-    /// computed once per session (S116).
+    /// Initial content: an injected initial view model if the session was opened with one
+    /// (S117), else every operation with initial content, in order, on one builder; computed
+    /// once per session (S116).
     public func initialViewModel() -> ViewModel {
         if let cachedInitialViewModel { return cachedInitialViewModel }
         let initial = InitialContent.build(

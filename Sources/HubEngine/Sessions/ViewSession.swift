@@ -50,7 +50,11 @@ public actor ViewSession {
     var nextSubscriberID = 0
     var isClosed = false
 
-    init(id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation], environment: SessionEnvironment) {
+    init(
+        id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
+        environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil
+    ) {
+        self.cachedInitialViewModel = injectedInitialViewModel
         self.id = id
         self.feature = feature
         self.viewURI = request.viewURI
