@@ -1,0 +1,51 @@
+import Synchronization
+
+/// One metric name with its label names, and a child per distinct label values.
+///
+/// Children are created once and cached; keep label values low-cardinality (route
+/// templates, not raw paths).
+public final class MetricFamily<Metric: Sendable>: Sendable {
+    public enum Kind: String, Sendable {
+        case counter, gauge, histogram
+    }
+
+    public let name: String
+    public let help: String
+    public let kind: Kind
+    public let labelNames: [String]
+    private let make: @Sendable () -> Metric
+    private let children = Mutex<[[String]: Metric]>([:])
+    /// Children in creation order, for stable exposition.
+    private let order = Mutex<[[String]]>([])
+
+    init(name: String, help: String, kind: Kind, labelNames: [String], make: @escaping @Sendable () -> Metric) {
+        self.name = name
+        self.help = help
+        self.kind = kind
+        self.labelNames = labelNames
+        self.make = make
+    }
+
+    /// The child for these label values (in ``labelNames`` order), created on first use.
+    public func labels(_ values: String...) -> Metric {
+        labels(values)
+    }
+
+    /// The child for these label values (in ``labelNames`` order), created on first use.
+    public func labels(_ values: [String]) -> Metric {
+        precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label values")
+        return children.withLock { children in
+            if let existing = children[values] { return existing }
+            let metric = make()
+            children[values] = metric
+            order.withLock { $0.append(values) }
+            return metric
+        }
+    }
+
+    /// Children with their label values, in creation order.
+    public var allChildren: [(labels: [String], metric: Metric)] {
+        let keys = order.withLock { $0 }
+        return children.withLock { children in keys.compactMap { key in children[key].map { (key, $0) } } }
+    }
+}
