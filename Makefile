@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-tsan bench-model fuzz-json clean
+.PHONY: deps build run test test-tsan bench-model bench-engine fuzz-json clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -35,6 +35,10 @@ test-tsan: deps
 ## HubModel serialization and parse benchmark (release).
 bench-model: deps
 	$(SWIFT) run -c release HubModelBenchmarks
+
+## HubEngine chain overhead and memory-per-session benchmark (release).
+bench-engine: deps
+	$(SWIFT) run -c release HubEngineBenchmarks
 
 ## libFuzzer over the JSON parser; FUZZ_SECONDS (default 300). See DEVELOPERS.md.
 fuzz-json: deps

@@ -61,6 +61,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "HubEngineBenchmarks",
+            dependencies: ["HubEngine", "HubModel"],
+            path: "Benchmarks/HubEngineBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
     ]
