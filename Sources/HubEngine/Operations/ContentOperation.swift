@@ -23,12 +23,19 @@ public protocol ContentOperation: Sendable {
     /// for a given input: equal keys promise equal results. `nil` (the default) means the
     /// operation may produce different content each time, so its chain is never memoized.
     func memoizationKey(context: ContentContext) -> String?
+
+    /// Called for every operation, in order, when a full main run starts and before operation
+    /// 0 performs: an operation whose input depends only on the request (e.g. a remote fetch
+    /// whose URL does) can start its I/O here, so independent fetches overlap. Results still
+    /// apply in chain order in `perform`. Must not block.
+    func prepare(context: ContentContext)
 }
 
 extension ContentOperation {
     public var name: String { String(describing: type(of: self)) }
     public var completesSynchronously: Bool { false }
     public func memoizationKey(context: ContentContext) -> String? { nil }
+    public func prepare(context: ContentContext) {}
 }
 
 /// An operation that also provides initial content: shown before the chain has run, and

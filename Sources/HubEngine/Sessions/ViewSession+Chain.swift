@@ -30,6 +30,11 @@ extension ViewSession {
         if timings.count != operations.count {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
+        if start == 0 {
+            for index in operations.indices {
+                operations[index].prepare(context: makeContext(operationIndex: index, previousError: nil, page: 0))
+            }
+        }
         for index in start..<operations.count {
             let operation = operations[index]
             let input = index == 0 ? ViewModelBuilder(defaults: environment.componentDefaults)
