@@ -59,3 +59,12 @@ func buildComponent(
 func keys(_ value: JSONValue?) -> [String] {
     value?.objectValue?.orderedKeys ?? []
 }
+
+extension ComponentModel {
+    /// The component's JSON (the module only offers `write(to:)` for components).
+    var jsonString: String {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
