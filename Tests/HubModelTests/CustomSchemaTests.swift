@@ -84,6 +84,20 @@ struct CustomSchemaTests {
         #expect(try buildView(odd, schema: copy) == (try buildView(odd)))
     }
 
+    @Test("S159 nested arrays in multi-valued fields are skipped exactly as the default schema skips them")
+    func s159NestedArrays() throws {
+        let copy = try Self.schema(#"{"id":"copy"}"#)
+        let json = #"{"body":[[{"id":"a"}],{"id":"b"}],"overlays":[{"id":"o","target":{"actions":["a:b",["c:d"]]},"children":[[{"id":"c"}]]}]}"#
+        let viaCopy = try buildView(json, schema: copy)
+        #expect(viaCopy == (try buildView(json)))
+        #expect(viaCopy.body.map(\.identifier) == ["b"])
+        #expect(viaCopy.overlays[0].target?.actionIdentifiers == ["a:b"])
+        #expect(viaCopy.overlays[0].children.isEmpty)
+        // A path ending on the array itself (no "*") still takes its elements.
+        let direct = try Self.schema(#"{"id":"d","view":{"body":["items"]}}"#)
+        #expect(try buildView(#"{"items":[{"id":"x"},[{"id":"nested"}]]}"#, schema: direct).body.map(\.identifier) == ["x"])
+    }
+
     @Test("S161 a copy under another id parses identically")
     func s161() throws {
         let original = try Self.schema(#"{"id":"custom","view":{"title":["customTitle"]}}"#)

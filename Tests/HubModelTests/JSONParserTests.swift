@@ -109,6 +109,8 @@ struct JSONParserTests {
         #expect(error?.column == 8)
         // Nested objects are checked too.
         #expect(parseError(#"{"x":{"b":1,"c":2,"b":3}}"#)?.reason == .duplicateKey("b"))
+        // Keys compare after unescaping.
+        #expect(parseError(#"{"a":1,"\u0061":2}"#)?.reason == .duplicateKey("a"))
         // Same key in sibling objects is fine.
         #expect(parseError(#"[{"a":1},{"a":2}]"#) == nil)
     }

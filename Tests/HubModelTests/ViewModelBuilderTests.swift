@@ -109,6 +109,31 @@ struct ViewModelBuilderTests {
         #expect(builder.body.identifiers == ["a", "b"])
     }
 
+    @Test("S53/S182 a builder stored under another key takes that key's id and the list's type (no duplicate ids)")
+    func storedUnderKey() {
+        var builder = ViewModelBuilder()
+        var header = ComponentModelBuilder(identifier: "b", type: .header)
+        header.children["k"].title = "child"
+        header.title = "moved"
+        builder.body["a"] = header
+        builder.body["b"].title = "b"
+        let view = builder.build()
+        #expect(view.body.map(\.identifier) == ["a", "b"])
+        #expect(view.body.map(\.type) == [.body, .body])
+        #expect(view.body[0].children.map(\.type) == [.body], "descendants take the type too (S72)")
+        #expect(view.body[0].title == "moved")
+
+        // Through in-place mutation and update(_:_:) as well.
+        var list = ComponentBuilderList(type: .overlay)
+        var other = ComponentModelBuilder(identifier: "zzz", type: .body)
+        swap(&list["q"], &other)
+        list.update("r") { $0 = ComponentModelBuilder(identifier: "q", type: .body) }
+        #expect(list.identifiers == ["q", "r"])
+        #expect(list.map(\.type) == [.overlay, .overlay])
+        #expect(list.contains("q") && list.contains("r") && !list.contains("zzz"))
+        #expect(list.build().map(\.identifier) == ["q", "r"])
+    }
+
     @Test("S54 removal; unknown ids are a no-op; re-creating an id puts it at the end")
     func s54() {
         var builder = ViewModelBuilder()
