@@ -87,6 +87,23 @@ struct SchemaParsingTests {
         #expect(target.build() == ComponentTarget())
     }
 
+    @Test("addJSON rejects duplicate keys and too-deep documents by default; the parser is configurable")
+    func parserPolicy() throws {
+        var builder = ViewModelBuilder()
+        do {
+            try builder.addJSON(Array(#"{"title":"a","title":"b"}"#.utf8))
+            Issue.record("duplicate keys accepted")
+        } catch {
+            #expect(error.reason == .duplicateKey("title"))
+        }
+        #expect(builder.title == nil)
+        try builder.addJSON(Array(#"{"title":"a","title":"b"}"#.utf8), parser: JSONParser(options: .init(duplicateKeys: .keepLast)))
+        #expect(builder.title == "b")
+        let deep = #"{"custom":"# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"
+        #expect(throws: JSONParseError.self) { try builder.addJSON(Array(deep.utf8)) }
+        try builder.addJSON(Array(deep.utf8), parser: JSONParser(options: .init(maxDepth: 65)))
+    }
+
     // MARK: - Type checks
 
     @Test("S6 wrong types are ignored, never coerced")

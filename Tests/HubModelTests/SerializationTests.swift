@@ -186,6 +186,25 @@ struct SerializationTests {
         #expect(try roundTrip(#"{"custom":{}}"#) == "{}")
     }
 
+    @Test("S43/S46 empty dictionaries build as nil, so parse → serialize → parse gives an equal model")
+    func emptyDictionaries() throws {
+        let json = #"{"custom":{},"body":[{"id":"a","metadata":{},"logging":{},"custom":{},"images":{"main":{"uri":"https://m","custom":{}}},"target":{"uri":"https://t","custom":{}}}]}"#
+        let view = try buildView(json)
+        #expect(view.customData == nil)
+        #expect(view.body[0].metadata == nil && view.body[0].loggingData == nil && view.body[0].customData == nil)
+        #expect(view.body[0].target?.customData == nil && view.body[0].mainImageData?.customData == nil)
+        #expect(try buildView(view.jsonString) == view)
+        #expect(try buildView(#"{"body":[{"id":"a","images":{"main":{"uri":"https://m"}},"target":{"uri":"https://t"}}]}"#) == view)
+    }
+
+    @Test("S20/S46 an empty target is a model difference that serialization cannot show (DESIGN omits it)")
+    func emptyTargetRoundTrip() throws {
+        let view = try buildView(#"{"body":[{"id":"a","target":{}}]}"#)
+        #expect(view.body[0].target != nil, "S20")
+        let reparsed = try buildView(view.jsonString)
+        #expect(reparsed.body[0].target == nil, "DESIGN: the empty target is not written, so it does not come back")
+    }
+
     // MARK: - Byte stability
 
     @Test("byte-stable: the same model gives the same bytes, twice and across builds")

@@ -38,7 +38,8 @@ struct ViewModelBuilderTests {
         #expect(builder.build().customData?.orderedKeys == ["k", "other"], "replaced in place")
         builder.setCustomDataValue(nil, forKey: "k")
         builder.setCustomDataValue(nil, forKey: "other")
-        #expect(builder.build().customData == [:], "the dictionary may become empty")
+        #expect(builder.customData == [:], "the builder's dictionary may become empty")
+        #expect(builder.build().customData == nil, "the model holds nil for an empty dictionary, as it is never written")
         #expect(builder.build().jsonString == "{}", "DESIGN: an empty custom is not written")
 
         var component = ComponentModelBuilder(identifier: "c", type: .body)

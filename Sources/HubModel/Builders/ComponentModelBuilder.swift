@@ -228,7 +228,16 @@ public struct ComponentModelBuilder: Sendable {
             mainImageData: fields.mainImage.build(type: .main),
             backgroundImageData: fields.backgroundImage.build(type: .background),
             customImageData: customImages, icon: fields.icon, target: fields.target?.build(),
-            metadata: fields.metadata, loggingData: fields.loggingData, customData: fields.customData,
+            metadata: fields.metadata.nonEmpty, loggingData: fields.loggingData.nonEmpty, customData: fields.customData.nonEmpty,
             children: fields.children.build(parentPath: indexPath))
+    }
+}
+
+extension Optional where Wrapped == JSONObject {
+    /// `nil` for an empty dictionary: models hold what serialization writes, so a `{}` that is
+    /// never written (DESIGN.md) cannot make two models unequal (S81, S173).
+    @inline(__always) var nonEmpty: JSONObject? {
+        guard let object = self, !object.isEmpty else { return nil }
+        return object
     }
 }

@@ -70,6 +70,6 @@ public struct ViewModelBuilder: Sendable {
         ViewModel(
             identifier: identifier, title: title, header: header?.build(index: 0),
             body: body.build(), overlays: overlays.build(),
-            customData: customData)
+            customData: customData.nonEmpty)
     }
 }
