@@ -72,4 +72,24 @@ struct JSONWriterTests {
         object.merge(["b": ["z": 9], "d": 4])
         #expect(JSONValue.object(object).jsonString == #"{"b":{"z":9},"c":3,"d":4}"#)
     }
+
+    @Test("JSONObject past the hash-index threshold: removals, replacements and appends keep lookups right")
+    func largeObjectEditing() {
+        var object = JSONObject()
+        for index in 0..<40 { object["k\(index)"] = .int(index) }
+        object["k5"] = nil
+        object["k30"] = "replaced"
+        object["new"] = true
+        #expect(object.count == 40)
+        #expect(object["k5"] == nil)
+        #expect(object["k6"] == 6)
+        #expect(object["k39"] == 39)
+        #expect(object["k30"] == "replaced")
+        #expect(object["new"] == true)
+        #expect(object.position(of: "k6") == 5)
+        #expect(object.orderedKeys.last == "new")
+        for index in 0..<30 { object["k\(index)"] = nil }
+        #expect(object.orderedKeys == (30..<40).map { "k\($0)" } + ["new"])
+        #expect(object["k31"] == 31)
+    }
 }

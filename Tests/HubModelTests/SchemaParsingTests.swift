@@ -309,6 +309,15 @@ struct SchemaParsingTests {
         #expect(model.target?.actionIdentifiers.map(\.identifierString) == ["valid:action", ":", "ns:"])
     }
 
+    @Test("S18 an action whose name holds ':' (possible in code) is written but dropped when read back")
+    func s18RoundTrip() throws {
+        var builder = ViewModelBuilder()
+        builder.body["a"].withTarget { $0.addAction(namespace: "cart", name: "add:1") }
+        let text = builder.build().jsonString
+        #expect(text.contains(#""actions":["cart:add:1"]"#))
+        #expect(try buildView(text).body[0].target?.actionIdentifiers.isEmpty == true)
+    }
+
     @Test("S19 actions are an ordered set: duplicates dropped, first wins")
     func s19() throws {
         let model = try buildComponent(#"{"target":{"actions":["b:x","a:y","b:x","a:y","c:z"]}}"#)

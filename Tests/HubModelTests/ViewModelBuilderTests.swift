@@ -292,6 +292,33 @@ struct ViewModelBuilderTests {
         #expect(b.build().children.count == 1)
     }
 
+    @Test("S61 snapshots can be mutated and built on other tasks without affecting each other")
+    func s61Concurrent() async {
+        var shared = ViewModelBuilder()
+        for index in 0..<50 { shared.body["c\(index)"].title = "\(index)" }
+        let snapshot = shared
+        let results = await withTaskGroup(of: (Int, ViewModel).self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var copy = snapshot
+                    copy.body["c\(task)"].title = "task \(task)"
+                    copy.body["extra\(task)"].title = "extra"
+                    return (task, copy.build())
+                }
+            }
+            var results: [Int: ViewModel] = [:]
+            for await (task, view) in group { results[task] = view }
+            return results
+        }
+        #expect(shared.build() == snapshot.build())
+        #expect(shared.build().body.count == 50)
+        for (task, view) in results {
+            #expect(view.body.count == 51)
+            #expect(view.body[task].title == "task \(task)")
+            #expect(view.body.filter { $0.title?.hasPrefix("task") == true }.count == 1)
+        }
+    }
+
     @Test("S62 building twice gives equal models and does not consume the builder")
     func s62() {
         var builder = ViewModelBuilder()
