@@ -81,6 +81,18 @@ struct ViewModelBuilderTests {
         #expect(builder.build().header?.subtitle == "two")
     }
 
+    @Test("S51/S72 a builder assigned as the header becomes a header, children included")
+    func headerAssigned() {
+        var builder = ViewModelBuilder()
+        var body = ComponentModelBuilder(identifier: "hero", type: .body)
+        body.children["c"].title = "c"
+        builder.header = body
+        let header = builder.build().header
+        #expect(header?.identifier == "hero")
+        #expect(header?.type == .header)
+        #expect(header?.children.first?.type == .header)
+    }
+
     @Test("S52 removing the header; the next access creates a fresh, empty one")
     func s52() {
         var builder = ViewModelBuilder()
