@@ -41,15 +41,20 @@ public struct ComponentBuilderList: Sendable, RandomAccessCollection {
             return ComponentModelBuilder(identifier: identifier, type: type, defaults: defaults)
         }
         set {
+            // The key is the identity: a builder stored under another key takes that key's
+            // identifier and this list's type, so ids stay unique and lookups stay right.
+            var builder = newValue
+            builder.adopt(identifier: identifier, type: type)
             if let position = positions[identifier] {
-                elements[position] = newValue
+                elements[position] = builder
             } else {
                 positions[identifier] = elements.count
-                elements.append(newValue)
+                elements.append(builder)
             }
         }
         _modify {
             let position = insertIfMissing(identifier)
+            defer { elements[position].adopt(identifier: identifier, type: type) }
             yield &elements[position]
         }
     }
@@ -67,6 +72,7 @@ public struct ComponentBuilderList: Sendable, RandomAccessCollection {
     @discardableResult
     public mutating func update<R>(_ identifier: String, _ body: (inout ComponentModelBuilder) throws -> R) rethrows -> R {
         let position = insertIfMissing(identifier)
+        defer { elements[position].adopt(identifier: identifier, type: type) }
         return try body(&elements[position])
     }
 
@@ -93,6 +99,19 @@ public struct ComponentBuilderList: Sendable, RandomAccessCollection {
         for index in position..<elements.count {
             positions[elements[index].identifier] = index
         }
+    }
+
+    /// This list with every builder (and, through them, every descendant) of `newType` (S72).
+    func retyped(_ newType: ComponentType) -> ComponentBuilderList {
+        var list = ComponentBuilderList(type: newType, defaults: defaults, generatedPrefix: generatedPrefix)
+        list.elements = elements.map { builder in
+            var builder = builder
+            builder.adopt(identifier: builder.identifier, type: newType)
+            return builder
+        }
+        list.positions = positions
+        list.generatedCount = generatedCount
+        return list
     }
 
     /// Removes every builder (S58, S74).

@@ -23,6 +23,6 @@ public struct ComponentImageDataBuilder: Sendable, Equatable {
         guard !isEmpty else { return nil }
         return ComponentImageData(
             identifier: identifier, type: type, uri: uri, placeholder: placeholder,
-            localImageName: localImageName, customData: (customData?.isEmpty ?? true) ? nil : customData)
+            localImageName: localImageName, customData: customData.nonEmpty)
     }
 }

@@ -47,6 +47,19 @@ public struct ComponentModelBuilder: Sendable {
         return try update(&box.value)
     }
 
+    /// Makes this builder the one a container stores under `identifier` with `type`: a no-op
+    /// unless someone stored a builder under another key or in another container.
+    @inline(__always) @usableFromInline mutating func adopt(identifier: String, type: ComponentType) {
+        guard box.value.identifier != identifier || box.value.type != type else { return }
+        mutate { fields in
+            fields.identifier = identifier
+            if fields.type != type {
+                fields.type = type
+                fields.children = fields.children.retyped(type)
+            }
+        }
+    }
+
     /// The identifier; it never changes once the builder exists (S33).
     public var identifier: String { box.value.identifier }
     /// The component type, decided by the container (S68, S72).
@@ -215,7 +228,16 @@ public struct ComponentModelBuilder: Sendable {
             mainImageData: fields.mainImage.build(type: .main),
             backgroundImageData: fields.backgroundImage.build(type: .background),
             customImageData: customImages, icon: fields.icon, target: fields.target?.build(),
-            metadata: fields.metadata, loggingData: fields.loggingData, customData: fields.customData,
+            metadata: fields.metadata.nonEmpty, loggingData: fields.loggingData.nonEmpty, customData: fields.customData.nonEmpty,
             children: fields.children.build(parentPath: indexPath))
+    }
+}
+
+extension Optional where Wrapped == JSONObject {
+    /// `nil` for an empty dictionary: models hold what serialization writes, so a `{}` that is
+    /// never written (DESIGN.md) cannot make two models unequal (S81, S173).
+    @inline(__always) var nonEmpty: JSONObject? {
+        guard let object = self, !object.isEmpty else { return nil }
+        return object
     }
 }

@@ -40,6 +40,6 @@ public struct ComponentTargetBuilder: Sendable {
     public func build() -> ComponentTarget {
         ComponentTarget(
             uri: uri, initialViewModel: initialViewModel?.build(), actionIdentifiers: actionIdentifiers,
-            customData: customData)
+            customData: customData.nonEmpty)
     }
 }

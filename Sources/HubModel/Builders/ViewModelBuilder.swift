@@ -9,7 +9,14 @@ public struct ViewModelBuilder: Sendable {
     public var title: String?
     public var customData: JSONObject?
     /// The header builder; `nil` when there is no header (S51, S52).
-    public var header: ComponentModelBuilder?
+    public var header: ComponentModelBuilder? {
+        didSet {
+            // A builder made for another container becomes a header, descendants included (S72).
+            if let current = header, current.type != .header {
+                header!.adopt(identifier: current.identifier, type: .header)
+            }
+        }
+    }
     /// Body builders in creation order (S53..S56).
     public var body: ComponentBuilderList
     /// Overlay builders in creation order (S57).
@@ -70,6 +77,6 @@ public struct ViewModelBuilder: Sendable {
         ViewModel(
             identifier: identifier, title: title, header: header?.build(index: 0),
             body: body.build(), overlays: overlays.build(),
-            customData: customData)
+            customData: customData.nonEmpty)
     }
 }

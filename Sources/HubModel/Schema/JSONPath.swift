@@ -84,6 +84,12 @@ public struct JSONPath: Sendable, Equatable, CustomStringConvertible {
     /// Parses the config form: a list whose steps are keys, `"*"` or `{"first": [path, ...]}`.
     /// `location` names the place for errors.
     public init(json: JSONValue, location: String) throws(JSONSchemaError) {
+        // A lone `{"first": [...]}` is a one-step path (DESIGN.md's example writes
+        // `"text.title": {"first": [["name"], ["title"]]}`).
+        if json.objectValue != nil {
+            self = try JSONPath(json: [json], location: location)
+            return
+        }
         guard let elements = json.arrayValue else {
             throw JSONSchemaError(location: location, message: "a path must be a list of steps, e.g. [\"data\", \"items\", \"*\"]")
         }

@@ -142,6 +142,9 @@ public struct JSONSchema: Sendable, Equatable {
     private func all(_ field: String, in value: JSONValue) -> [JSONValue] {
         guard let path = paths[field], let kind = Self.fields[field] ?? Self.shortcutFields[field] else { return [] }
         let accept = Self.acceptor(for: kind)
+        // A path ending in "*" yields the elements themselves: an element that is an array
+        // is skipped, as the default schema skips it (S2, S159).
+        if case .each? = path.steps.last { return path.values(in: value, accepting: accept) }
         var results: [JSONValue] = []
         // A path that ends on the array itself (no "*") still yields its elements.
         for value in path.values(in: value, accepting: { accept($0) || $0.arrayValue != nil }) {

@@ -1,13 +1,6 @@
 import HubModel
 import Testing
 
-@Test func roundTripSmoke() throws {
-    let json = #"{"id":"v","title":"T","body":[{"id":"a","text":{"title":"A"}}]}"#
-    var builder = ViewModelBuilder()
-    try builder.addJSON(Array(json.utf8))
-    #expect(builder.build().jsonString == #"{"id":"v","title":"T","body":[{"id":"a","component":{"id":"default:row","category":"row"},"text":{"title":"A"}}]}"#)
-}
-
 /// The writer scans eight bytes at a time: every escapable byte at every offset must still be escaped.
 @Test func writerEscapesAtEveryOffset() throws {
     for special in [UInt8(0x00), 0x01, 0x0A, 0x1F, 0x22, 0x5C] {
