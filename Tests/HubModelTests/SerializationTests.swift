@@ -114,13 +114,12 @@ struct SerializationTests {
         #expect(try parseJSON(builder.build().jsonString)["target"]?["actions"] == nil, "empty actions omitted")
     }
 
-    @Test("S40 target.view:{} is written as an empty object (DESIGN says no {})")
+    @Test("S40 target.view:{} exists in the model (S21) but is omitted on output (DESIGN: no {})")
     func s40EmptyView() throws {
         let model = try buildComponent(#"{"target":{"view":{}}}"#)
         #expect(model.target?.initialViewModel != nil, "S21: view present means an initial view model")
-        withKnownIssue("ViewModel+JSON writes \"target\":{\"view\":{}} for an empty initial view model; DESIGN omits empty values") {
-            #expect(!model.jsonString.contains("{}"))
-        }
+        #expect(!model.jsonString.contains("{}"))
+        #expect(!model.jsonString.contains("target"))
     }
 
     @Test("S41 preferredIndex, type, index and indexPath are never serialized")

@@ -31,7 +31,22 @@ extension ViewModel {
     }
 }
 
+extension ViewModel {
+    /// `true` when the view model would serialize as `{}`: DESIGN.md omits empty values.
+    public var isEmpty: Bool {
+        identifier == nil && title == nil && header == nil && body.isEmpty && overlays.isEmpty
+            && (customData?.isEmpty ?? true)
+    }
+}
+
 extension ComponentModel {
+    /// The compact JSON bytes of this component.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        write(to: &writer)
+        return writer.finish()
+    }
+
     static func write(_ models: [ComponentModel], to writer: inout JSONWriter) {
         writer.writeByte(UInt8(ascii: "["))
         for (position, model) in models.enumerated() {
@@ -131,7 +146,7 @@ extension ComponentImageData {
 extension ComponentTarget {
     /// `true` when the target would serialize as `{}`: DESIGN.md omits empty values.
     public var isEmpty: Bool {
-        uri == nil && actionIdentifiers.isEmpty && (customData?.isEmpty ?? true) && initialViewModel == nil
+        uri == nil && actionIdentifiers.isEmpty && (customData?.isEmpty ?? true) && (initialViewModel?.isEmpty ?? true)
     }
 
     /// Appends this target's JSON object: `uri`, `view`, `actions`, `custom` (S40).
@@ -139,7 +154,10 @@ extension ComponentTarget {
         var isFirst = true
         writer.writeByte(UInt8(ascii: "{"))
         if let uri { writer.writeField("\"uri\":", first: &isFirst); writer.writeString(uri) }
-        if let initialViewModel { writer.writeField("\"view\":", first: &isFirst); initialViewModel.write(to: &writer) }
+        if let initialViewModel, !initialViewModel.isEmpty {
+            writer.writeField("\"view\":", first: &isFirst)
+            initialViewModel.write(to: &writer)
+        }
         if !actionIdentifiers.isEmpty {
             writer.writeField("\"actions\":", first: &isFirst)
             writer.writeByte(UInt8(ascii: "["))
