@@ -62,6 +62,14 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection {
         }
     }
 
+    /// An object from parallel key and value arrays whose keys the caller knows are distinct.
+    @usableFromInline init(uniqueKeys keys: [String], values: [JSONValue]) {
+        self.keys = keys
+        self.values = values
+        self.index = nil
+        if keys.count > Self.indexThreshold { rebuildIndex() }
+    }
+
     /// Appends a key the caller knows is not present (the parser checks duplicates itself).
     @usableFromInline mutating func append(_ key: String, _ value: JSONValue) {
         keys.append(key)

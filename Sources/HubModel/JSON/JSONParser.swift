@@ -68,6 +68,10 @@ private struct Cursor {
     var position = 0
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
+    /// Keys and values of the objects and arrays being parsed, innermost last: each container
+    /// copies its own elements out once, so its storage is allocated exactly once.
+    var keyStack: [String] = []
+    var valueStack: [JSONValue] = []
 
     init(buffer: UnsafeBufferPointer<UInt8>, options: JSONParser.Options) {
         self.buffer = buffer
@@ -121,12 +125,17 @@ private struct Cursor {
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= options.maxDepth else { throw error(.tooDeep(limit: options.maxDepth)) }
         position += 1  // {
-        var object = JSONObject()
         skipWhitespace()
         guard position < buffer.count else { throw error(.unexpectedEnd) }
         if buffer[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(object)
+            return .object(JSONObject())
+        }
+        let base = keyStack.count
+        let valueBase = valueStack.count
+        defer {
+            keyStack.removeSubrange(base...)
+            valueStack.removeSubrange(valueBase...)
         }
         var seen: Set<String>? = nil
         while true {
@@ -142,20 +151,25 @@ private struct Cursor {
             skipWhitespace()
             let value = try parseValue(depth: depth)
 
-            let isDuplicate: Bool
-            if object.count < JSONObject.indexThreshold {
-                isDuplicate = object.keys.contains(key)
-            } else {
-                if seen == nil { seen = Set(object.keys) }
-                isDuplicate = !seen!.insert(key).inserted
-            }
-            if isDuplicate {
-                switch options.duplicateKeys {
-                case .reject: throw error(.duplicateKey(key), at: keyOffset)
-                case .keepLast: object[key] = value
+            let count = keyStack.count - base
+            var duplicate: Int? = nil
+            if count < JSONObject.indexThreshold {
+                for index in base..<keyStack.count where keyStack[index] == key {
+                    duplicate = index
+                    break
                 }
             } else {
-                object.append(key, value)
+                if seen == nil { seen = Set(keyStack[base...]) }
+                if !seen!.insert(key).inserted { duplicate = keyStack[base...].firstIndex(of: key) }
+            }
+            if let duplicate {
+                switch options.duplicateKeys {
+                case .reject: throw error(.duplicateKey(key), at: keyOffset)
+                case .keepLast: valueStack[valueBase + (duplicate - base)] = value
+                }
+            } else {
+                keyStack.append(key)
+                valueStack.append(value)
             }
 
             skipWhitespace()
@@ -164,7 +178,7 @@ private struct Cursor {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
-                return .object(object)
+                return .object(JSONObject(uniqueKeys: Array(keyStack[base...]), values: Array(valueStack[valueBase...])))
             case let byte: throw error(.unexpectedByte(byte))
             }
         }
@@ -173,23 +187,25 @@ private struct Cursor {
     mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= options.maxDepth else { throw error(.tooDeep(limit: options.maxDepth)) }
         position += 1  // [
-        var elements: [JSONValue] = []
         skipWhitespace()
         guard position < buffer.count else { throw error(.unexpectedEnd) }
         if buffer[position] == UInt8(ascii: "]") {
             position += 1
-            return .array(elements)
+            return .array([])
         }
+        let base = valueStack.count
+        defer { valueStack.removeSubrange(base...) }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            let element = try parseValue(depth: depth)
+            valueStack.append(element)
             skipWhitespace()
             guard position < buffer.count else { throw error(.unexpectedEnd) }
             switch buffer[position] {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "]"):
                 position += 1
-                return .array(elements)
+                return .array(Array(valueStack[base...]))
             case let byte: throw error(.unexpectedByte(byte))
             }
         }
