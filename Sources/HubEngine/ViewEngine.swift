@@ -15,6 +15,8 @@ public final class ViewEngine: Sendable {
         public var sessionIdleTimeout: Duration
         /// Memoized chain results kept (0 disables memoization).
         public var memoEntries: Int
+        /// Called after every drained queue of every session (for metrics and logs).
+        public var chainObserver: (@Sendable (ChainReport) -> Void)?
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
@@ -42,7 +44,8 @@ public final class ViewEngine: Sendable {
         self.environment = SessionEnvironment(
             actions: actions, actionHandler: features.defaultActionHandler,
             operationDeadline: configuration.operationDeadline, componentDefaults: configuration.componentDefaults,
-            memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries) : nil)
+            memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries) : nil,
+            chainObserver: configuration.chainObserver)
     }
 
     /// Opens a session for `request.viewURI`, runs its chain and returns it with the result.

@@ -57,6 +57,15 @@ public final class MetricsRegistry: Sendable {
         families.withLock { $0.append(.collected(name: name, help: help, kind: "gauge", collect: collect)) }
     }
 
+    /// Registers a counter whose values are read at scrape time from another component's
+    /// running totals (e.g. sessions evicted).
+    public func collectedCounter(
+        _ name: String, help: String, collect: @escaping @Sendable () -> [(labels: [(String, String)], value: Double)]
+    ) {
+        claim(name)
+        families.withLock { $0.append(.collected(name: name, help: help, kind: "counter", collect: collect)) }
+    }
+
     /// The Prometheus text exposition of every metric.
     public func exposition() -> String {
         var output = ""

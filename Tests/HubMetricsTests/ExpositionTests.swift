@@ -68,3 +68,11 @@ import Testing
         #expect(counter.labels("k0").value + counter.labels("k1").value == 8000)
     }
 }
+
+@Test func collectedCountersRenderAsCounters() {
+    let registry = MetricsRegistry()
+    registry.collectedCounter("hub_sessions_evicted_total", help: "Evicted sessions.") { [(labels: [("reason", "cap")], value: 3)] }
+    let text = registry.exposition()
+    #expect(text.contains("# TYPE hub_sessions_evicted_total counter\n"))
+    #expect(text.contains("hub_sessions_evicted_total{reason=\"cap\"} 3\n"))
+}

@@ -42,3 +42,12 @@ public struct ActionOutcome: Sendable {
     /// The view after the chain settled.
     public let state: ViewState
 }
+
+/// What one drained queue of a session did, for observers (metrics, logs).
+public struct ChainReport: Sendable {
+    public let featureIdentifier: String
+    /// The latest timing of every operation (memoized ones have zero duration).
+    public let timings: [OperationTiming]
+    /// The failure, when the last operation failed.
+    public let failure: ViewLoadError?
+}

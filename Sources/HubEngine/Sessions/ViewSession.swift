@@ -177,7 +177,11 @@ public actor ViewSession {
             }
         }
         isDriving = false
-        if ranMain || ranPage { emit() }
+        if ranMain || ranPage {
+            emit()
+            environment.chainObserver?(
+                ChainReport(featureIdentifier: feature.identifier, timings: timings, failure: lastFailure))
+        }
         let current = state
         let resumed = waiters
         waiters.removeAll()
@@ -236,4 +240,5 @@ struct SessionEnvironment: Sendable {
     let operationDeadline: Duration
     let componentDefaults: ComponentDefaults
     let memo: ChainMemo?
+    let chainObserver: (@Sendable (ChainReport) -> Void)?
 }
