@@ -1,0 +1,39 @@
+# HubServer: two stages. Build with the Swift 6 toolchain and the dev packages, run on a slim
+# Debian with only the runtime libraries. Not built in this repository's CI (no Docker engine
+# there); kept simple enough to check by reading.
+
+# ---- build ----
+FROM swift:6.1-bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libcurl4-openssl-dev zlib1g-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+# Resolve dependencies in their own layer so source edits do not refetch them.
+COPY Package.swift ./
+RUN swift package resolve
+COPY Sources ./Sources
+COPY Benchmarks ./Benchmarks
+COPY Examples ./Examples
+RUN swift build -c release --product hub-server --static-swift-stdlib \
+ && cp "$(swift build -c release --show-bin-path)/hub-server" /build/hub-server
+
+# ---- run ----
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libcurl4 zlib1g ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin hub
+WORKDIR /app
+COPY --from=build /build/hub-server /usr/local/bin/hub-server
+COPY Config ./Config
+USER hub
+ENV HUB_CONFIG=/app/Config HUB_HOST=0.0.0.0 HUB_PORT=8080
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=2s --start-period=5s --retries=3 \
+    CMD curl -fsS http://127.0.0.1:8080/health || exit 1
+# SIGTERM drains: /ready turns 503, in-flight requests finish, then the process exits.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/hub-server"]
+CMD ["serve"]
