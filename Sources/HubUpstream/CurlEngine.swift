@@ -47,6 +47,8 @@ final class CurlEngine: @unchecked Sendable {
     /// Runs `request` on the curl thread. Task cancellation removes the transfer and throws
     /// `CancellationError`; after ``shutdown()`` every call fails.
     func perform(_ request: UpstreamRequest) async throws -> CurlResult {
+        // Without a scheme curl would guess one (and resolve the "host"): refuse up front.
+        guard CurlTransfer.hasAllowedScheme(request.url) else { throw UpstreamError.invalidURL }
         let transfer = CurlTransfer(request: request, maxResponseBytes: configuration.maxResponseBytes)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CurlResult, any Error>) in

@@ -160,6 +160,13 @@ final class CurlTransfer: @unchecked Sendable {
         body = []
     }
 
+    /// True when `url` starts with `http://`, `https://` or `file://` (case-insensitive).
+    static func hasAllowedScheme(_ url: String) -> Bool {
+        guard let colon = url.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let scheme = url[..<colon].lowercased()
+        return (scheme == "http" || scheme == "https" || scheme == "file") && url[colon...].hasPrefix("://")
+    }
+
     /// Maps a curl result code to the client-facing error.
     static func error(for code: CURLcode, exceededLimit: Bool, limit: Int) -> UpstreamError {
         switch code {
