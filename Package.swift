@@ -61,6 +61,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "HubUpstreamBenchmarks",
+            dependencies: ["HubUpstream"],
+            path: "Benchmarks/HubUpstreamBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream"], swiftSettings: swiftSettings),
     ]
