@@ -1,6 +1,7 @@
 // HubUpstream benchmarks against a local loopback upstream (no network).
 // Run: swift run -c release HubUpstreamBenchmarks
 import Foundation
+import Glibc
 import HubUpstream
 
 @main
@@ -74,6 +75,7 @@ struct UpstreamBenchmarks {
             }
             report("warm fetch \(label)", samples)
         }
+        report("baseline: blocking socket GET, same upstream (the floor)", rawSocketRoundTrips(port: upstream.port, count: 2000))
         let cached = try BenchUpstream { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600")], body: body) }
         defer { cached.stop() }
         _ = try await client.send(UpstreamRequest(url: cached.url("/hit")))
@@ -85,6 +87,40 @@ struct UpstreamBenchmarks {
         }
         report("cache hit", samples)
         print("connections opened for \(client.statistics.requestsStarted) transfers: \(client.statistics.connectionsOpened)")
+    }
+
+    /// Sequential keep-alive GETs over one blocking socket, no curl: what the upstream and
+    /// loopback cost by themselves.
+    static func rawSocketRoundTrips(port: Int, count: Int) -> [Double] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return [0] }
+        let request = Array("GET /raw HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r\n\r\n".utf8)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var samples: [Double] = []
+        for _ in 0..<count {
+            let started = ContinuousClock.now
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var received: [UInt8] = []
+            // The fixture answers with "Content-Length: 11" and an 11-byte body.
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { return samples }
+                received += buffer[..<n]
+                if let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound, received.count >= end + body.count { break }
+            }
+            samples.append(microseconds(started.duration(to: .now)))
+        }
+        return samples
     }
 
     static func report(_ label: String, _ samples: [Double]) {

@@ -60,6 +60,26 @@ import Testing
         #expect(error.kind == .connectFailed)
     }
 
+    @Test func connectTimeoutIsATimeout() async throws {
+        let listener = try FullBacklogListener()
+        let client = CurlUpstreamClient()
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        let request = UpstreamRequest(url: "http://127.0.0.1:\(listener.port)/", timeout: .seconds(10), connectTimeout: .milliseconds(200))
+        let error = try await #require(throws: UpstreamError.self) { try await client.send(request) }
+        #expect(error.kind == .timeout)
+        #expect(started.duration(to: .now) < .seconds(5))
+    }
+
+    @Test func closeWithoutAnswerIsConnectionReset() async throws {
+        try await withUpstream(handler: { _ in .close }) { upstream, client in
+            let error = try await #require(throws: UpstreamError.self) {
+                try await client.send(UpstreamRequest(url: upstream.url("/nothing")))
+            }
+            #expect(error.kind == .connectionReset)
+        }
+    }
+
     @Test func resetMidBodyIsConnectionReset() async throws {
         try await withUpstream(handler: { _ in
             .resetMidBody(declaredLength: 1000, partial: Array(#"{"items":["#.utf8))

@@ -27,6 +27,8 @@ final class TestUpstream: Sendable {
         case chunked(headers: [(String, String)] = [], chunks: [[UInt8]])
         /// Headers declaring `declaredLength` bytes, `partial` of them, then an RST (SO_LINGER 0).
         case resetMidBody(declaredLength: Int, partial: [UInt8])
+        /// Close the connection without answering.
+        case close
     }
 
     typealias Handler = @Sendable (Request) -> Action
@@ -144,6 +146,8 @@ final class TestUpstream: Sendable {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
             return false
+        case .close:
+            return false
         }
     }
 
@@ -205,6 +209,42 @@ final class TestUpstream: Sendable {
             return true
         }
     }
+}
+
+/// A listener whose accept queue is full and never drained: new connections hang in the handshake
+/// (Linux drops their SYNs), which is how a connect timeout looks on loopback.
+final class FullBacklogListener {
+    let port: Int
+    private var fds: [Int32] = []
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 0) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        fds.append(fd)
+        // Fill the accept queue with non-blocking connects nobody accepts.
+        for _ in 0..<3 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            fds.append(client)
+        }
+        usleep(50_000)
+    }
+
+    deinit { for fd in fds { close(fd) } }
 }
 
 /// Runs `body` with a started upstream and client, then stops both.
