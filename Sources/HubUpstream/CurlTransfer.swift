@@ -138,7 +138,9 @@ final class CurlTransfer: @unchecked Sendable {
         let name = line[..<colon].trimmingSpaces()
         let value = line[line.index(after: colon)...].trimmingSpaces()
         headers.append((name: String(name), value: String(value)))
-        if body.isEmpty, asciiCaseInsensitiveEquals(String(name), "content-length"), let length = Int(value), length > 0 {
+        if body.isEmpty, (200..<300).contains(status),
+           asciiCaseInsensitiveEquals(String(name), "content-length"), !asciiCaseInsensitiveEquals(request.method, "HEAD"),
+           let length = Int(value), length > 0 {
             body.reserveCapacity(min(length, maxResponseBytes))  // one allocation for framed bodies
         }
     }

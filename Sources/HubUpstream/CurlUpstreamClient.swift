@@ -39,28 +39,37 @@ public final class CurlUpstreamClient: UpstreamClient {
     /// cache entry, revalidated when stale, and shared with identical concurrent GETs.
     public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let started = ContinuousClock.now
-        guard let cache, request.isCacheable, !Self.hasConditionalHeaders(request) else {
+        guard request.isCacheable, !Self.hasConditionalHeaders(request) else {
             let result = try await engine.perform(request)
             return UpstreamResponse(
                 status: result.status, headers: result.headers, body: result.body,
                 cacheStatus: .bypass, freshUntil: nil, elapsed: started.duration(to: .now))
         }
         let key = request.cacheKey
-        if case .fresh(let entry) = cache.lookup(key, now: started) {
+        if let cache, case .fresh(let entry) = cache.lookup(key, now: started) {
             counters.cacheHits.add(1, ordering: .relaxed)
             return Self.response(entry, .hit, elapsed: started.duration(to: .now))
         }
         var (response, joined) = try await coalescer.run(key: key) { [self] in
-            try await fetch(request, key: key, cache: cache)
+            try await fetch(request, key: key)
         }
         if joined { counters.coalescedRequests.add(1, ordering: .relaxed) }
-        if response.cacheStatus == .revalidated { counters.cacheRevalidations.add(1, ordering: .relaxed) }
+        switch response.cacheStatus {
+        case .hit: counters.cacheHits.add(1, ordering: .relaxed)
+        case .revalidated: counters.cacheRevalidations.add(1, ordering: .relaxed)
+        case .miss, .bypass: break
+        }
         response.elapsed = started.duration(to: .now)
         return response
     }
 
     /// The shared part of a cacheable GET: revalidate a stale entry or fetch, then store.
-    private func fetch(_ request: UpstreamRequest, key: String, cache: HTTPCache) async throws -> UpstreamResponse {
+    /// Without a cache (``UpstreamConfiguration/cacheEntries`` 0) it still runs once per flight.
+    private func fetch(_ request: UpstreamRequest, key: String) async throws -> UpstreamResponse {
+        guard let cache else {
+            let result = try await engine.perform(request)
+            return UpstreamResponse(status: result.status, headers: result.headers, body: result.body, cacheStatus: .miss)
+        }
         var upstreamRequest = request
         let stale: HTTPCache.Entry?
         switch cache.lookup(key, now: .now) {

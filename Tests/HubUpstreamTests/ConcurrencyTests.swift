@@ -109,6 +109,59 @@ import Testing
         }
     }
 
+    @Test func coalescingWorksWithTheCacheDisabled() async throws {
+        let configuration = UpstreamConfiguration(cacheEntries: 0)
+        try await withUpstream(configuration: configuration, handler: { _ in
+            .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: Self.body, delay: .seconds(1))
+        }) { upstream, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { _ = try await client.send(UpstreamRequest(url: upstream.url("/shared"))) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(upstream.requestCount == 1)
+            let again = try await client.send(UpstreamRequest(url: upstream.url("/shared")))
+            #expect(again.cacheStatus == .miss)
+            #expect(upstream.requestCount == 2)
+        }
+    }
+
+    @Test func manyCancellationsNeitherHangNorBreakTheClient() async throws {
+        try await withUpstream(handler: { request in
+            request.path.hasPrefix("/slow") ? .respond(status: 200, body: Self.body, delay: .seconds(5)) : .respond(status: 200, body: Self.body)
+        }) { upstream, client in
+            let tasks = (0..<40).map { index in
+                Task {
+                    // Half distinct (own transfer), half identical (coalesced).
+                    let path = index % 2 == 0 ? "/slow/\(index)" : "/slow/shared"
+                    return try await client.send(UpstreamRequest(url: upstream.url(path), timeout: .seconds(10)))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(150))
+            let started = ContinuousClock.now
+            for task in tasks { task.cancel() }
+            for task in tasks {
+                await #expect(throws: CancellationError.self) { try await task.value }
+            }
+            #expect(started.duration(to: .now) < .seconds(4))
+            let after = try await client.send(UpstreamRequest(url: upstream.url("/after")))
+            #expect(after.status == 200)
+        }
+    }
+
+    @Test func shutdownFailsInFlightRequestsPromptly() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(5)) }) { upstream, client in
+            let task = Task { try await client.send(UpstreamRequest(url: upstream.url("/slow"), timeout: .seconds(10))) }
+            try await Task.sleep(for: .milliseconds(100))
+            let started = ContinuousClock.now
+            client.shutdown()
+            let error = await #expect(throws: UpstreamError.self) { try await task.value }
+            #expect(error?.kind == .other)
+            #expect(started.duration(to: .now) < .seconds(4))
+        }
+    }
+
     @Test func shutdownFailsLaterRequests() async throws {
         try await withUpstream(handler: { _ in .respond(status: 200) }) { upstream, client in
             client.shutdown()
