@@ -36,7 +36,7 @@ final class TestUpstream: Sendable {
     let port: Int
     private let listenFD: Int32
     private let handler: Handler
-    private let openFDs = Mutex<Set<Int32>>([])
+    private let openFDs = OpenDescriptors()
     private let stopped = Atomic<Bool>(false)
     private let accepted = Atomic<Int>(0)
     private let requests = Atomic<Int>(0)
@@ -80,9 +80,7 @@ final class TestUpstream: Sendable {
     func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(listenFD, Int32(SHUT_RDWR))
-        openFDs.withLock { fds in
-            for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
+        openFDs.shutdownAll()
     }
 
     deinit { stop() }
@@ -95,7 +93,7 @@ final class TestUpstream: Sendable {
                 break
             }
             accepted.add(1, ordering: .sequentiallyConsistent)
-            openFDs.withLock { _ = $0.insert(fd) }
+            openFDs.insert(fd)
             let thread = Thread { [self] in serve(fd) }
             thread.start()
         }
@@ -105,7 +103,7 @@ final class TestUpstream: Sendable {
     private func serve(_ fd: Int32) {
         var buffer: [UInt8] = []
         defer {
-            openFDs.withLock { _ = $0.remove(fd) }
+            openFDs.remove(fd)
             close(fd)
         }
         while let request = readRequest(fd, &buffer) {
@@ -209,6 +207,24 @@ final class TestUpstream: Sendable {
             return true
         }
     }
+}
+
+/// The connection descriptors a ``TestUpstream`` may have to break on `stop()`.
+///
+/// Guarded by an `NSLock` rather than `Synchronization.Mutex`: `stop()` holds the lock across
+/// syscalls, so contention takes Mutex's kernel (FUTEX_LOCK_PI) path, whose hand-over
+/// ThreadSanitizer cannot see, and TSan reports false races. pthread mutexes are intercepted.
+/// `@unchecked Sendable`: `fds` is only touched with `lock` held.
+final class OpenDescriptors: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fds = Set<Int32>()
+
+    func insert(_ fd: Int32) { lock.withLock { _ = fds.insert(fd) } }
+
+    /// Removes `fd` before its owner closes it, so `shutdownAll` never touches a reused number.
+    func remove(_ fd: Int32) { lock.withLock { _ = fds.remove(fd) } }
+
+    func shutdownAll() { lock.withLock { for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) } } }
 }
 
 /// A listener whose accept queue is full and never drained: new connections hang in the handshake
