@@ -13,7 +13,7 @@ import Synchronization
 /// `@unchecked Sendable`: `multi`, `active` and `easyPool` are touched only on the curl thread
 /// (created in `init` before the thread starts, released by the thread as it exits); the only
 /// call made from other threads is `curl_multi_wakeup`, which libcurl documents as thread-safe.
-/// Everything else crosses threads through `commands`, a `Mutex`.
+/// Everything else crosses threads through `commands`, a ``Locked`` (`Mutex`).
 final class CurlEngine: @unchecked Sendable {
     private struct Commands {
         var adds: [CurlTransfer] = []
@@ -24,7 +24,7 @@ final class CurlEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let configuration: UpstreamConfiguration
     private let counters: UpstreamCounters
-    private let commands = Mutex(Commands())
+    private let commands = Locked(Commands())
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
     private var easyPool: [UnsafeMutableRawPointer] = []
     private static let maxPooledHandles = 64

@@ -4,7 +4,7 @@ import Synchronization
 /// `Cache-Control` (`max-age`, `s-maxage`, `no-store`, `no-cache`, `private`), `Age`, `Vary: *`,
 /// and revalidated with `ETag`/`Last-Modified`. Bounded by entries and body bytes, LRU.
 ///
-/// The `Mutex` owns the LRU; every operation is a short critical section with no I/O.
+/// The lock (``Locked``, a `Mutex`) owns the LRU; every operation is a short critical section with no I/O.
 final class HTTPCache: Sendable {
     /// A stored response.
     struct Entry: Sendable {
@@ -33,10 +33,10 @@ final class HTTPCache: Sendable {
     /// subset; only ever cached with an explicit lifetime or a validator).
     private static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
-    private let lru: Mutex<LRUCache<String, Entry>>
+    private let lru: Locked<LRUCache<String, Entry>>
 
     init(maxEntries: Int, maxBytes: Int) {
-        lru = Mutex(LRUCache(maxEntries: maxEntries, maxCost: maxBytes))
+        lru = Locked(LRUCache(maxEntries: maxEntries, maxCost: maxBytes))
     }
 
     func lookup(_ key: String, now: ContinuousClock.Instant) -> Lookup {

@@ -1,6 +1,6 @@
 /// A least-recently-used map bounded by entry count and by total cost (bytes).
 ///
-/// A plain value type: the owner serializes access (``HTTPCache`` keeps it in a `Mutex`). Nodes live
+/// A plain value type: the owner serializes access (``HTTPCache`` keeps it in a ``Locked``). Nodes live
 /// in an array linked by indices, so lookups and updates are O(1) without per-node allocations.
 struct LRUCache<Key: Hashable, Value> {
     private struct Node {

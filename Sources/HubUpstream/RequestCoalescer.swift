@@ -21,7 +21,7 @@ final class RequestCoalescer<Value: Sendable>: Sendable {
         case cancelled, joined, lead(UInt64)
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Runs `operation` for `key`, or joins the run already in flight for `key`.
     /// Returns the value and whether this call joined someone else's run.
@@ -32,7 +32,7 @@ final class RequestCoalescer<Value: Sendable>: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        let joined = Mutex(false)
+        let joined = Locked(false)
         let value = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 let step = state.withLock { state -> JoinStep in

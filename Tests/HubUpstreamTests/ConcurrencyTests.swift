@@ -73,6 +73,27 @@ import Testing
         }
     }
 
+    @Test func manyConcurrentRequestsQueueWithinTheCapAndAllComplete() async throws {
+        let configuration = UpstreamConfiguration(maxConnectionsPerHost: 4)
+        try await withUpstream(configuration: configuration, handler: { request in
+            .respond(status: 200, body: Array(request.path.utf8))
+        }) { upstream, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let request = UpstreamRequest(url: upstream.url("/n/\(index)"), timeout: .seconds(20), cachePolicy: .bypass)
+                        let response = try await client.send(request)
+                        #expect(response.body == Array("/n/\(index)".utf8))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(upstream.requestCount == 200)
+            #expect(upstream.acceptedConnections <= 4)
+            #expect(client.statistics.requestsStarted == 200)
+        }
+    }
+
     @Test func cancellationRemovesTheTransferAndThrows() async throws {
         try await withUpstream(handler: { request in
             request.path == "/slow" ? .respond(status: 200, body: Self.body, delay: .seconds(5)) : .respond(status: 200, body: Self.body)
