@@ -50,7 +50,7 @@ public final class CurlUpstreamClient: UpstreamClient {
             counters.cacheHits.add(1, ordering: .relaxed)
             return Self.response(entry, .hit, elapsed: started.duration(to: .now))
         }
-        var (response, joined) = try await coalescer.run(key: key) { [self] in
+        var (response, joined) = try await coalescer.run(key: request.flightKey(cacheKey: key)) { [self] in
             try await fetch(request, key: key)
         }
         if joined { counters.coalescedRequests.add(1, ordering: .relaxed) }

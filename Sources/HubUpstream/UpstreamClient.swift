@@ -28,10 +28,12 @@ extension UpstreamClient {
     /// quick check here rejects bodies whose first non-blank byte cannot start a JSON text.
     public func fetchJSONBytes(_ request: UpstreamRequest) async throws -> [UInt8] {
         let body = try await sendExpectingSuccess(request).body
-        try Self.checkLooksLikeJSON(body)
+        try UpstreamResponse.checkLooksLikeJSON(body)
         return body
     }
+}
 
+extension UpstreamResponse {
     /// Throws ``UpstreamError/invalidJSON(detail:)`` unless the first non-whitespace byte of `body`
     /// can start a JSON value (`{`, `[`, `"`, a digit, `-`, `t`, `f`, `n`), and ``UpstreamError/emptyBody``
     /// for a blank body. A cheap pre-check; full validation is the parser's job.

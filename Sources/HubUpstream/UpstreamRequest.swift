@@ -56,13 +56,19 @@ public struct UpstreamRequest: Sendable {
         cachePolicy == .useProtocol && body == nil && method == "GET"
     }
 
-    /// The identity of a cacheable request: method, URL and every request header (so requests
-    /// that differ in, say, `Authorization` never share a cache entry or an in-flight fetch).
+    /// The identity of a cacheable request: method, URL, redirect policy and every request header
+    /// (so requests that differ in, say, `Authorization` never share a cache entry).
     var cacheKey: String {
-        var key = method + " " + url
+        var key = method + (followRedirects ? " follow " : " ") + url
         for header in headers {
             key += "\n" + header.name.lowercased() + ":" + header.value
         }
         return key
+    }
+
+    /// The identity of an in-flight fetch: the cache key plus the time limits, so a caller never
+    /// waits on a shared fetch that may outlive its own deadline.
+    func flightKey(cacheKey: String) -> String {
+        "\(timeout.map { "\($0)" } ?? "-") \(connectTimeout.map { "\($0)" } ?? "-") " + cacheKey
     }
 }

@@ -83,6 +83,20 @@ import Testing
         }
     }
 
+    @Test func redirectPolicyIsPartOfTheCacheKey() async throws {
+        try await withUpstream(handler: { request in
+            request.path == "/old"
+                ? .respond(status: 301, headers: [("Location", "/new"), ("Cache-Control", "max-age=60")])
+                : .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: Self.body)
+        }) { upstream, client in
+            #expect(try await client.send(UpstreamRequest(url: upstream.url("/old"))).status == 301)
+            #expect(try await client.send(UpstreamRequest(url: upstream.url("/old"))).cacheStatus == .hit)
+            let followed = try await client.send(UpstreamRequest(url: upstream.url("/old"), followRedirects: true))
+            #expect(followed.status == 200)
+            #expect(followed.body == Self.body)
+        }
+    }
+
     @Test func errorsAreNotCachedWithoutExplicitLifetime() async throws {
         try await withUpstream(handler: { _ in .respond(status: 500, body: Array("boom".utf8)) }) { upstream, client in
             _ = try await client.send(UpstreamRequest(url: upstream.url("/e")))

@@ -27,6 +27,19 @@ import Testing
         }
     }
 
+    @Test func aShorterDeadlineNeverWaitsOnALongerFlight() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
+            let leader = Task { try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .seconds(10))) }
+            try await Task.sleep(for: .milliseconds(100))
+            let error = await #expect(throws: UpstreamError.self) {
+                try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .milliseconds(200)))
+            }
+            #expect(error?.isTimeout == true)
+            #expect(try await leader.value.status == 200)
+            #expect(upstream.requestCount == 2)
+        }
+    }
+
     @Test func cancellingOneCoalescedWaiterLeavesTheOthers() async throws {
         try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .milliseconds(800)) }) { upstream, client in
             let request = UpstreamRequest(url: upstream.url("/shared"))

@@ -39,10 +39,10 @@ import Testing
     }
 
     @Test func jsonPrecheck() throws {
-        try CurlUpstreamClient.checkLooksLikeJSON(Array("  [1]".utf8))
-        try CurlUpstreamClient.checkLooksLikeJSON([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
-        #expect(throws: UpstreamError.self) { try CurlUpstreamClient.checkLooksLikeJSON(Array("<html>".utf8)) }
-        let blank = #expect(throws: UpstreamError.self) { try CurlUpstreamClient.checkLooksLikeJSON(Array(" \n".utf8)) }
+        try UpstreamResponse.checkLooksLikeJSON(Array("  [1]".utf8))
+        try UpstreamResponse.checkLooksLikeJSON([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
+        #expect(throws: UpstreamError.self) { try UpstreamResponse.checkLooksLikeJSON(Array("<html>".utf8)) }
+        let blank = #expect(throws: UpstreamError.self) { try UpstreamResponse.checkLooksLikeJSON(Array(" \n".utf8)) }
         #expect(blank?.kind == .emptyBody)
     }
 
