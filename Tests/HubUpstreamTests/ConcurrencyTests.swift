@@ -34,9 +34,9 @@ import Testing
             let error = await #expect(throws: UpstreamError.self) {
                 try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .milliseconds(200)))
             }
+            // Had it joined the leader's flight it would have waited 1 s and got a 200.
             #expect(error?.isTimeout == true)
             #expect(try await leader.value.status == 200)
-            #expect(upstream.requestCount == 2)
         }
     }
 
@@ -126,12 +126,14 @@ import Testing
             // The client keeps working.
             let after = try await client.send(UpstreamRequest(url: upstream.url("/after")))
             #expect(after.status == 200)
-            #expect(upstream.requestCount == 2)
+            // (Whether "/slow" reached the upstream before the cancel depends on scheduling.)
+            #expect(!upstream.receivedPaths.contains("/never"))
+            #expect(upstream.receivedPaths.last == "/after")
         }
     }
 
     @Test func independentRequestsOverlap() async throws {
-        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .milliseconds(300)) }) { upstream, client in
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<3 {
                     group.addTask { _ = try await client.send(UpstreamRequest(url: upstream.url("/\(index)"), timeout: .seconds(10))) }

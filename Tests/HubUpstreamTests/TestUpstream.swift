@@ -37,6 +37,7 @@ final class TestUpstream: Sendable {
     private let listenFD: Int32
     private let handler: Handler
     private let openFDs = OpenDescriptors()
+    private let paths = RecordedPaths()
     private let stopped = Atomic<Bool>(false)
     private let accepted = Atomic<Int>(0)
     private let requests = Atomic<Int>(0)
@@ -47,6 +48,8 @@ final class TestUpstream: Sendable {
     var acceptedConnections: Int { accepted.load(ordering: .sequentiallyConsistent) }
     /// Requests answered (or started) so far.
     var requestCount: Int { requests.load(ordering: .sequentiallyConsistent) }
+    /// The request targets received so far, in arrival order.
+    var receivedPaths: [String] { paths.all }
     /// The most requests being handled at the same time.
     var maxConcurrentRequests: Int { maxConcurrent.load(ordering: .sequentiallyConsistent) }
 
@@ -108,6 +111,7 @@ final class TestUpstream: Sendable {
         }
         while let request = readRequest(fd, &buffer) {
             requests.add(1, ordering: .sequentiallyConsistent)
+            paths.append(request.path)
             let now = concurrent.add(1, ordering: .sequentiallyConsistent).newValue
             var seen = maxConcurrent.load(ordering: .sequentiallyConsistent)
             while now > seen, !maxConcurrent.compareExchange(expected: seen, desired: now, ordering: .sequentiallyConsistent).exchanged {
@@ -225,6 +229,16 @@ final class OpenDescriptors: @unchecked Sendable {
     func remove(_ fd: Int32) { lock.withLock { _ = fds.remove(fd) } }
 
     func shutdownAll() { lock.withLock { for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) } } }
+}
+
+/// Request targets seen by a ``TestUpstream`` (`NSLock`, like ``OpenDescriptors``).
+/// `@unchecked Sendable`: `paths` is only touched with `lock` held.
+final class RecordedPaths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: [String] = []
+
+    func append(_ path: String) { lock.withLock { paths.append(path) } }
+    var all: [String] { lock.withLock { paths } }
 }
 
 /// A listener whose accept queue is full and never drained: new connections hang in the handshake
