@@ -67,8 +67,15 @@ let package = Package(
             path: "Benchmarks/HubEngineBenchmarks",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HubUpstreamBenchmarks",
+            dependencies: ["HubUpstream"],
+            path: "Benchmarks/HubUpstreamBenchmarks",
+            swiftSettings: swiftSettings
+        ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream"], swiftSettings: swiftSettings),
     ]
 )

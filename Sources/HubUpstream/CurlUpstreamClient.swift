@@ -1,0 +1,109 @@
+import Synchronization
+
+/// The production ``UpstreamClient``: libcurl's multi interface on one dedicated thread, with an
+/// HTTP cache and coalescing of identical in-flight GETs in front of it.
+///
+/// - Connections are kept in curl's connection cache and reused; at most
+///   ``UpstreamConfiguration/maxConnectionsPerHost`` are open to one host (more transfers queue).
+/// - Total and connect time limits, the response size limit (the transfer is aborted past it),
+///   redirects off unless ``UpstreamRequest/followRedirects``, `Accept-Encoding` decoded by curl,
+///   protocols restricted to http, https and file.
+/// - Cancelling the calling task removes the transfer from curl and throws `CancellationError`.
+///
+/// Create one per process and share it; call ``shutdown()`` when done (also done on deinit).
+public final class CurlUpstreamClient: UpstreamClient {
+    /// The settings this client was created with.
+    public let configuration: UpstreamConfiguration
+    private let counters = UpstreamCounters()
+    private let engine: CurlEngine
+    private let cache: HTTPCache?
+    private let coalescer = RequestCoalescer<UpstreamResponse>()
+
+    /// Creates a client and starts its curl thread.
+    public init(configuration: UpstreamConfiguration = UpstreamConfiguration()) {
+        self.configuration = configuration
+        engine = CurlEngine(configuration: configuration, counters: counters)
+        cache = configuration.cacheEntries > 0 && configuration.cacheBytes > 0
+            ? HTTPCache(maxEntries: configuration.cacheEntries, maxBytes: configuration.cacheBytes) : nil
+    }
+
+    deinit { engine.shutdown() }
+
+    /// Stops the curl thread: in-flight and later requests fail with ``UpstreamError/Kind/other``.
+    public func shutdown() { engine.shutdown() }
+
+    /// Counters since creation.
+    public var statistics: UpstreamStatistics { counters.snapshot }
+
+    /// Sends `request`; see ``UpstreamClient/send(_:)``. Cacheable GETs are answered from a fresh
+    /// cache entry, revalidated when stale, and shared with identical concurrent GETs.
+    public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+        let started = ContinuousClock.now
+        guard request.isCacheable, !Self.hasConditionalHeaders(request) else {
+            let result = try await engine.perform(request)
+            return UpstreamResponse(
+                status: result.status, headers: result.headers, body: result.body,
+                cacheStatus: .bypass, freshUntil: nil, elapsed: started.duration(to: .now))
+        }
+        let key = request.cacheKey
+        if let cache, case .fresh(let entry) = cache.lookup(key, now: started) {
+            counters.cacheHits.add(1, ordering: .relaxed)
+            return Self.response(entry, .hit, elapsed: started.duration(to: .now))
+        }
+        var (response, joined) = try await coalescer.run(key: request.flightKey(cacheKey: key)) { [self] in
+            try await fetch(request, key: key)
+        }
+        if joined { counters.coalescedRequests.add(1, ordering: .relaxed) }
+        switch response.cacheStatus {
+        case .hit: counters.cacheHits.add(1, ordering: .relaxed)
+        case .revalidated: counters.cacheRevalidations.add(1, ordering: .relaxed)
+        case .miss, .bypass: break
+        }
+        response.elapsed = started.duration(to: .now)
+        return response
+    }
+
+    /// The shared part of a cacheable GET: revalidate a stale entry or fetch, then store.
+    /// Without a cache (``UpstreamConfiguration/cacheEntries`` 0) it still runs once per flight.
+    private func fetch(_ request: UpstreamRequest, key: String) async throws -> UpstreamResponse {
+        guard let cache else {
+            let result = try await engine.perform(request)
+            return UpstreamResponse(status: result.status, headers: result.headers, body: result.body, cacheStatus: .miss)
+        }
+        var upstreamRequest = request
+        let stale: HTTPCache.Entry?
+        switch cache.lookup(key, now: .now) {
+        case .fresh(let entry):
+            // Stored by a flight that finished between our lookup and this one.
+            return Self.response(entry, .hit, elapsed: .zero)
+        case .stale(let entry):
+            stale = entry
+            upstreamRequest.headers += HTTPCache.validators(of: entry)
+        case .none:
+            stale = nil
+        }
+        let result = try await engine.perform(upstreamRequest)
+        let now = ContinuousClock.now
+        if result.status == 304, let stale {
+            let entry = cache.revalidate(stale, with: result.headers, forKey: key, now: now)
+            return Self.response(entry, .revalidated, elapsed: .zero)
+        }
+        let stored = cache.store(result, forKey: key, now: now)
+        return UpstreamResponse(
+            status: result.status, headers: result.headers, body: result.body,
+            cacheStatus: .miss, freshUntil: stored?.publicFreshUntil, elapsed: .zero)
+    }
+
+    private static func response(_ entry: HTTPCache.Entry, _ status: UpstreamCacheStatus, elapsed: Duration) -> UpstreamResponse {
+        UpstreamResponse(
+            status: entry.status, headers: entry.headers, body: entry.body,
+            cacheStatus: status, freshUntil: entry.publicFreshUntil, elapsed: elapsed)
+    }
+
+    /// A caller's own conditional GET goes straight through: its 304 belongs to the caller.
+    private static func hasConditionalHeaders(_ request: UpstreamRequest) -> Bool {
+        request.headers.contains {
+            asciiCaseInsensitiveEquals($0.name, "if-none-match") || asciiCaseInsensitiveEquals($0.name, "if-modified-since")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// One request to an upstream service: what a `remote` content operation or action sends.
+///
+/// `http`, `https` and `file` URLs are accepted; anything else fails with
+/// ``UpstreamError/Kind/invalidURL``.
+public struct UpstreamRequest: Sendable {
+    /// How the client's HTTP cache and request coalescing treat a request.
+    public enum CachePolicy: Sendable, Hashable {
+        /// Honour the upstream's `Cache-Control` and `ETag` (GET only) and share identical
+        /// in-flight GETs.
+        case useProtocol
+        /// Always go upstream, store nothing, share nothing.
+        case bypass
+    }
+
+    /// The absolute URL (`http://`, `https://` or `file://`).
+    public var url: String
+    /// The method, `GET` by default. Only GET requests are cached and coalesced.
+    public var method: String
+    /// Request headers in order; duplicates are sent as given.
+    public var headers: [(name: String, value: String)]
+    /// The request body, or nil for none.
+    public var body: [UInt8]?
+    /// The total time limit, or nil for the client's configured default.
+    public var timeout: Duration?
+    /// The connect time limit, or nil for the client's configured default.
+    public var connectTimeout: Duration?
+    /// Whether 3xx redirects are followed (at most 5). Off by default.
+    public var followRedirects: Bool
+    /// Cache and coalescing policy; ``CachePolicy/useProtocol`` by default.
+    public var cachePolicy: CachePolicy
+
+    /// Creates a request; by default a GET without body that honours the HTTP cache and uses the
+    /// client's configured timeouts.
+    public init(
+        url: String,
+        method: String = "GET",
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8]? = nil,
+        timeout: Duration? = nil,
+        connectTimeout: Duration? = nil,
+        followRedirects: Bool = false,
+        cachePolicy: CachePolicy = .useProtocol
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.cachePolicy = cachePolicy
+    }
+
+    /// True when the HTTP cache and coalescing apply: a body-less GET with ``CachePolicy/useProtocol``.
+    var isCacheable: Bool {
+        cachePolicy == .useProtocol && body == nil && method == "GET"
+    }
+
+    /// The identity of a cacheable request: method, URL, redirect policy and every request header
+    /// (so requests that differ in, say, `Authorization` never share a cache entry).
+    var cacheKey: String {
+        var key = method + (followRedirects ? " follow " : " ") + url
+        for header in headers {
+            key += "\n" + header.name.lowercased() + ":" + header.value
+        }
+        return key
+    }
+
+    /// The identity of an in-flight fetch: the cache key plus the time limits, so a caller never
+    /// waits on a shared fetch that may outlive its own deadline.
+    func flightKey(cacheKey: String) -> String {
+        "\(timeout.map { "\($0)" } ?? "-") \(connectTimeout.map { "\($0)" } ?? "-") " + cacheKey
+    }
+}

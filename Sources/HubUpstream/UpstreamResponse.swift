@@ -1,0 +1,79 @@
+/// Where an ``UpstreamResponse`` came from, as far as the HTTP cache is concerned.
+public enum UpstreamCacheStatus: String, Sendable, Hashable {
+    /// Served from a fresh cache entry (no upstream traffic).
+    case hit
+    /// A stale entry was revalidated with `If-None-Match`/`If-Modified-Since` and the upstream
+    /// answered 304: the cached body was reused.
+    case revalidated
+    /// Fetched from the upstream (possibly shared with concurrent identical GETs).
+    case miss
+    /// The cache did not apply (a non-GET, a request body, or ``UpstreamRequest/CachePolicy/bypass``).
+    case bypass
+}
+
+/// An upstream's answer. Non-2xx statuses are answers too: the caller decides what they mean
+/// (see ``UpstreamClient/sendExpectingSuccess(_:)``).
+public struct UpstreamResponse: Sendable {
+    /// The HTTP status; `200` for a `file://` URL that was read.
+    public var status: Int
+    /// Response headers in order, names as the upstream sent them (use ``header(_:)`` to look up).
+    public var headers: [(name: String, value: String)]
+    /// The body, decoded from any `Content-Encoding` curl understands.
+    public var body: [UInt8]
+    /// Whether the cache served, revalidated, missed or was bypassed.
+    public var cacheStatus: UpstreamCacheStatus
+    /// Until when this body may be reused without asking the upstream again (from
+    /// `Cache-Control: max-age`), or nil when it is not cacheable. Callers can memoize
+    /// deterministic work built on this body until then.
+    public var freshUntil: ContinuousClock.Instant?
+    /// Time spent in `send`, including any wait for a shared in-flight request.
+    public var elapsed: Duration
+
+    /// Creates a response (for tests and for ``UpstreamClient`` implementations other than curl).
+    public init(
+        status: Int,
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8] = [],
+        cacheStatus: UpstreamCacheStatus = .bypass,
+        freshUntil: ContinuousClock.Instant? = nil,
+        elapsed: Duration = .zero
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.cacheStatus = cacheStatus
+        self.freshUntil = freshUntil
+        self.elapsed = elapsed
+    }
+
+    /// True for a 2xx status.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// True when ``freshUntil`` lies in the future.
+    public var isFresh: Bool {
+        guard let freshUntil else { return false }
+        return ContinuousClock.now < freshUntil
+    }
+
+    /// The first value of the header `name`, compared case-insensitively (ASCII).
+    public func header(_ name: String) -> String? {
+        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+
+    /// Every value of the header `name`, in order, compared case-insensitively (ASCII).
+    public func headers(named name: String) -> [String] {
+        headers.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
+    }
+}
+
+/// ASCII case-insensitive comparison of header names (no locale, no Unicode folding).
+func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+    let a = a.utf8, b = b.utf8
+    guard a.count == b.count else { return false }
+    for (x, y) in zip(a, b) where x != y {
+        let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
+        let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
+        if lx != ly { return false }
+    }
+    return true
+}

@@ -1,0 +1,210 @@
+import Foundation
+import HubUpstream
+import Testing
+
+/// Coalescing, connection reuse, per-host connection cap, overlap and cancellation.
+@Suite struct ConcurrencyTests {
+    static let body = Array(#"{"ok":true}"#.utf8)
+
+    @Test func concurrentIdenticalGETsShareOneUpstreamRequest() async throws {
+        // The upstream answers after 1 s: long enough for every task to join the first one's flight.
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
+            let statuses = try await withThrowingTaskGroup(of: UpstreamCacheStatus.self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        let response = try await client.send(UpstreamRequest(url: upstream.url("/shared")))
+                        #expect(response.body == Self.body)
+                        return response.cacheStatus
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 10)
+            #expect(statuses.allSatisfy { $0 == .miss })
+            #expect(upstream.requestCount == 1)
+            #expect(client.statistics.requestsStarted == 1)
+            #expect(client.statistics.coalescedRequests == 9)
+        }
+    }
+
+    @Test func aShorterDeadlineNeverWaitsOnALongerFlight() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
+            let leader = Task { try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .seconds(10))) }
+            try await Task.sleep(for: .milliseconds(100))
+            let error = await #expect(throws: UpstreamError.self) {
+                try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .milliseconds(200)))
+            }
+            // Had it joined the leader's flight it would have waited 1 s and got a 200.
+            #expect(error?.isTimeout == true)
+            #expect(try await leader.value.status == 200)
+        }
+    }
+
+    @Test func cancellingOneCoalescedWaiterLeavesTheOthers() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .milliseconds(800)) }) { upstream, client in
+            let request = UpstreamRequest(url: upstream.url("/shared"))
+            let leader = Task { try await client.send(request) }
+            try await Task.sleep(for: .milliseconds(100))
+            let follower = Task { try await client.send(request) }
+            try await Task.sleep(for: .milliseconds(100))
+            leader.cancel()
+            await #expect(throws: CancellationError.self) { try await leader.value }
+            let response = try await follower.value
+            #expect(response.body == Self.body)
+            #expect(upstream.requestCount == 1)
+        }
+    }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body) }) { upstream, client in
+            for index in 0..<100 {
+                let response = try await client.send(UpstreamRequest(url: upstream.url("/item/\(index)")))
+                #expect(response.status == 200)
+            }
+            #expect(upstream.requestCount == 100)
+            #expect(upstream.acceptedConnections <= 3)
+            #expect(client.statistics.connectionsOpened == upstream.acceptedConnections)
+        }
+    }
+
+    @Test func connectionsPerHostAreCapped() async throws {
+        let configuration = UpstreamConfiguration(maxConnectionsPerHost: 2)
+        try await withUpstream(configuration: configuration, handler: { _ in
+            .respond(status: 200, body: Self.body, delay: .milliseconds(50))
+        }) { upstream, client in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await client.send(UpstreamRequest(url: upstream.url("/\(index)"), timeout: .seconds(10))).status
+                    }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            #expect(upstream.requestCount == 12)
+            #expect(upstream.acceptedConnections <= 2)
+            #expect(upstream.maxConcurrentRequests <= 2)
+        }
+    }
+
+    @Test func manyConcurrentRequestsQueueWithinTheCapAndAllComplete() async throws {
+        let configuration = UpstreamConfiguration(maxConnectionsPerHost: 4)
+        try await withUpstream(configuration: configuration, handler: { request in
+            .respond(status: 200, body: Array(request.path.utf8))
+        }) { upstream, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let request = UpstreamRequest(url: upstream.url("/n/\(index)"), timeout: .seconds(20), cachePolicy: .bypass)
+                        let response = try await client.send(request)
+                        #expect(response.body == Array("/n/\(index)".utf8))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(upstream.requestCount == 200)
+            #expect(upstream.acceptedConnections <= 4)
+            #expect(client.statistics.requestsStarted == 200)
+        }
+    }
+
+    @Test func cancellationRemovesTheTransferAndThrows() async throws {
+        try await withUpstream(handler: { request in
+            request.path == "/slow" ? .respond(status: 200, body: Self.body, delay: .seconds(5)) : .respond(status: 200, body: Self.body)
+        }) { upstream, client in
+            let started = ContinuousClock.now
+            let task = Task { try await client.send(UpstreamRequest(url: upstream.url("/slow"), timeout: .seconds(10))) }
+            try await Task.sleep(for: .milliseconds(100))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            #expect(started.duration(to: .now) < .seconds(4))
+            // Already-cancelled tasks never reach the upstream.
+            let cancelled = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.send(UpstreamRequest(url: upstream.url("/never"), cachePolicy: .bypass))
+            }
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            // The client keeps working.
+            let after = try await client.send(UpstreamRequest(url: upstream.url("/after")))
+            #expect(after.status == 200)
+            // (Whether "/slow" reached the upstream before the cancel depends on scheduling.)
+            #expect(!upstream.receivedPaths.contains("/never"))
+            #expect(upstream.receivedPaths.last == "/after")
+        }
+    }
+
+    @Test func independentRequestsOverlap() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<3 {
+                    group.addTask { _ = try await client.send(UpstreamRequest(url: upstream.url("/\(index)"), timeout: .seconds(10))) }
+                }
+                try await group.waitForAll()
+            }
+            // Structural, not timing: all three were in the upstream at once.
+            #expect(upstream.maxConcurrentRequests == 3)
+        }
+    }
+
+    @Test func coalescingWorksWithTheCacheDisabled() async throws {
+        let configuration = UpstreamConfiguration(cacheEntries: 0)
+        try await withUpstream(configuration: configuration, handler: { _ in
+            .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: Self.body, delay: .seconds(1))
+        }) { upstream, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { _ = try await client.send(UpstreamRequest(url: upstream.url("/shared"))) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(upstream.requestCount == 1)
+            let again = try await client.send(UpstreamRequest(url: upstream.url("/shared")))
+            #expect(again.cacheStatus == .miss)
+            #expect(upstream.requestCount == 2)
+        }
+    }
+
+    @Test func manyCancellationsNeitherHangNorBreakTheClient() async throws {
+        try await withUpstream(handler: { request in
+            request.path.hasPrefix("/slow") ? .respond(status: 200, body: Self.body, delay: .seconds(5)) : .respond(status: 200, body: Self.body)
+        }) { upstream, client in
+            let tasks = (0..<40).map { index in
+                Task {
+                    // Half distinct (own transfer), half identical (coalesced).
+                    let path = index % 2 == 0 ? "/slow/\(index)" : "/slow/shared"
+                    return try await client.send(UpstreamRequest(url: upstream.url(path), timeout: .seconds(10)))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(150))
+            let started = ContinuousClock.now
+            for task in tasks { task.cancel() }
+            for task in tasks {
+                await #expect(throws: CancellationError.self) { try await task.value }
+            }
+            #expect(started.duration(to: .now) < .seconds(4))
+            let after = try await client.send(UpstreamRequest(url: upstream.url("/after")))
+            #expect(after.status == 200)
+        }
+    }
+
+    @Test func shutdownFailsInFlightRequestsPromptly() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(5)) }) { upstream, client in
+            let task = Task { try await client.send(UpstreamRequest(url: upstream.url("/slow"), timeout: .seconds(10))) }
+            try await Task.sleep(for: .milliseconds(100))
+            let started = ContinuousClock.now
+            client.shutdown()
+            let error = await #expect(throws: UpstreamError.self) { try await task.value }
+            #expect(error?.kind == .other)
+            #expect(started.duration(to: .now) < .seconds(4))
+        }
+    }
+
+    @Test func shutdownFailsLaterRequests() async throws {
+        try await withUpstream(handler: { _ in .respond(status: 200) }) { upstream, client in
+            client.shutdown()
+            let error = try await #require(throws: UpstreamError.self) {
+                try await client.send(UpstreamRequest(url: upstream.url("/")))
+            }
+            #expect(error.kind == .other)
+        }
+    }
+}
