@@ -62,5 +62,6 @@ let package = Package(
         ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
     ]
 )
