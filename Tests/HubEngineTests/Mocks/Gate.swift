@@ -32,7 +32,9 @@ final class Gate: Sendable {
                     state.arrived += 1
                     var ready = state.arrivalWaiters.filter { state.arrived >= $0.count }.map(\.continuation)
                     state.arrivalWaiters.removeAll { state.arrived >= $0.count }
-                    if state.permits > 0 {
+                    if Task.isCancelled {
+                        ready.append(continuation)
+                    } else if state.permits > 0 {
                         state.permits -= 1
                         ready.append(continuation)
                     } else {
