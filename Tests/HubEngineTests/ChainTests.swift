@@ -575,6 +575,41 @@ struct RegressionTests {
         #expect(second.bodyIdentifiers == ["a"])
     }
 
+    // S96 + memo: the shared view model carries the title fallback for the languages in its
+    // key; a request in another language arriving mid-run must not store its title there.
+    @Test("S96 the memo's shared view model keeps the title of its key's languages")
+    func memoTitleNotPollutedByLanguageChange() async throws {
+        let version = MutexBox(1)
+        let gate = Gate(permits: 1)
+        let feature = Feature(
+            identifier: "f", title: "Home", localizedTitles: ["sv": "Hem"], predicate: .root(Fixture.uri),
+            operationFactories: [
+                ClosureContentOperationFactory { _ in
+                    let operation = MemoizedGatedOperation(version: version, gate: gate)
+                    return [operation]
+                }
+            ],
+            reloadPolicy: .never)
+        let configuration = ViewEngine.Configuration(operationDeadline: .seconds(30), memoEntries: 16)
+        let engine = try Fixture.engine(features: [feature], configuration: configuration)
+        let english = ViewRequest(viewURI: Fixture.uri, languages: ["en"])
+        let (session, first) = try await engine.openSession(for: english)
+        #expect(first.title == "Home")
+        // New content (a new key): the reload runs, and blocks; a Swedish request arrives.
+        version.mutate { $0 = 2 }
+        let reload = Task { await session.reload() }
+        await gate.arrivals(2)
+        let swedish = Task { await session.load(ViewRequest(viewURI: Fixture.uri, languages: ["sv"])) }
+        await waitForPendingCallers(session, 2)
+        gate.open()
+        _ = await reload.value
+        #expect(await swedish.value.title == "Hem")
+        // Another English session of the same content gets the English title.
+        let (_, other) = try await engine.openSession(for: english)
+        #expect(other.title == "Home")
+        #expect(other.bodyIdentifiers == ["v2"])
+    }
+
     // S137 with DESIGN's segment awareness: a root that already ends at a segment boundary
     // matches everything below it.
     @Test("S137 a root ending with a separator matches what follows it")
@@ -601,4 +636,22 @@ struct RegressionTests {
         #expect(observer.mock.performCount == 2)
         #expect(state.viewModel?.body.first?.title == "observer #2")
     }
+}
+
+/// A memoizable operation whose key is a shared content version; it waits on a gate.
+final class MemoizedGatedOperation: ContentOperation {
+    let version: MutexBox<Int>
+    let gate: Gate
+
+    init(version: MutexBox<Int>, gate: Gate) {
+        self.version = version
+        self.gate = gate
+    }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        await gate.pass()
+        builder.body["v\(version.value)"].title = "content"
+    }
+
+    func memoizationKey(context: ContentContext) -> String? { "v\(version.value)" }
 }

@@ -96,7 +96,8 @@ extension ViewSession {
         }
         lastFailure = nil
         let viewModel: ViewModel
-        if let key = memoizedRunKey, let memo = environment.memo {
+        // The request (its languages: the fallback title) may have changed since the run began.
+        if let key = memoizedRunKey, let memo = environment.memo, key == memoKey() {
             // The snapshots are exactly the memo entry's: every session shares one view model.
             if let shared = memo.viewModel(for: key) {
                 viewModel = shared
