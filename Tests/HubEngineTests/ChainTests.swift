@@ -166,6 +166,65 @@ struct ChainTests {
         #expect(other.title == "Home")
     }
 
+    @Test("S130 a block operation sees its inputs, adds content and finishes synchronously")
+    func blockOperation() async throws {
+        let seen = MutexBox<[String]>([])
+        let failing = ContentOperationMock()
+        failing.setError(TestError(code: 4))
+        let block = BlockContentOperation(name: "block") { builder, context in
+            seen.mutate {
+                $0 = [
+                    context.viewURI, context.feature.identifier, context.connectivity.rawValue,
+                    "\(context.previousError.testError?.code ?? -1)", "\(context.operationIndex)",
+                    "\(context.pageIndex)",
+                ]
+            }
+            builder.body["block"].title = "from a block"
+        }
+        #expect(block.completesSynchronously)
+        let (_, session, state) = try await Fixture.session([failing, block], connectivity: .offline)
+        #expect(seen.value == [Fixture.uri, Fixture.featureIdentifier, "offline", "4", "1", "0"])
+        #expect(state.viewModel?.body.first?.title == "from a block")
+        #expect(session.operationNames == ["mock", "block"])
+        #expect(state.timings.map(\.name) == ["mock", "block"])
+        #expect(state.timings.map(\.failed) == [true, false])
+    }
+
+    @Test("Operations see the latest request: headers, languages, query")
+    func requestReachesOperations() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (_, session, _) = try await Fixture.session([a])
+        let request = ViewRequest(
+            viewURI: Fixture.uri + "?tab=2", headers: [("X-Trace", "t1")], languages: ["sv"], client: "ios/1.0")
+        _ = await session.load(request)
+        let context = try #require(a.lastCall?.context)
+        #expect(context.request.header("x-trace") == "t1")
+        #expect(context.request.languages == ["sv"])
+        #expect(context.request.client == "ios/1.0")
+        #expect(context.request.queryValue("tab") == "2")
+        #expect(context.sessionID == session.id)
+        #expect(context.viewURI == Fixture.uri)  // the session's URI
+    }
+
+    @Test("DESIGN: a caller that goes away does not cancel the shared run")
+    func callerCancellationDoesNotCancelRun() async throws {
+        let gate = Gate(permits: 1)
+        let cancelled = MutexBox<[Bool]>([])
+        let a = ContentOperationMock { builder, _, number in
+            await gate.pass()
+            cancelled.mutate { $0.append(Task.isCancelled) }
+            builder.title = "\(number)"
+        }
+        let (_, session, _) = try await Fixture.session([a])
+        let caller = Task { await session.reload() }
+        await gate.arrivals(2)
+        caller.cancel()
+        gate.release()
+        _ = await caller.value
+        #expect(await session.settled().title == "2")
+        #expect(cancelled.value == [false, false])
+    }
+
     // MARK: - Deadlines (DESIGN.md)
 
     @Test("Deadline: a timed-out operation fails with OperationTimeoutError that flows on as previousError")
