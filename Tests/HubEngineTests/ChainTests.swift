@@ -233,7 +233,8 @@ struct ChainTests {
             builder.body["late"].title = "never seen"
             try await Task.sleep(for: .seconds(10))
         }
-        let next = ContentOperationMock { builder, _, _ in builder.body["next"].title = "n" }
+        // Synchronous: it runs inline, so a loaded machine cannot make it miss the deadline too.
+        let next = ContentOperationMock(synchronous: true) { builder, _, _ in builder.body["next"].title = "n" }
         let configuration = ViewEngine.Configuration(operationDeadline: .milliseconds(100), memoEntries: 0)
         let clock = ContinuousClock()
         let start = clock.now
@@ -614,7 +615,8 @@ struct RegressionTests {
             identifier: "remote", title: "R", predicate: .root(Fixture.uri),
             operationFactories: [
                 ClosureContentOperationFactory { _ in
-                    let operation = ContentOperationMock(name: "remote") { builder, _, _ in
+                    // Later sessions' operations run inline (no deadline), so only the first can miss it.
+                    let operation = ContentOperationMock(name: "remote", synchronous: calls.value > 0) { builder, _, _ in
                         let call = calls.value + 1
                         calls.mutate { $0 = call }
                         if call == 1 { try await Task.sleep(for: .seconds(10)) }
