@@ -1,6 +1,5 @@
 import HubEngine
 import HubModel
-import Synchronization
 import Testing
 
 /// An action factory that records what it created and performed.
@@ -8,8 +7,8 @@ final class RecordingActionFactory: ActionFactory {
     typealias Body = @Sendable (ActionContext) async throws -> ActionResult
 
     private let bodies: [String: Body]
-    private let created = Mutex<[String]>([])
-    private let performed = Mutex<[ActionContext]>([])
+    private let created = Locked<[String]>([])
+    private let performed = Locked<[ActionContext]>([])
 
     init(_ bodies: [String: Body]) {
         self.bodies = bodies
@@ -260,7 +259,7 @@ struct ActionTests {
 
     @Test("S129 S152 an operation performs an action: trigger contentOperation, no component")
     func actionFromOperation() async throws {
-        let results = MutexBox<[Bool]>([])
+        let results = LockedBox<[Bool]>([])
         let performer = ContentOperationMock(name: "performer") { builder, context, number in
             let performed = await context.actions.performAction("test:yes", customData: ["from": "op"])
             results.mutate { $0.append(performed) }
@@ -423,7 +422,7 @@ struct ActionTests {
 /// A handler that records every context it is asked about and vetoes a fixed set.
 final class RecordingHandler: ActionHandler {
     private let vetoed: Set<ComponentIdentifier>
-    private let asked = Mutex<[ActionContext]>([])
+    private let asked = Locked<[ActionContext]>([])
 
     init(vetoing vetoed: Set<ComponentIdentifier>) {
         self.vetoed = vetoed

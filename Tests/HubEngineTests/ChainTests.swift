@@ -1,6 +1,5 @@
 @testable import HubEngine
 import HubModel
-import Synchronization
 import Testing
 
 /// The chain beyond the 32 loader tests: construction (S84..S87), execution (S88, S95, S96),
@@ -35,7 +34,7 @@ struct ChainTests {
 
     @Test("S84 a factory makes fresh operations for every session")
     func factoryPerSession() async throws {
-        let made = MutexBox<[ContentOperationMock]>([])
+        let made = LockedBox<[ContentOperationMock]>([])
         let feature = Feature(
             identifier: "f", title: "F", predicate: .root(Fixture.uri),
             operationFactories: [
@@ -168,7 +167,7 @@ struct ChainTests {
 
     @Test("S130 a block operation sees its inputs, adds content and finishes synchronously")
     func blockOperation() async throws {
-        let seen = MutexBox<[String]>([])
+        let seen = LockedBox<[String]>([])
         let failing = ContentOperationMock()
         failing.setError(TestError(code: 4))
         let block = BlockContentOperation(name: "block") { builder, context in
@@ -209,7 +208,7 @@ struct ChainTests {
     @Test("DESIGN: a caller that goes away does not cancel the shared run")
     func callerCancellationDoesNotCancelRun() async throws {
         let gate = Gate(permits: 1)
-        let cancelled = MutexBox<[Bool]>([])
+        let cancelled = LockedBox<[Bool]>([])
         let a = ContentOperationMock { builder, _, number in
             await gate.pass()
             cancelled.mutate { $0.append(Task.isCancelled) }
@@ -486,7 +485,7 @@ struct ChainTests {
 
     @Test("updates(): the current state first, then one state per change; unchanged views are not emitted")
     func updatesStream() async throws {
-        let title = MutexBox("one")
+        let title = LockedBox("one")
         let a = ContentOperationMock { builder, _, _ in builder.title = title.value }
         let (engine, session, _) = try await Fixture.session([a])
         let stream = await session.updates()
@@ -532,9 +531,9 @@ struct ChainTests {
 }
 
 /// A tiny lock-protected box for values shared with `@Sendable` closures.
-final class MutexBox<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
+final class LockedBox<Value: Sendable>: Sendable {
+    private let storage: Locked<Value>
+    init(_ value: Value) { storage = Locked(value) }
     var value: Value { storage.withLock { $0 } }
     func mutate(_ body: (inout Value) -> Void) { storage.withLock { body(&$0) } }
 }
@@ -571,7 +570,7 @@ struct RegressionTests {
     @Test("S110 the chain memo never stores a run under another connectivity's key")
     func memoNotPollutedByConnectivityChange() async throws {
         let gate = Gate()
-        let sessionID = MutexBox<String?>(nil)
+        let sessionID = LockedBox<String?>(nil)
         let feature = Feature(
             identifier: "f", title: "F", predicate: .root(Fixture.uri),
             operationFactories: [
@@ -610,7 +609,7 @@ struct RegressionTests {
     // the operation's result, so it must not be shared with every later session.
     @Test("Deadline misses are not memoized")
     func timeoutsNotMemoized() async throws {
-        let calls = MutexBox(0)
+        let calls = LockedBox(0)
         let remote = Feature(
             identifier: "remote", title: "R", predicate: .root(Fixture.uri),
             operationFactories: [
@@ -640,7 +639,7 @@ struct RegressionTests {
     // key; a request in another language arriving mid-run must not store its title there.
     @Test("S96 the memo's shared view model keeps the title of its key's languages")
     func memoTitleNotPollutedByLanguageChange() async throws {
-        let version = MutexBox(1)
+        let version = LockedBox(1)
         let gate = Gate(permits: 1)
         let feature = Feature(
             identifier: "f", title: "Home", localizedTitles: ["sv": "Hem"], predicate: .root(Fixture.uri),
@@ -701,10 +700,10 @@ struct RegressionTests {
 
 /// A memoizable operation whose key is a shared content version; it waits on a gate.
 final class MemoizedGatedOperation: ContentOperation {
-    let version: MutexBox<Int>
+    let version: LockedBox<Int>
     let gate: Gate
 
-    init(version: MutexBox<Int>, gate: Gate) {
+    init(version: LockedBox<Int>, gate: Gate) {
         self.version = version
         self.gate = gate
     }

@@ -1,12 +1,11 @@
 import HubEngine
 import HubModel
-import Synchronization
 import Testing
 
 /// An operation that counts the `test:inc` actions of its session and writes the count into
 /// the view's title, asking to be rescheduled after each one.
 final class CounterOperation: ActionObservingContentOperation {
-    private let state = Mutex((increments: 0, performs: 0))
+    private let state = Locked((increments: 0, performs: 0))
 
     var name: String { "counter" }
 
@@ -37,7 +36,7 @@ struct ConcurrencyTests {
 
     @Test("1 000 sessions at once with reschedules and actions interleaved")
     func thousandSessions() async throws {
-        let counters = MutexBox<[String: CounterOperation]>([:])
+        let counters = LockedBox<[String: CounterOperation]>([:])
         let feature = Feature(
             identifier: "f", title: "F", predicate: .root("hub:c"),
             operationFactories: [

@@ -1,6 +1,5 @@
 import HubEngine
 import HubModel
-import Synchronization
 
 /// An error with a code, for asserting which error flowed where.
 struct TestError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -28,7 +27,7 @@ struct OperationCall: Sendable {
 }
 
 /// A recording content operation driven by a closure. Thread-safe: the state lives in a
-/// `Mutex`, so tests read it while sessions run on other executors.
+/// lock (``Locked``), so tests read it while sessions run on other executors.
 ///
 /// `body` gets the builder, the context and the 1-based number of this perform. After the
 /// body, the mock throws the error set with ``setError(_:)`` (if any).
@@ -44,7 +43,7 @@ final class ContentOperationMock: ContentOperation {
     let name: String
     let completesSynchronously: Bool
     private let body: Body
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(name: String = "mock", synchronous: Bool = false, body: @escaping Body = { _, _, _ in }) {
         self.name = name
@@ -113,7 +112,7 @@ final class ContentOperationMock: ContentOperation {
 final class InitialContentOperationMock: ContentOperationWithInitialContent {
     let mock: ContentOperationMock
     private let initial: @Sendable (inout ViewModelBuilder) -> Void
-    private let initialRequests = Mutex(0)
+    private let initialRequests = Locked(0)
 
     init(_ mock: ContentOperationMock, initial: @escaping @Sendable (inout ViewModelBuilder) -> Void) {
         self.mock = mock
@@ -142,8 +141,8 @@ final class PaginatedOperationMock: ContentOperationWithPaginatedContent {
 
     let mock: ContentOperationMock
     private let pageBody: PageBody
-    private let pages = Mutex<[OperationCall]>([])
-    private let pageError = Mutex<(any Error)?>(nil)
+    private let pages = Locked<[OperationCall]>([])
+    private let pageError = Locked<(any Error)?>(nil)
 
     /// `page` gets the builder, the context and the page index.
     init(_ mock: ContentOperationMock, page: @escaping PageBody) {
@@ -189,7 +188,7 @@ final class PaginatedOperationMock: ContentOperationWithPaginatedContent {
 final class ActionObservingOperationMock: ActionObservingContentOperation {
     let mock: ContentOperationMock
     private let reschedule: @Sendable (ObservedAction) -> Bool
-    private let observed = Mutex<[ObservedAction]>([])
+    private let observed = Locked<[ObservedAction]>([])
 
     init(_ mock: ContentOperationMock, reschedule: @escaping @Sendable (ObservedAction) -> Bool = { _ in false }) {
         self.mock = mock

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// An explicit gate for deterministic ordering without sleeps.
 ///
@@ -14,7 +13,7 @@ final class Gate: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(permits: Int = 0) {
         state.withLock { $0.permits = permits }
