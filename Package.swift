@@ -77,5 +77,6 @@ let package = Package(
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
     ]
 )

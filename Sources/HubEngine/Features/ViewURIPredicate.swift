@@ -48,6 +48,13 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
         switch kind {
         case .root(let root):
             guard viewURI.hasPrefix(root) else { return false }
+            // A root that already ends at a segment boundary matches whatever follows it.
+            if let last = root.utf8.last,
+                last == UInt8(ascii: ":") || last == UInt8(ascii: "/") || last == UInt8(ascii: "?")
+                    || last == UInt8(ascii: "#")
+            {
+                return true
+            }
             let rest = viewURI.utf8.dropFirst(root.utf8.count)
             guard let next = rest.first else { return true }
             return next == UInt8(ascii: ":") || next == UInt8(ascii: "/") || next == UInt8(ascii: "?")

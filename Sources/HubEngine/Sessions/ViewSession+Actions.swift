@@ -41,6 +41,23 @@ extension ViewSession {
         }
         var performed = false
         var work: [Work] = []
+        do {
+            performed = try await performInvocation(invocation, viewModel: viewModel, component: component, work: &work)
+        } catch {
+            // Observers saw the failed action and may have asked to be rescheduled (S128): honour it.
+            for item in work { enqueue(item) }
+            startDrivingIfNeeded()
+            throw error
+        }
+        guard !work.isEmpty else { return ActionOutcome(performed: performed, state: await settled()) }
+        return ActionOutcome(performed: performed, state: await schedule(work))
+    }
+
+    /// The named action, or the selection's actions in order (S146); returns whether one was performed.
+    private func performInvocation(
+        _ invocation: ActionInvocation, viewModel: ViewModel, component: ComponentModel?, work: inout [Work]
+    ) async throws -> Bool {
+        var performed = false
         if let identifier = invocation.action {
             guard let action = environment.actions.makeAction(identifier) else {
                 throw EngineError(.actionNotFound, "no action '\(identifier)' is registered")
@@ -61,8 +78,7 @@ extension ViewSession {
                 }
             }
         }
-        guard !work.isEmpty else { return ActionOutcome(performed: performed, state: await settled()) }
-        return ActionOutcome(performed: performed, state: await schedule(work))
+        return performed
     }
 
     /// An action performed by a content operation (S129, S152): trigger `contentOperation`,

@@ -17,6 +17,8 @@ extension ViewSession {
                     }
                 } else {
                     await runOperations(from: 0)
+                    // A deadline miss is the engine's verdict, not the operations' result: never share it.
+                    guard !errors.contains(where: { $0 is OperationTimeoutError }) else { return }
                     memo.store(ChainMemo.Entry(snapshots: snapshots, errors: errors, timings: timings), for: key)
                 }
                 memoizedRunKey = key
@@ -27,6 +29,9 @@ extension ViewSession {
     }
 
     private func runOperations(from start: Int) async {
+        // Every operation of one run sees the connectivity the run started with (S110); a
+        // change arriving meanwhile schedules its own full run (S111).
+        let connectivity = self.connectivity
         if timings.count != operations.count {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
@@ -39,7 +44,9 @@ extension ViewSession {
             let operation = operations[index]
             let input = index == 0 ? ViewModelBuilder(defaults: environment.componentDefaults)
                 : (snapshots[index - 1] ?? ViewModelBuilder(defaults: environment.componentDefaults))
-            let context = makeContext(operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0)
+            let context = makeContext(
+                operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0,
+                connectivity: connectivity)
             let result = await OperationRunner.run(
                 name: operation.name, inline: operation.completesSynchronously,
                 deadline: environment.operationDeadline, builder: input
@@ -62,13 +69,15 @@ extension ViewSession {
         pageIndex += 1
         memoizedRunKey = nil
         let page = pageIndex
+        let connectivity = self.connectivity
         for index in operations.indices {
             let input = index == 0 ? last : (snapshots[index - 1] ?? last)
             guard let operation = operations[index] as? any ContentOperationWithPaginatedContent else {
                 snapshots[index] = input
                 continue
             }
-            let context = makeContext(operationIndex: index, previousError: errors[index], page: page)
+            let context = makeContext(
+                operationIndex: index, previousError: errors[index], page: page, connectivity: connectivity)
             let result = await OperationRunner.run(
                 name: operation.name, inline: false, deadline: environment.operationDeadline, builder: input
             ) { builder in
@@ -92,7 +101,8 @@ extension ViewSession {
         }
         lastFailure = nil
         let viewModel: ViewModel
-        if let key = memoizedRunKey, let memo = environment.memo {
+        // The request (its languages: the fallback title) may have changed since the run began.
+        if let key = memoizedRunKey, let memo = environment.memo, key == memoKey() {
             // The snapshots are exactly the memo entry's: every session shares one view model.
             if let shared = memo.viewModel(for: key) {
                 viewModel = shared
@@ -152,9 +162,12 @@ extension ViewSession {
         return key
     }
 
-    func makeContext(operationIndex: Int, previousError: (any Error)?, page: Int) -> ContentContext {
+    func makeContext(
+        operationIndex: Int, previousError: (any Error)?, page: Int, connectivity: Connectivity? = nil
+    ) -> ContentContext {
         ContentContext(
-            viewURI: viewURI, feature: feature.info, connectivity: connectivity, previousError: previousError,
+            viewURI: viewURI, feature: feature.info, connectivity: connectivity ?? self.connectivity,
+            previousError: previousError,
             pageIndex: page, request: request, sessionID: id, operationIndex: operationIndex,
             actions: ActionPerformer { [weak self] identifier, customData in
                 await self?.performActionFromOperation(identifier, customData: customData) ?? false
