@@ -24,6 +24,7 @@ final class RecordingActionFactory: ActionFactory {
             "never": { _ in .performed },
             "chain": { _ in ActionResult(performed: true, chainedAction: "test:target", chainedCustomData: ["k": "v"]) },
             "target": { _ in .performed },
+            "loop": { _ in ActionResult(performed: true, chainedAction: "test:loop") },
             "vetoed": { _ in .performed },
             "fail": { _ in throw TestError(code: 42) },
             "slow": { _ in
@@ -340,6 +341,15 @@ struct ActionTests {
         #expect(chained.viewURI == original.viewURI)
         #expect(chained.feature == original.feature)
         #expect(setup.observer.observedActions.map(\.context.trigger) == [.component, .chained])
+    }
+
+    @Test("S156 an action that chains to itself stops at the maximum chain depth")
+    func selfChainingActionStops() async throws {
+        let setup = try await Self.setup()
+        let outcome = try await setup.session.perform(ActionInvocation(action: "test:loop", componentIdentifier: nil))
+        #expect(outcome.performed)
+        // The original plus eight chained performs, then the chain is cut.
+        #expect(setup.factory.performedNames == Array(repeating: "loop", count: 9))
     }
 
     @Test("S156 the handler can veto a chained action")

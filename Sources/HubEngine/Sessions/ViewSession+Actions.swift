@@ -99,7 +99,13 @@ extension ViewSession {
 
     /// One action through the pipeline: veto check, perform, observers, chained action (S145,
     /// S128, S156). Work the action or observers ask for is added to `work`.
-    private func runPipeline(action: any Action, context: ActionContext, work: inout [Work]) async throws -> Bool {
+    /// Chained actions deeper than this are not performed: an action that chains to itself
+    /// must not loop forever.
+    static var maximumChainDepth: Int { 8 }
+
+    private func runPipeline(
+        action: any Action, context: ActionContext, work: inout [Work], depth: Int = 0
+    ) async throws -> Bool {
         let vetoed = await environment.actionHandler(for: feature)?.shouldVeto(context) ?? false
         var result = ActionResult.notPerformed
         var failure: (any Error)?
@@ -114,10 +120,12 @@ extension ViewSession {
         if let failure { throw failure }
         if result.reloadsView { work.append(.main(from: 0)) }
         if result.loadsNextPage { work.append(.page) }
-        if let chained = result.chainedAction, let chainedAction = environment.actions.makeAction(chained) {
+        if let chained = result.chainedAction, depth < Self.maximumChainDepth,
+            let chainedAction = environment.actions.makeAction(chained)
+        {
             _ = try await runPipeline(
                 action: chainedAction, context: context.chained(to: chained, customData: result.chainedCustomData),
-                work: &work)
+                work: &work, depth: depth + 1)
         }
         return result.performed
     }
