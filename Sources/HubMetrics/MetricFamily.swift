@@ -1,4 +1,4 @@
-import Synchronization
+import HubSync
 
 /// One metric name with its label names, and a child per distinct label values.
 ///
@@ -14,9 +14,9 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     public let kind: Kind
     public let labelNames: [String]
     private let make: @Sendable () -> Metric
-    private let children = Mutex<[[String]: Metric]>([:])
+    private let children = Locked<[[String]: Metric]>([:])
     /// Children in creation order, for stable exposition.
-    private let order = Mutex<[[String]]>([])
+    private let order = Locked<[[String]]>([])
 
     init(name: String, help: String, kind: Kind, labelNames: [String], make: @escaping @Sendable () -> Metric) {
         self.name = name

@@ -1,4 +1,4 @@
-import Synchronization
+import HubSync
 
 /// Every metric of a process, registered at start-up and rendered in the Prometheus text
 /// format (version 0.0.4).
@@ -10,8 +10,8 @@ public final class MetricsRegistry: Sendable {
         case collected(name: String, help: String, kind: String, collect: @Sendable () -> [(labels: [(String, String)], value: Double)])
     }
 
-    private let families = Mutex<[Registered]>([])
-    private let names = Mutex<Set<String>>([])
+    private let families = Locked<[Registered]>([])
+    private let names = Locked<Set<String>>([])
 
     public init() {}
 

@@ -1,5 +1,5 @@
 import HubModel
-import Synchronization
+import HubSync
 
 /// Results of full chain runs whose operations are all deterministic given their inputs
 /// (every operation returned a memoization key), shared by every session of the engine.
@@ -20,7 +20,7 @@ final class ChainMemo: Sendable {
         var tick: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let capacity: Int
 
     init(capacity: Int) {

@@ -1,5 +1,5 @@
 import HubModel
-import Synchronization
+import HubSync
 
 /// Runs one operation against a builder, inline or under a deadline.
 enum OperationRunner {
@@ -70,10 +70,10 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
         var timer: Task<Void, Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(_ continuation: CheckedContinuation<Value, Never>) {
-        state = Mutex(State(continuation: continuation, timer: nil))
+        state = Locked(State(continuation: continuation, timer: nil))
     }
 
     /// Resumes if nobody has; returns whether this call did.

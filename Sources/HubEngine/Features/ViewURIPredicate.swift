@@ -1,4 +1,4 @@
-import Synchronization
+import HubSync
 
 /// Decides whether a feature serves a view URI (S133..S139 with DESIGN.md's decisions).
 ///
@@ -82,14 +82,14 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
 }
 
 /// A compiled regular expression shared between threads. `Regex` is not `Sendable`, so it
-/// lives in a `Mutex`; matching is rare (once per new view) and short.
+/// lives behind a lock; matching is rare (once per new view) and short.
 final class CompiledPattern: Sendable {
     let source: String
-    private let regex: Mutex<Regex<AnyRegexOutput>>
+    private let regex: Locked<Regex<AnyRegexOutput>>
 
     init(_ source: String) throws {
         self.source = source
-        self.regex = Mutex(try Regex(source))
+        self.regex = Locked(try Regex(source))
     }
 
     func matchesWhole(_ text: String) -> Bool {

@@ -1,4 +1,4 @@
-import Synchronization
+import HubSync
 
 /// Live sessions by identifier, with a cap (least recently used evicted) and an idle TTL.
 ///
@@ -29,7 +29,7 @@ public final class SessionStore: Sendable {
         var statistics = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0)
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The most sessions kept; the least recently used goes first.
     public let capacity: Int
     /// Sessions unused for this long expire.
