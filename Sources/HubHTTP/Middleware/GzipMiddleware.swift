@@ -43,7 +43,7 @@ public struct GzipMiddleware: HTTPMiddleware {
 /// `Accept-Encoding` negotiation (RFC 9110 section 12.5.3).
 public enum AcceptEncoding {
     /// Whether gzip should be used: its q-value (explicit `gzip`/`x-gzip`, else `*`, else 0) is
-    /// above 0 and not below identity's (explicit, else `*` when present, else 1).
+    /// above 0 and not below an explicit preference for identity (`identity`, else `*`).
     public static func prefersGzip(_ values: [String]) -> Bool {
         var gzip: Double?
         var identity: Double?
@@ -71,7 +71,7 @@ public enum AcceptEncoding {
             }
         }
         let gzipQ = gzip ?? star ?? 0
-        let identityQ = identity ?? star.map { max($0, 0.001) } ?? 1
+        let identityQ = identity ?? star ?? 0
         return gzipQ > 0 && gzipQ >= identityQ
     }
 }
