@@ -60,6 +60,13 @@ let package = Package(
             path: "Benchmarks/HubModelBenchmarks",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HubHTTPBenchmarks",
+            dependencies: ["HubHTTP"],
+            path: "Benchmarks/HubHTTPBenchmarks",
+            exclude: ["run.sh"],
+            swiftSettings: swiftSettings
+        ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP"], swiftSettings: swiftSettings),

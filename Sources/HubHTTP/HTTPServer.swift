@@ -29,7 +29,7 @@ public final class HTTPServer: Sendable {
     /// `Mutex` makes the listener state safe to touch from `start`, `shutdown` and the accept queue.
     private let listener = Mutex(ListenerState())
     private let acceptQueue = DispatchQueue(label: "hubhttp.accept")
-    private let targetQueues: [DispatchQueue]
+    private let executors: [QueueTaskExecutor]
     private let nextQueue = Atomic<Int>(0)
 
     /// A server that answers every request with `responder`; call ``start()`` to listen.
@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.core = ServerCore(configuration: configuration, responder: responder)
         let count = max(2, ProcessInfoLite.activeProcessorCount)
-        targetQueues = (0..<count).map { DispatchQueue(label: "hubhttp.io.\($0)") }
+        executors = (0..<count).map { QueueTaskExecutor(queue: DispatchQueue(label: "hubhttp.io.\($0)")) }
     }
 
     /// The bound port (useful with port 0); 0 before ``start()``.
@@ -103,8 +103,8 @@ public final class HTTPServer: Sendable {
             switch Syscall.accept(listenFD) {
             case .accepted(let fd, let address):
                 let index = nextQueue.add(1, ordering: .relaxed).oldValue
-                let queue = DispatchQueue(label: "hubhttp.connection", target: targetQueues[index % targetQueues.count])
-                let connection = Connection(fd: fd, remoteAddress: address, queue: queue, core: core)
+                let executor = executors[index % executors.count]
+                let connection = Connection(fd: fd, remoteAddress: address, executor: executor, core: core)
                 if core.register(connection) {
                     connection.start()
                 } else {

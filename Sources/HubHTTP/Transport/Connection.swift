@@ -43,10 +43,13 @@ final class Connection: @unchecked Sendable {
     private var readPhase: RequestParser.Phase? = .head
     private var deadline = Deadline.none
 
-    init(fd: Int32, remoteAddress: String?, queue: DispatchQueue, core: ServerCore) {
+    private let executor: QueueTaskExecutor
+
+    init(fd: Int32, remoteAddress: String?, executor: QueueTaskExecutor, core: ServerCore) {
         self.fd = fd
         self.remoteAddress = remoteAddress
-        self.queue = queue
+        self.executor = executor
+        self.queue = DispatchQueue(label: "hubhttp.connection", target: executor.queue)
         self.core = core
         self.parser = RequestParser(limits: core.configuration.limits)
     }
@@ -230,7 +233,7 @@ final class Connection: @unchecked Sendable {
         let version = request.version
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
         let core = self.core
-        Task { [self] in
+        Task(executorPreference: executor) { [self] in
             let response = await core.respond(to: request, context: context)
             queue.async { [self] in
                 send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
