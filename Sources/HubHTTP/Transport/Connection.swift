@@ -42,6 +42,8 @@ final class Connection: @unchecked Sendable {
     private var streamTask: Task<Void, Never>?
     private var readPhase: RequestParser.Phase? = .head
     private var deadline = Deadline.none
+    private var deadlineAt = DispatchTime.distantFuture
+    private var timerFiresAt = DispatchTime.distantFuture
 
     private let executor: QueueTaskExecutor
 
@@ -157,6 +159,12 @@ final class Connection: @unchecked Sendable {
     private func handleReadable() {
         assertOnQueue()
         guard !closed else { return }
+        if inFlight {
+            // One request at a time: stop watching the socket until the response is written.
+            // (Suspending lazily, only when bytes arrive early, saves two source operations per request.)
+            suspendRead()
+            return
+        }
         let result = withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { buffer -> IOResult in
             let result = Syscall.read(fd, into: buffer)
             if case .bytes(let count) = result, !lingering {
@@ -213,7 +221,6 @@ final class Connection: @unchecked Sendable {
         assertOnQueue()
         guard !closed, !inFlight, !lingering else { return }
         inFlight = true
-        suspendRead()
         setDeadline(.none, nil)
         send(error.response, method: .get, version: .http1_1, keepAlive: false, requestId: RequestID.generate())
     }
@@ -222,7 +229,6 @@ final class Connection: @unchecked Sendable {
 
     private func dispatch(_ parsed: HTTPRequest) {
         inFlight = true
-        suspendRead()
         readPhase = nil
         setDeadline(.none, nil)
         requestsServed += 1
@@ -444,24 +450,32 @@ final class Connection: @unchecked Sendable {
 
     // MARK: - Deadlines
 
+    /// Sets the current deadline. The timer is reprogrammed only when the new deadline is earlier
+    /// than the one it is armed for (each reprogramming wakes Dispatch's manager thread); a timer
+    /// that fires early re-arms itself for the current deadline.
     private func setDeadline(_ kind: Deadline, _ duration: Duration?) {
         deadline = kind
-        guard let timer else { return }
-        if let duration, kind != .none {
-            let nanoseconds = duration.nanoseconds
-            if nanoseconds >= Int(Int32.max) * 1_000_000_000 {
-                timer.schedule(deadline: .distantFuture)
-            } else {
-                timer.schedule(deadline: .now() + .nanoseconds(nanoseconds))
-            }
-        } else {
-            timer.schedule(deadline: .distantFuture)
+        guard let duration, kind != .none else {
+            deadlineAt = .distantFuture
+            return
+        }
+        let nanoseconds = duration.nanoseconds
+        deadlineAt = nanoseconds >= Int(Int32.max) * 1_000_000_000 ? .distantFuture : .now() + .nanoseconds(nanoseconds)
+        if deadlineAt < timerFiresAt, let timer {
+            timerFiresAt = deadlineAt
+            timer.schedule(deadline: deadlineAt)
         }
     }
 
     private func deadlineFired() {
         assertOnQueue()
-        guard !closed else { return }
+        timerFiresAt = .distantFuture
+        guard !closed, deadline != .none else { return }
+        if DispatchTime.now() < deadlineAt {
+            timerFiresAt = deadlineAt
+            timer?.schedule(deadline: deadlineAt)
+            return
+        }
         switch deadline {
         case .none:
             return
