@@ -1,5 +1,8 @@
 import Dispatch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The HTTP/1.1 server: a listening socket, a read source that accepts, and one ``Connection``
 /// per client on its own serial queue.
@@ -55,6 +58,7 @@ public final class HTTPServer: Sendable {
     /// Binds and listens; returns once the socket accepts connections.
     /// - Throws: ``SocketError`` naming the failed call (`getaddrinfo`, `socket`, `bind`, `listen`) and its errno.
     public func start() throws(SocketError) {
+        guard !listener.withLock({ $0.started }) else { throw SocketError(call: "start", errno: EALREADY) }
         Syscall.ignoreSIGPIPE()
         let bound = try Syscall.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
         let fd = bound.fd
@@ -68,6 +72,16 @@ public final class HTTPServer: Sendable {
             state.source = source
             state.started = true
             source.resume()
+        }
+    }
+
+    deinit {
+        // Dropped without shutdown(): stop accepting (connections already open finish on their own).
+        listener.withLock { state in
+            guard let source = state.source else { return }
+            source.cancel()
+            if state.paused { source.resume() }
+            state.source = nil
         }
     }
 
