@@ -49,7 +49,7 @@ func withServer(
 
 @Suite(.serialized) struct ServerTests {
     @Test func getWithKeepAliveAndHeaders() async throws {
-        try await withServer { server in
+        try await withServer(testConfiguration { $0.timeouts.idle = .seconds(10) }) { server in
             #expect(server.localPort > 0)
             let client = try TestClient(port: server.localPort)
             let (first, second) = try await blocking {
@@ -237,7 +237,7 @@ func withServer(
             }
             #expect(response.status == 408)
             #expect(response.text.contains("body_timeout"))
-            #expect(clock.now - start < .seconds(2.5))
+            #expect(clock.now - start < .seconds(2.8))
         }
     }
 
@@ -306,13 +306,13 @@ func withServer(
         let port = server.localPort
         let busy = try TestClient(port: port)
         let idle = try TestClient(port: port)
-        try await blocking { try busy.send("GET /sleep/400 HTTP/1.1\r\nHost: x\r\n\r\n") }
+        try await blocking { try busy.send("GET /sleep/1000 HTTP/1.1\r\nHost: x\r\n\r\n") }
         #expect(await eventually { server.openConnections == 2 })
         try await Task.sleep(for: .milliseconds(50))
         async let response = blocking { try busy.readResponse() }
         await server.shutdown()
         let finished = try await response
-        #expect(finished.text == "slept 400")
+        #expect(finished.text == "slept 1000")
         #expect(finished.headers["Connection"] == "close")
         #expect(try await blocking { idle.waitForClose() })
         #expect(server.openConnections == 0)
