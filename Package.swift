@@ -64,7 +64,7 @@ let package = Package(
             name: "HubHTTPBenchmarks",
             dependencies: ["HubHTTP"],
             path: "Benchmarks/HubHTTPBenchmarks",
-            exclude: ["run.sh"],
+            exclude: ["run.sh", "README.md"],
             swiftSettings: swiftSettings
         ),
 
