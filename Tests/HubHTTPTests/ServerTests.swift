@@ -241,6 +241,34 @@ func withServer(
         }
     }
 
+    @Test func headerDeadlineIsTotalNotPerRead() async throws {
+        try await withServer(testConfiguration { $0.limits.headerCount = 100 }) { server in
+            let client = try TestClient(port: server.localPort)
+            let response = try await blocking { () -> ClientResponse in
+                // A header line every 50 ms: no gap is long, the whole head is.
+                for index in 0..<60 {
+                    guard (try? client.send(index == 0 ? "GET /hello HTTP/1.1\r\nHost: x\r\n" : "X-\(index): v\r\n")) != nil else { break }
+                    usleep(50_000)
+                    var probe = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&probe, 1, 0) > 0 { break }
+                }
+                return try client.readResponse()
+            }
+            #expect(response.status == 408)
+        }
+    }
+
+    @Test func slowHandlerIsNotCutByReadDeadlines() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let response = try await blocking {
+                try client.send("GET /sleep/900 HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(response.text == "slept 900")
+        }
+    }
+
     @Test func idleKeepAliveTimeoutCloses() async throws {
         try await withServer { server in
             let client = try TestClient(port: server.localPort)

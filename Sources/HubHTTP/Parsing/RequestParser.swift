@@ -297,6 +297,9 @@ struct RequestParser {
         for field in headers {
             if field.name.asciiCaseInsensitiveEquals("host") {
                 hostCount += 1
+                guard field.value.utf8.allSatisfy(Self.isHostByte) else {
+                    throw .bad("invalid_host", "The Host header is not a valid host and port.")
+                }
             } else if field.name.asciiCaseInsensitiveEquals("content-length") {
                 contentLengths.append(Substring(field.value))
             } else if field.name.asciiCaseInsensitiveEquals("transfer-encoding") {
@@ -406,6 +409,21 @@ struct RequestParser {
     }
 
     private var decodedTarget: RequestTarget?
+
+    /// Bytes of `uri-host [":" port]` (RFC 3986 reg-name, IP literals, pct-encoding).
+    static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"),
+             UInt8(ascii: "%"):
+            true
+        default:
+            false
+        }
+    }
 
     /// tchar (RFC 9110 section 5.6.2).
     static func isTokenByte(_ byte: UInt8) -> Bool {
