@@ -299,8 +299,8 @@ final class Connection: @unchecked Sendable {
         chunkedStream = chunked
         write(head, [], then: nil)
         guard !closed else { return }
-        if stream.wantsHeartbeat {
-            let interval = configuration.sseHeartbeat.nanoseconds
+        let interval = configuration.sseHeartbeat.nanoseconds
+        if stream.wantsHeartbeat, interval > 0, interval < Int(Int32.max) * 1_000_000_000 {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .nanoseconds(interval), repeating: .nanoseconds(interval))
             timer.setEventHandler { [unowned self] in _ = enqueueStreamBytes(ServerSentEvent.heartbeat) }
