@@ -83,6 +83,21 @@ func withServer(
         }
     }
 
+    @Test func dualStackServesIPv4AndIPv6() async throws {
+        var configuration = testConfiguration()
+        configuration.host = "::"
+        try await withServer(configuration) { server in
+            for host in ["127.0.0.1", "::1"] {
+                let client = try TestClient(port: server.localPort, host: host)
+                let response = try await blocking {
+                    try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                    return try client.readResponse()
+                }
+                #expect(response.text == "hello", "\(host)")
+            }
+        }
+    }
+
     @Test func pipelinedResponsesInOrder() async throws {
         try await withServer { server in
             let client = try TestClient(port: server.localPort)
