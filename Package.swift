@@ -62,6 +62,13 @@ let package = Package(
             path: "Benchmarks/HubModelBenchmarks",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HubHTTPBenchmarks",
+            dependencies: ["HubHTTP"],
+            path: "Benchmarks/HubHTTPBenchmarks",
+            exclude: ["run.sh", "README.md"],
+            swiftSettings: swiftSettings
+        ),
 
         .executableTarget(
             name: "HubEngineBenchmarks",
@@ -80,5 +87,6 @@ let package = Package(
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP"], swiftSettings: swiftSettings),
     ]
 )

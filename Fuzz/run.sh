@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer target: Fuzz/run.sh NAME [SECONDS]
 #   json  - HubModel's JSON parser, schema reader and serializer
+#   http  - HubHTTP's incremental request parser (whole vs piecewise feeding must agree)
 # The module's sources are compiled into the fuzzer binary (swiftc -sanitize=fuzzer,address).
 # Crashes are written to Fuzz/out/NAME/ as crash-* files; the corpus grows in Fuzz/out/NAME/corpus.
 set -euo pipefail
@@ -15,6 +16,10 @@ case "$name" in
 json)
     sources=$(find Sources/HubModel -name '*.swift')
     flags=()
+    ;;
+http)
+    sources=$(find Sources/HubHTTP -name '*.swift')
+    flags=(-I Sources/CZlib -lz)
     ;;
 *)
     echo "unknown fuzz target: $name" >&2

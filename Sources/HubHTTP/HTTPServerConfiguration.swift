@@ -1,0 +1,113 @@
+/// Everything the server needs to listen and to bound what clients may do.
+/// The defaults are those of `Config/server.json` in DESIGN.md.
+public struct HTTPServerConfiguration: Sendable {
+    /// Sizes and counts; violations are answered 414, 431 or 413 and the connection closed.
+    public struct Limits: Sendable, Hashable {
+        /// Longest request line (method, target, version), else 414.
+        public var requestLineBytes = 8192
+        /// Largest header section (all field lines with their CRLFs), else 431.
+        public var headerBytes = 32768
+        /// Most header fields, else 431.
+        public var headerCount = 100
+        /// Largest request content, else 413 (as soon as Content-Length shows it).
+        public var bodyBytes = 1_048_576
+        /// Most open connections; past it new connections get a 503 and are closed.
+        public var connections = 10_000
+        /// Requests served on one connection before it is closed (`Connection: close` on the last).
+        public var maxRequestsPerConnection = 10_000
+
+        public init(
+            requestLineBytes: Int = 8192, headerBytes: Int = 32768, headerCount: Int = 100,
+            bodyBytes: Int = 1_048_576, connections: Int = 10_000, maxRequestsPerConnection: Int = 10_000
+        ) {
+            self.requestLineBytes = requestLineBytes
+            self.headerBytes = headerBytes
+            self.headerCount = headerCount
+            self.bodyBytes = bodyBytes
+            self.connections = connections
+            self.maxRequestsPerConnection = maxRequestsPerConnection
+        }
+    }
+
+    /// Deadlines. Each is a total, not a gap between reads.
+    public struct Timeouts: Sendable, Hashable {
+        /// From a request's first byte (or the connection's accept) to the end of its header section; else 408.
+        public var header: Duration = .seconds(10)
+        /// From the end of the header section to the end of the content; else 408.
+        public var body: Duration = .seconds(30)
+        /// How long a kept-alive connection may wait for the next request.
+        public var idle: Duration = .seconds(60)
+        /// How long a response may make no progress because the client does not read.
+        public var send: Duration = .seconds(30)
+        /// On shutdown, how long in-flight requests get before their connections are closed.
+        public var drain: Duration = .seconds(20)
+
+        public init(
+            header: Duration = .seconds(10), body: Duration = .seconds(30), idle: Duration = .seconds(60),
+            send: Duration = .seconds(30), drain: Duration = .seconds(20)
+        ) {
+            self.header = header
+            self.body = body
+            self.idle = idle
+            self.send = send
+            self.drain = drain
+        }
+
+        /// The same, in seconds (as `server.json` writes them).
+        public static func seconds(
+            header: Double = 10, body: Double = 30, idle: Double = 60, send: Double = 30, drain: Double = 20
+        ) -> Timeouts {
+            Timeouts(header: .seconds(header), body: .seconds(body), idle: .seconds(idle), send: .seconds(send), drain: .seconds(drain))
+        }
+    }
+
+    /// When and how hard ``GzipMiddleware`` compresses.
+    public struct Gzip: Sendable, Hashable {
+        /// Bodies smaller than this are sent as they are.
+        public var minBytes = 1024
+        /// zlib level, 1 (fast) to 9 (small).
+        public var level = 6
+
+        public init(minBytes: Int = 1024, level: Int = 6) {
+            self.minBytes = minBytes
+            self.level = level
+        }
+    }
+
+    /// Address to bind: "0.0.0.0" (IPv4), "::" (IPv6, dual-stack), "127.0.0.1", "::1", ...
+    public var host = "0.0.0.0"
+    /// Port to bind; 0 picks a free one (read it back from ``HTTPServer/localPort``).
+    public var port = 8080
+    public var limits = Limits()
+    public var timeouts = Timeouts()
+    public var gzip = Gzip()
+    /// Most bytes a streamed response may have waiting for a client that does not read; past it
+    /// the connection is dropped.
+    public var sseBufferBytes = 1 << 20
+    /// Interval of heartbeat comments on a quiet Server-Sent Events stream.
+    public var sseHeartbeat: Duration = .seconds(15)
+    /// The listen backlog.
+    public var backlog: Int32 = 256
+
+    public init(
+        host: String = "0.0.0.0", port: Int = 8080, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(),
+        gzip: Gzip = Gzip(), sseBufferBytes: Int = 1 << 20, sseHeartbeat: Duration = .seconds(15)
+    ) {
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.timeouts = timeouts
+        self.gzip = gzip
+        self.sseBufferBytes = sseBufferBytes
+        self.sseHeartbeat = sseHeartbeat
+    }
+}
+
+extension Duration {
+    /// Nanoseconds, saturating, for Dispatch deadlines.
+    var nanoseconds: Int {
+        let (seconds, attoseconds) = components
+        if seconds > Int64(Int.max / 1_000_000_000 - 1) { return Int.max }
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+}

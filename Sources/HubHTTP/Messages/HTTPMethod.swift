@@ -1,0 +1,22 @@
+/// An HTTP request method (RFC 9110 section 9): a case-sensitive token.
+///
+/// A struct around the token rather than an enum, so extension methods pass through unchanged.
+public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible {
+    /// The method token exactly as sent, for example `GET`.
+    public let rawValue: String
+
+    /// Wraps a method token. The parser only produces valid tokens.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    public static let get = HTTPMethod("GET")
+    public static let head = HTTPMethod("HEAD")
+    public static let post = HTTPMethod("POST")
+    public static let put = HTTPMethod("PUT")
+    public static let delete = HTTPMethod("DELETE")
+    public static let options = HTTPMethod("OPTIONS")
+    public static let patch = HTTPMethod("PATCH")
+    public static let connect = HTTPMethod("CONNECT")
+    public static let trace = HTTPMethod("TRACE")
+}

@@ -1,0 +1,64 @@
+/// A response: status, headers and a body that is either bytes or a stream.
+///
+/// The server frames every response: `Content-Length` for bytes, `Transfer-Encoding: chunked`
+/// for streams (HTTP/1.0 peers get a close-delimited stream). Framing headers set here are
+/// replaced by the server's.
+public struct HTTPResponse: Sendable {
+    /// The content of a response.
+    public enum Body: Sendable {
+        /// Fixed bytes, sent with `Content-Length`.
+        case bytes([UInt8])
+        /// A stream of chunks (Server-Sent Events or raw bytes), sent chunked; see ``HTTPBodyStream``.
+        case stream(HTTPBodyStream)
+
+        /// The fixed bytes, or nil for a stream.
+        public var bytes: [UInt8]? {
+            if case .bytes(let bytes) = self { return bytes }
+            return nil
+        }
+    }
+
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: Body
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response with byte content.
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], bytes: [UInt8]) {
+        self.init(status: status, headers: headers, body: .bytes(bytes))
+    }
+
+    /// A JSON response (`Content-Type: application/json`).
+    public static func json(_ bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: .bytes(bytes))
+    }
+
+    /// A plain text response (`text/plain; charset=utf-8`).
+    public static func text(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: .bytes(Array(text.utf8)))
+    }
+
+    /// A `text/event-stream` response that sends `events` as Server-Sent Events, with heartbeat
+    /// comments from the server while the stream is quiet.
+    public static func serverSentEvents(_ events: AsyncStream<ServerSentEvent>, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
+            body: .stream(.events(events))
+        )
+    }
+
+    /// An RFC 9457 problem response (`application/problem+json`).
+    public static func problem(_ problem: ProblemDetails) -> HTTPResponse {
+        HTTPResponse(
+            status: HTTPStatus(code: problem.status),
+            headers: ["Content-Type": "application/problem+json"],
+            body: .bytes(problem.jsonBytes)
+        )
+    }
+}

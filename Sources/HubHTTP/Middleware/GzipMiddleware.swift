@@ -1,0 +1,77 @@
+/// Compresses byte bodies of at least `minBytes` with gzip when the request's `Accept-Encoding`
+/// allows it (q-values, `*`, `identity`, `gzip;q=0` honoured).
+///
+/// Every response whose encoding depended on `Accept-Encoding` gets `Vary: Accept-Encoding`.
+/// Never touched: streams, 1xx/204/304, bodies under `minBytes`, responses that already have a
+/// `Content-Encoding`. A strong `ETag` becomes weak on the compressed representation (as nginx
+/// does), so `If-None-Match` still matches under weak comparison.
+public struct GzipMiddleware: HTTPMiddleware {
+    public let minBytes: Int
+    public let level: Int
+
+    public init(minBytes: Int = 1024, level: Int = 6) {
+        self.minBytes = minBytes
+        self.level = level
+    }
+
+    public init(_ configuration: HTTPServerConfiguration.Gzip) {
+        self.init(minBytes: configuration.minBytes, level: configuration.level)
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+        var response = try await next.respond(to: request, context: context)
+        guard case .bytes(let body) = response.body, body.count >= minBytes, !response.status.forbidsBody,
+              !response.headers.contains("Content-Encoding") else {
+            return response
+        }
+        if !response.headers.containsToken("Accept-Encoding", in: "Vary"), !response.headers.containsToken("*", in: "Vary") {
+            response.headers.add(name: "Vary", value: "Accept-Encoding")
+        }
+        guard AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")),
+              let compressed = Gzip.compress(body, level: level), compressed.count < body.count else {
+            return response
+        }
+        response.body = .bytes(compressed)
+        response.headers.add(name: "Content-Encoding", value: "gzip")
+        if let etag = response.headers["ETag"], etag.hasPrefix("\"") {
+            response.headers["ETag"] = "W/" + etag
+        }
+        return response
+    }
+}
+
+/// `Accept-Encoding` negotiation (RFC 9110 section 12.5.3).
+public enum AcceptEncoding {
+    /// Whether gzip should be used: its q-value (explicit `gzip`/`x-gzip`, else `*`, else 0) is
+    /// above 0 and not below an explicit preference for identity (`identity`, else `*`).
+    public static func prefersGzip(_ values: [String]) -> Bool {
+        var gzip: Double?
+        var identity: Double?
+        var star: Double?
+        for value in values {
+            for item in value.split(separator: ",") {
+                let parts = item.split(separator: ";")
+                guard let first = parts.first else { continue }
+                let coding = first.trimmingOWS()
+                var q = 1.0
+                for parameter in parts.dropFirst() {
+                    let pair = parameter.trimmingOWS()
+                    if pair.count > 2, pair.prefix(2).asciiCaseInsensitiveEquals("q=") {
+                        guard let parsed = Double(pair.dropFirst(2)), parsed >= 0, parsed <= 1 else { q = 0; break }
+                        q = parsed
+                    }
+                }
+                if coding.asciiCaseInsensitiveEquals("gzip") || coding.asciiCaseInsensitiveEquals("x-gzip") {
+                    gzip = max(gzip ?? 0, q)
+                } else if coding.asciiCaseInsensitiveEquals("identity") {
+                    identity = q
+                } else if coding == "*" {
+                    star = q
+                }
+            }
+        }
+        let gzipQ = gzip ?? star ?? 0
+        let identityQ = identity ?? star ?? 0
+        return gzipQ > 0 && gzipQ >= identityQ
+    }
+}

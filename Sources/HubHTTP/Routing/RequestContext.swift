@@ -1,0 +1,47 @@
+import Synchronization
+
+/// Per-request values shared by middleware, the router and endpoints.
+///
+/// A final class so that what the router learns (``routeTemplate``, ``pathParameters``) is seen by
+/// middleware that wraps the router, after `next.respond` returns (for example a metrics
+/// middleware labelling by route template). The mutable part sits behind a `Mutex`.
+public final class RequestContext: Sendable {
+    /// The request id: the client's sane `X-Request-Id`, or a generated one.
+    public let requestId: String
+    /// When the request was complete and handed to the responder.
+    public let startTime: ContinuousClock.Instant
+    /// The peer's IP address, when known.
+    public let remoteAddress: String?
+
+    private struct Route: Sendable {
+        var template: String?
+        var parameters: [String: String] = [:]
+    }
+
+    private let route = Mutex(Route())
+
+    public init(requestId: String, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
+        self.requestId = requestId
+        self.remoteAddress = remoteAddress
+        self.startTime = startTime
+    }
+
+    /// A context for `request`: echoes its `X-Request-Id` when sane, else generates one.
+    public convenience init(for request: HTTPRequest) {
+        self.init(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
+    }
+
+    /// The matched route's template, for example `/items/{id}`; nil before routing or when none matched.
+    public var routeTemplate: String? { route.withLock { $0.template } }
+
+    /// The values of the matched route's `{name}` segments, percent-decoded.
+    public var pathParameters: [String: String] { route.withLock { $0.parameters } }
+
+    /// Records the matched route (called by ``Router``).
+    public func setRoute(template: String, parameters: [String: String]) {
+        route.withLock {
+            $0.template = template
+            $0.parameters = parameters
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// Routes requests by method and path template, built once then used as an immutable value.
+///
+/// ```swift
+/// var router = Router()
+/// router.add(.get, "/view") { request, context in .json(bytes) }
+/// router.add(.get, "/items/{id}", ItemEndpoint())
+/// let responder = router.wrapped(in: [ErrorMiddleware(), GzipMiddleware()])
+/// ```
+/// An unknown path throws a 404 `route_not_found`; a known path with another method throws a 405
+/// `method_not_allowed` with `Allow`. HEAD is served by the GET route (the server drops the body).
+/// The matched template and parameters are recorded on the ``RequestContext``.
+public struct Router: HTTPResponder {
+    private enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private struct Route: Sendable {
+        let template: String
+        let segments: [Segment]
+        var handlers: [HTTPMethod: any HTTPResponder]
+    }
+
+    private var routes: [Route] = []
+    private var staticIndex: [String: Int] = [:]
+    private var dynamicRoutes: [Int] = []
+
+    public init() {}
+
+    /// Adds `responder` for `method` on `path`; `{name}` segments capture one path segment.
+    /// Registering the same method and template twice is a programming error (traps at start-up).
+    public mutating func add(_ method: HTTPMethod, _ path: String, _ responder: any HTTPResponder) {
+        let segments = Self.split(path).map { part -> Segment in
+            if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
+                return .parameter(String(part.dropFirst().dropLast()))
+            }
+            return .literal(String(part))
+        }
+        if let index = routes.firstIndex(where: { $0.segments == segments }) {
+            precondition(routes[index].handlers[method] == nil, "duplicate route \(method) \(path)")
+            routes[index].handlers[method] = responder
+            return
+        }
+        routes.append(Route(template: path, segments: segments, handlers: [method: responder]))
+        let isStatic = segments.allSatisfy { if case .literal = $0 { true } else { false } }
+        if isStatic {
+            staticIndex[path] = routes.count - 1
+        } else {
+            dynamicRoutes.append(routes.count - 1)
+        }
+    }
+
+    /// Adds a closure for `method` on `path`.
+    public mutating func add(
+        _ method: HTTPMethod, _ path: String,
+        _ handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+    ) {
+        add(method, path, ClosureResponder(handler))
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        var allowed: Set<HTTPMethod> = []
+        if let index = staticIndex[request.path] {
+            if let response = try await respond(routes[index], [:], request, context, &allowed) { return response }
+        }
+        if !dynamicRoutes.isEmpty {
+            let parts = Self.split(request.path)
+            for index in dynamicRoutes {
+                guard let parameters = Self.match(routes[index].segments, parts) else { continue }
+                if let response = try await respond(routes[index], parameters, request, context, &allowed) {
+                    return response
+                }
+            }
+        }
+        if allowed.isEmpty {
+            throw HTTPError(.notFound, code: "route_not_found", detail: "No resource at this path.")
+        }
+        if allowed.contains(.get) { allowed.insert(.head) }
+        let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")
+        throw HTTPError(
+            .methodNotAllowed, code: "method_not_allowed",
+            detail: "\(request.method.rawValue) is not allowed here; allowed: \(allow).", headers: ["Allow": allow]
+        )
+    }
+
+    private func respond(
+        _ route: Route, _ parameters: [String: String], _ request: HTTPRequest, _ context: RequestContext,
+        _ allowed: inout Set<HTTPMethod>
+    ) async throws -> HTTPResponse? {
+        let handler = route.handlers[request.method] ?? (request.method == .head ? route.handlers[.get] : nil)
+        guard let handler else {
+            allowed.formUnion(route.handlers.keys)
+            return nil
+        }
+        context.setRoute(template: route.template, parameters: parameters)
+        return try await handler.respond(to: request, context: context)
+    }
+
+    private static func split(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { $0 }
+    }
+
+    private static func match(_ segments: [Segment], _ parts: [Substring]) -> [String: String]? {
+        guard segments.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal):
+                guard literal == part else { return nil }
+            case .parameter(let name):
+                guard !part.isEmpty else { return nil }
+                parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+}

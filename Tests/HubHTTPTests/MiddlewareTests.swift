@@ -1,0 +1,91 @@
+import Testing
+@testable import HubHTTP
+
+@Suite struct MiddlewareTests {
+    let big = Array(String(repeating: "hello hub ", count: 300).utf8)
+
+    func serve(_ response: HTTPResponse, _ middleware: [any HTTPMiddleware], headers: HTTPHeaders, method: HTTPMethod = .get) async throws -> HTTPResponse {
+        let responder = ClosureResponder { _, _ in response }.wrapped(in: middleware)
+        let request = HTTPRequest(method: method, target: "/", headers: headers)
+        return try await responder.respond(to: request, context: RequestContext(requestId: "t"))
+    }
+
+    @Test(arguments: [
+        ("gzip", true), ("GZIP", true), ("deflate, gzip;q=0.5", true), ("gzip;q=0", false), ("*", true),
+        ("*;q=0", false), ("identity", false), ("identity, *;q=0.5", false), ("br", false), ("", false),
+        ("gzip;q=0.5, identity;q=0.9", false), ("x-gzip", true), ("gzip;q=1.000", true), ("gzip;q=abc", false),
+        ("*, gzip;q=0", false),
+    ])
+    func acceptEncodingQValues(header: String, gzip: Bool) {
+        #expect(AcceptEncoding.prefersGzip([header]) == gzip, "\(header)")
+    }
+
+    @Test func gzipAboveThresholdRoundTrips() async throws {
+        var original = HTTPResponse.json(big)
+        original.headers.add(name: "ETag", value: ETag.strong(for: big))
+        let response = try await serve(original, [GzipMiddleware(minBytes: 1024)], headers: ["Accept-Encoding": "gzip"])
+        #expect(response.headers["Content-Encoding"] == "gzip")
+        #expect(response.headers["Vary"] == "Accept-Encoding")
+        #expect(response.headers["ETag"]?.hasPrefix("W/\"") == true)
+        let compressed = try #require(response.body.bytes)
+        #expect(compressed.count < big.count)
+        #expect(compressed.prefix(2) == [0x1F, 0x8B])
+        #expect(Gzip.decompress(compressed) == big)
+    }
+
+    @Test func gzipSkipped() async throws {
+        let gzip = GzipMiddleware(minBytes: 1024)
+        let refused = try await serve(.json(big), [gzip], headers: ["Accept-Encoding": "gzip;q=0"])
+        #expect(refused.headers["Content-Encoding"] == nil)
+        #expect(refused.headers["Vary"] == "Accept-Encoding")
+        let small = try await serve(.json(Array("{}".utf8)), [gzip], headers: ["Accept-Encoding": "gzip"])
+        #expect(small.headers["Content-Encoding"] == nil)
+        #expect(small.headers["Vary"] == nil)
+        let noContent = try await serve(HTTPResponse(status: .noContent, bytes: big), [gzip], headers: ["Accept-Encoding": "gzip"])
+        #expect(noContent.headers["Content-Encoding"] == nil)
+        let stream = try await serve(.serverSentEvents(AsyncStream { $0.finish() }), [gzip], headers: ["Accept-Encoding": "gzip"])
+        #expect(stream.headers["Content-Encoding"] == nil)
+    }
+
+    @Test func etagAndIfNoneMatch() async throws {
+        let tag = ETag.strong(for: big)
+        #expect(tag.count == 18 && tag.hasPrefix("\"") && tag.hasSuffix("\""))
+        #expect(tag == ETag.strong(for: big))
+        #expect(tag != ETag.strong(for: big + [1]))
+        #expect(ETag.strong(for: []) != ETag.strong(for: [0]))
+        #expect(ETag.ifNoneMatch(tag, matches: tag))
+        #expect(ETag.ifNoneMatch("\"x\", W/\(tag)", matches: tag))
+        #expect(ETag.ifNoneMatch("*", matches: tag))
+        #expect(!ETag.ifNoneMatch("\"other\"", matches: tag))
+
+        var original = HTTPResponse.json(big)
+        original.headers.add(name: "ETag", value: tag)
+        original.headers.add(name: "Cache-Control", value: "no-cache")
+        let middleware: [any HTTPMiddleware] = [GzipMiddleware(), ConditionalGetMiddleware()]
+        let hit = try await serve(original, middleware, headers: ["If-None-Match": tag, "Accept-Encoding": "gzip"])
+        #expect(hit.status == .notModified)
+        #expect(hit.body.bytes == [])
+        #expect(hit.headers["ETag"] == tag)
+        #expect(hit.headers["Cache-Control"] == "no-cache")
+        let miss = try await serve(original, middleware, headers: ["If-None-Match": "\"nope\""])
+        #expect(miss.status == .ok)
+        let post = try await serve(original, middleware, headers: ["If-None-Match": tag], method: .post)
+        #expect(post.status == .ok)
+    }
+
+    @Test func serverSentEventEncoding() {
+        let event = ServerSentEvent(event: "view\nx", data: "line1\nline2\r\nline3", id: "7")
+        #expect(String(decoding: event.encoded, as: UTF8.self) == "event: viewx\nid: 7\ndata: line1\ndata: line2\ndata: line3\n\n")
+        #expect(String(decoding: ServerSentEvent(data: "").encoded, as: UTF8.self) == "data: \n\n")
+    }
+
+    @Test func headersOrderedCaseInsensitive() {
+        var headers: HTTPHeaders = ["A": "1", "b": "2"]
+        headers.add(name: "a", value: "3")
+        #expect(headers.values(for: "A") == ["1", "3"])
+        headers["A"] = "x"
+        #expect(headers.fields.map(\.name) == ["A", "b"])
+        headers["B"] = nil
+        #expect(headers.count == 1)
+    }
+}

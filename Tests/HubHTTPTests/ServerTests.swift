@@ -1,0 +1,397 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import HubHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Short limits and timeouts so every rule can be hit quickly over real loopback sockets.
+func testConfiguration(_ change: (inout HTTPServerConfiguration) -> Void = { _ in }) -> HTTPServerConfiguration {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.limits = .init(requestLineBytes: 256, headerBytes: 1024, headerCount: 10, bodyBytes: 1000, connections: 50, maxRequestsPerConnection: 100)
+    configuration.timeouts = .seconds(header: 0.3, body: 0.5, idle: 0.3, send: 0.3, drain: 2)
+    change(&configuration)
+    return configuration
+}
+
+func testRouter() -> Router {
+    var router = Router()
+    router.add(.get, "/hello") { _, _ in .text("hello") }
+    router.add(.post, "/echo") { request, _ in HTTPResponse(bytes: request.body) }
+    router.add(.get, "/sleep/{ms}") { _, context in
+        let ms = Int(context.pathParameters["ms"] ?? "0") ?? 0
+        try? await Task.sleep(for: .milliseconds(ms))
+        return .text("slept \(ms)")
+    }
+    router.add(.get, "/big/{kb}") { _, context in
+        let kb = Int(context.pathParameters["kb"] ?? "1") ?? 1
+        return HTTPResponse(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: kb * 1024))
+    }
+    router.add(.get, "/crash") { _, _ in throw CancellationError() }
+    return router
+}
+
+func withServer(
+    _ configuration: HTTPServerConfiguration = testConfiguration(), responder: any HTTPResponder = testRouter(),
+    _ body: (HTTPServer) async throws -> Void
+) async throws {
+    let server = HTTPServer(configuration: configuration, responder: responder.wrapped(in: [ErrorMiddleware()]))
+    try server.start()
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+@Suite(.serialized) struct ServerTests {
+    @Test func getWithKeepAliveAndHeaders() async throws {
+        try await withServer(testConfiguration { $0.timeouts.idle = .seconds(10) }) { server in
+            #expect(server.localPort > 0)
+            let client = try TestClient(port: server.localPort)
+            let (first, second) = try await blocking {
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Request-Id: client-1\r\n\r\n")
+                let first = try client.readResponse()
+                try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nping")
+                return (first, try client.readResponse())
+            }
+            #expect(first.status == 200)
+            #expect(first.text == "hello")
+            #expect(first.headers["Content-Length"] == "5")
+            #expect(first.headers["X-Request-Id"] == "client-1")
+            #expect(first.headers["Date"]?.hasSuffix(" GMT") == true)
+            #expect(first.headers["Connection"] == nil)
+            #expect(second.text == "ping")
+            #expect(second.headers["X-Request-Id"]?.isEmpty == false)
+            #expect(server.openConnections == 1)
+        }
+    }
+
+    @Test func ipv6Loopback() async throws {
+        var configuration = testConfiguration()
+        configuration.host = "::1"
+        try await withServer(configuration) { server in
+            let client = try TestClient(port: server.localPort, host: "::1")
+            let response = try await blocking {
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(response.text == "hello")
+        }
+    }
+
+    @Test func dualStackServesIPv4AndIPv6() async throws {
+        var configuration = testConfiguration()
+        configuration.host = "::"
+        try await withServer(configuration) { server in
+            for host in ["127.0.0.1", "::1"] {
+                let client = try TestClient(port: server.localPort, host: host)
+                let response = try await blocking {
+                    try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                    return try client.readResponse()
+                }
+                #expect(response.text == "hello", "\(host)")
+            }
+        }
+    }
+
+    @Test func pipelinedResponsesInOrder() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let bodies = try await blocking {
+                try client.send(
+                    "GET /sleep/80 HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
+                        + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /sleep/1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                )
+                return try (0..<4).map { _ in try client.readResponse().text }
+            }
+            #expect(bodies == ["slept 80", "hello", "abc", "slept 1"])
+        }
+    }
+
+    @Test func http10ClosesUnlessKeepAlive() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (response, closed) = try await blocking {
+                try client.send("GET /hello HTTP/1.0\r\n\r\n")
+                return (try client.readResponse(), client.waitForClose())
+            }
+            #expect(response.headers["Connection"] == "close")
+            #expect(closed)
+            let keep = try TestClient(port: server.localPort)
+            let responses = try await blocking {
+                try keep.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                let first = try keep.readResponse()
+                try keep.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return (first, try keep.readResponse(), keep.waitForClose())
+            }
+            #expect(responses.0.headers["Connection"] == "keep-alive")
+            #expect(responses.1.headers["Connection"] == "close")
+            #expect(responses.2)
+        }
+    }
+
+    @Test func headKeepsLengthWithoutBody() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (head, next) = try await blocking {
+                try client.send("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (try client.readResponse(head: true), try client.readResponse())
+            }
+            #expect(head.status == 200)
+            #expect(head.headers["Content-Length"] == "5")
+            #expect(next.text == "hello")
+        }
+    }
+
+    @Test func problemsForRoutingAndThrownErrors() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (missing, wrong, crash) = try await blocking {
+                try client.send("GET /missing HTTP/1.1\r\nHost: x\r\n\r\nDELETE /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /crash HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (try client.readResponse(), try client.readResponse(), try client.readResponse())
+            }
+            #expect(missing.status == 404)
+            #expect(missing.headers["Content-Type"] == "application/problem+json")
+            #expect(wrong.status == 405)
+            #expect(wrong.headers["Allow"] == "GET, HEAD")
+            #expect(crash.status == 500)
+            #expect(crash.text.contains("internal_error"))
+            #expect(!crash.text.contains("Cancellation"))
+        }
+    }
+
+    @Test(arguments: [
+        ("GET /\(String(repeating: "a", count: 300)) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX: \(String(repeating: "b", count: 1100))\r\n\r\n", 431),
+        ("GET / HTTP/1.1\r\nHost: x\r\n" + (0..<11).map { "H\($0): v\r\n" }.joined() + "\r\n", 431),
+        ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n", 413),
+        ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n folded\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        ("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+        ("GET /?q=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    ])
+    func badInputGetsProblemAndClose(fixture: String, status: Int) async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (response, closed) = try await blocking {
+                try client.send(fixture)
+                return (try client.readResponse(), client.waitForClose())
+            }
+            #expect(response.status == status)
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            #expect(response.headers["Connection"] == "close")
+            #expect(closed)
+            // The server keeps serving everyone else.
+            let other = try TestClient(port: server.localPort)
+            let ok = try await blocking {
+                try other.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try other.readResponse()
+            }
+            #expect(ok.status == 200)
+        }
+    }
+
+    @Test func expectContinue() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (interim, final) = try await blocking {
+                try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+                let interim = try client.readResponse()
+                try client.send("ok")
+                return (interim, try client.readResponse())
+            }
+            #expect(interim.status == 100)
+            #expect(final.text == "ok")
+        }
+    }
+
+    @Test func chunkedRequestBody() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let response = try await blocking {
+                try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\nT: 1\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(response.text == "abcde")
+        }
+    }
+
+    @Test func headerTimeoutIs408() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (response, closed) = try await blocking {
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n")
+                return (try client.readResponse(), client.waitForClose())
+            }
+            #expect(response.status == 408)
+            #expect(response.text.contains("header_timeout"))
+            #expect(closed)
+        }
+    }
+
+    @Test func slowBodyIsCutByTotalDeadline() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let response = try await blocking { () -> ClientResponse in
+                try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+                // One byte every 100 ms: each gap is well inside any per-read timeout, the total is not.
+                for _ in 0..<30 {
+                    guard (try? client.send("z")) != nil else { break }
+                    usleep(100_000)
+                    var probe = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&probe, 1, 0) > 0 { break }
+                }
+                return try client.readResponse()
+            }
+            #expect(response.status == 408)
+            #expect(response.text.contains("body_timeout"))
+            #expect(clock.now - start < .seconds(2.8))
+        }
+    }
+
+    @Test func headerDeadlineIsTotalNotPerRead() async throws {
+        try await withServer(testConfiguration { $0.limits.headerCount = 100 }) { server in
+            let client = try TestClient(port: server.localPort)
+            let response = try await blocking { () -> ClientResponse in
+                // A header line every 50 ms: no gap is long, the whole head is.
+                for index in 0..<60 {
+                    guard (try? client.send(index == 0 ? "GET /hello HTTP/1.1\r\nHost: x\r\n" : "X-\(index): v\r\n")) != nil else { break }
+                    usleep(50_000)
+                    var probe = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&probe, 1, 0) > 0 { break }
+                }
+                return try client.readResponse()
+            }
+            #expect(response.status == 408)
+        }
+    }
+
+    @Test func slowHandlerIsNotCutByReadDeadlines() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let response = try await blocking {
+                try client.send("GET /sleep/900 HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(response.text == "slept 900")
+        }
+    }
+
+    @Test func idleKeepAliveTimeoutCloses() async throws {
+        try await withServer { server in
+            let client = try TestClient(port: server.localPort)
+            let (response, closed) = try await blocking {
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (try client.readResponse(), client.waitForClose())
+            }
+            #expect(response.status == 200)
+            #expect(closed)
+            #expect(await eventually { server.openConnections == 0 })
+        }
+    }
+
+    @Test func maxRequestsPerConnection() async throws {
+        let configuration = testConfiguration { $0.limits.maxRequestsPerConnection = 2 }
+        try await withServer(configuration) { server in
+            let client = try TestClient(port: server.localPort)
+            let (first, second, closed) = try await blocking {
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (try client.readResponse(), try client.readResponse(), client.waitForClose())
+            }
+            #expect(first.headers["Connection"] == nil)
+            #expect(second.headers["Connection"] == "close")
+            #expect(closed)
+        }
+    }
+
+    @Test func sendTimeoutDropsClientThatDoesNotRead() async throws {
+        let configuration = testConfiguration { $0.timeouts.idle = .seconds(30) }
+        try await withServer(configuration) { server in
+            let client = try TestClient(port: server.localPort)
+            client.shrinkReceiveBuffer()
+            try await blocking { try client.send("GET /big/16384 HTTP/1.1\r\nHost: x\r\n\r\n") }
+            #expect(await eventually(within: 10) { server.openConnections == 0 })
+        }
+    }
+
+    @Test func connectionCapAnswers503() async throws {
+        let configuration = testConfiguration {
+            $0.limits.connections = 1
+            $0.timeouts.idle = .seconds(30)
+            $0.timeouts.header = .seconds(30)
+        }
+        try await withServer(configuration) { server in
+            let first = try TestClient(port: server.localPort)
+            #expect(await eventually { server.openConnections == 1 })
+            let second = try TestClient(port: server.localPort)
+            let rejected = try await blocking { try second.readResponse() }
+            #expect(rejected.status == 503)
+            #expect(rejected.text.contains("connection_limit"))
+            let ok = try await blocking {
+                try first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try first.readResponse()
+            }
+            #expect(ok.status == 200)
+        }
+    }
+
+    @Test func shutdownFinishesInFlightWithConnectionClose() async throws {
+        let configuration = testConfiguration { $0.timeouts.idle = .seconds(30) }
+        let server = HTTPServer(configuration: configuration, responder: testRouter())
+        try server.start()
+        let port = server.localPort
+        let busy = try TestClient(port: port)
+        let idle = try TestClient(port: port)
+        try await blocking { try busy.send("GET /sleep/1000 HTTP/1.1\r\nHost: x\r\n\r\n") }
+        #expect(await eventually { server.openConnections == 2 })
+        try await Task.sleep(for: .milliseconds(50))
+        async let response = blocking { try busy.readResponse() }
+        await server.shutdown()
+        let finished = try await response
+        #expect(finished.text == "slept 1000")
+        #expect(finished.headers["Connection"] == "close")
+        #expect(try await blocking { idle.waitForClose() })
+        #expect(server.openConnections == 0)
+        #expect(throws: ClientError.self) { _ = try TestClient(port: port) }
+    }
+
+    @Test func shutdownClosesStragglersAfterDrain() async throws {
+        let configuration = testConfiguration { $0.timeouts.drain = .milliseconds(300) }
+        let server = HTTPServer(configuration: configuration, responder: testRouter())
+        try server.start()
+        let client = try TestClient(port: server.localPort)
+        try await blocking { try client.send("GET /sleep/5000 HTTP/1.1\r\nHost: x\r\n\r\n") }
+        #expect(await eventually { server.openConnections == 1 })
+        try await Task.sleep(for: .milliseconds(50))
+        let clock = ContinuousClock()
+        let start = clock.now
+        await server.shutdown()
+        #expect(clock.now - start < .seconds(3))
+        #expect(server.openConnections == 0)
+        #expect(try await blocking { client.waitForClose() })
+    }
+
+    @Test func garbageNeverCrashesTheServer() async throws {
+        try await withServer { server in
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<20 {
+                let client = try TestClient(port: server.localPort, receiveTimeout: 2)
+                let bytes = (0..<(50 + round * 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                _ = try? await blocking { try client.send(bytes); return client.waitForClose() }
+            }
+            let client = try TestClient(port: server.localPort)
+            let ok = try await blocking {
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(ok.status == 200)
+        }
+    }
+}
