@@ -46,12 +46,24 @@ let package = Package(
             dependencies: ["HubModel", "HubEngine", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "HubDemo", dependencies: ["HubServer", "HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "hub-server",
             dependencies: [
                 "HubServer",
+                "HubDemo",
+                "HubEngine",
+                "HubModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The embedding example (README "Embedding"): built with the tests.
+        .executableTarget(
+            name: "EmbeddedServer",
+            dependencies: ["HubServer", "HubDemo", "HubEngine", "HubModel"],
+            path: "Examples/EmbeddedServer",
             swiftSettings: swiftSettings
         ),
 

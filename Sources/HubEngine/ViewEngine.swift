@@ -20,8 +20,10 @@ public final class ViewEngine: Sendable {
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
-            maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024
+            maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024,
+            chainObserver: (@Sendable (ChainReport) -> Void)? = nil
         ) {
+            self.chainObserver = chainObserver
             self.operationDeadline = operationDeadline
             self.componentDefaults = componentDefaults
             self.maxSessions = maxSessions

@@ -1,4 +1,80 @@
+import ArgumentParser
+import Foundation
+import HubDemo
+import HubEngine
+import HubModel
 import HubServer
 
-// The `serve`, `validate` and `render` commands arrive with the server issue.
-print("hub-server: the server is not built yet; see README.md")
+/// `hub-server`: serve a config, validate one, or render a view without HTTP.
+@main
+struct HubServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hub-server",
+        abstract: "A server runtime for server-driven UI (HubFramework view models over HTTP).",
+        version: HubServerVersion.current,
+        subcommands: [Serve.self, Validate.self, Render.self],
+        defaultSubcommand: Serve.self)
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the HTTP API for a config directory (default: $HUB_CONFIG or ./Config).")
+
+    @Option(name: .shortAndLong, help: "The config directory.") var config: String?
+    @Option(help: "Override the listen port (also HUB_PORT).") var port: Int?
+    @Option(help: "Override the listen address (also HUB_HOST).") var host: String?
+
+    func run() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        if let port { environment["HUB_PORT"] = String(port) }
+        if let host { environment["HUB_HOST"] = host }
+        let application: HubApplication
+        do {
+            application = try HubApplication.load(
+                directory: config, extensions: DemoExtensions.make(), environment: environment)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+        try await application.run()
+    }
+}
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a config directory; print every problem with its file and JSON path.")
+
+    @Argument(help: "The config directory (default: $HUB_CONFIG or ./Config).") var directory: String?
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let path = directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
+        do {
+            let loaded = try ConfigLoader(environment: environment).load(directory: path)
+            for warning in loaded.warnings { print("warning: \(warning)") }
+            print("OK: \(path): \(loaded.features.count) feature(s), \(loaded.schemas.count) schema(s), "
+                + "\(loaded.toggles.count) toggle(s), \(loaded.actions.count) action namespace(s)")
+        } catch {
+            for issue in error.issues { print("\(issue.severity.rawValue): \(issue)") }
+            let errors = error.issues.filter { $0.severity == .error }.count
+            print("FAILED: \(path): \(errors) error(s)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+struct Render: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a view's chain and print its JSON, without HTTP.")
+
+    @Argument(help: "The view URI, e.g. hub:home.") var uri: String
+    @Option(name: .shortAndLong, help: "The config directory.") var config: String?
+
+    func run() async throws {
+        let application = try HubApplication.load(directory: config, extensions: DemoExtensions.make())
+        let (_, state) = try await application.engine.openSession(for: ViewRequest(viewURI: uri))
+        if let failure = state.failure {
+            FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
+            throw ExitCode.failure
+        }
+        print(state.viewModel?.jsonString ?? "{}")
+    }
+}

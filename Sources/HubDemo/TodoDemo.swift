@@ -1,0 +1,129 @@
+import HubEngine
+import HubModel
+import HubServer
+import HubSync
+
+/// The demo's todo list, written in Swift (HubFramework's action guide, "delete a song"):
+/// `todo:add` and `todo:delete` change the session's list, and the `todoList` operation,
+/// which observes those actions, is rescheduled and renders the list again.
+public final class TodoStore: Sendable {
+    private struct State {
+        var lists: [String: [TodoItem]] = [:]
+        var order: [String] = []
+        var nextID = 1
+    }
+
+    public struct TodoItem: Sendable, Equatable {
+        public let id: String
+        public let title: String
+    }
+
+    private let state = Locked(State())
+    /// Lists kept at most (oldest sessions' lists dropped first).
+    public let capacity: Int
+
+    public init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    static let starter = ["Buy milk", "Write the HubServer talk", "Water the plants"]
+
+    /// The session's items (a starter list for a new session).
+    public func items(for session: String) -> [TodoItem] {
+        state.withLock { state in
+            if let list = state.lists[session] { return list }
+            let list = Self.starter.enumerated().map { TodoItem(id: "todo-\($0.offset + 1)", title: $0.element) }
+            Self.store(list, for: session, in: &state, capacity: capacity)
+            state.nextID = max(state.nextID, list.count + 1)
+            return list
+        }
+    }
+
+    func add(_ title: String, for session: String) {
+        _ = items(for: session)
+        state.withLock { state in
+            let item = TodoItem(id: "todo-\(state.nextID)", title: title)
+            state.nextID += 1
+            state.lists[session, default: []].append(item)
+        }
+    }
+
+    func delete(_ id: String, for session: String) -> Bool {
+        _ = items(for: session)
+        return state.withLock { state in
+            guard let index = state.lists[session]?.firstIndex(where: { $0.id == id }) else { return false }
+            state.lists[session]!.remove(at: index)
+            return true
+        }
+    }
+
+    private static func store(_ list: [TodoItem], for session: String, in state: inout State, capacity: Int) {
+        if state.lists.count >= capacity, let oldest = state.order.first {
+            state.order.removeFirst()
+            state.lists[oldest] = nil
+        }
+        state.lists[session] = list
+        state.order.append(session)
+    }
+
+    /// The `todoList` operation for a session.
+    public func makeOperation() -> any ContentOperation {
+        TodoListOperation(store: self)
+    }
+
+    /// The `todo` action namespace: `add` (custom `{"title": ...}`) and `delete` (the selected
+    /// component, or custom `{"id": ...}`).
+    public var actionFactory: any ActionFactory {
+        ClosureActionFactory([
+            "add": { [self] context in
+                guard let title = context.customData?["title"]?.stringValue, !title.isEmpty else { return .notPerformed }
+                add(String(title.prefix(200)), for: context.sessionID)
+                return .performed
+            },
+            "delete": { [self] context in
+                let id = context.customData?["id"]?.stringValue ?? context.componentModel?.identifier
+                guard let id else { return .notPerformed }
+                return delete(id, for: context.sessionID) ? .performed : .notPerformed
+            },
+        ])
+    }
+}
+
+/// Renders the session's todo list; rescheduled after every `todo:*` action.
+struct TodoListOperation: ActionObservingContentOperation {
+    let store: TodoStore
+
+    var name: String { "todoList" }
+    var completesSynchronously: Bool { true }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        let items = store.items(for: context.sessionID)
+        for item in items {
+            builder.body.update(item.id) { component in
+                component.componentIdentifier = ComponentIdentifier(namespace: "default", name: "row")
+                component.componentCategory = "row"
+                component.title = item.title
+                component.withTarget { $0.addAction(ComponentIdentifier(namespace: "todo", name: "delete")) }
+            }
+        }
+        if items.isEmpty {
+            builder.body.update("todo-empty") { $0.title = "Nothing to do" }
+        }
+        builder.setCustomDataValue(.int(items.count), forKey: "todoCount")
+    }
+
+    func actionPerformed(_ action: ObservedAction) -> Bool {
+        action.context.actionIdentifier.namespace == "todo"
+    }
+}
+
+/// The Swift extensions the stock `hub-server` binary registers so the demo `Config/` works
+/// offline: the `todoList` operation and the `todo` action namespace.
+public enum DemoExtensions {
+    public static func make(store: TodoStore = TodoStore()) -> SwiftExtensions {
+        var extensions = SwiftExtensions()
+        extensions.registerOperation("todoList") { _ in store.makeOperation() }
+        extensions.registerActionFactory("todo", store.actionFactory)
+        return extensions
+    }
+}

@@ -1,0 +1,22 @@
+import HubHTTP
+
+/// The HTTP API v1 (DESIGN.md).
+enum Routes {
+    static func makeRouter(state: ServerState) -> Router {
+        let views = ViewEndpoints(state: state)
+        let action = ActionEndpoint(state: state, views: views)
+        let operational = OperationalEndpoints(state: state)
+        var router = Router()
+        router.add(.get, "/view", views.getView)
+        router.add(.delete, "/view", views.deleteView)
+        router.add(.get, "/view/initial", views.getInitialView)
+        router.add(.post, "/view/next-page", views.nextPage)
+        router.add(.get, "/view/events", views.events)
+        router.add(.post, "/action", action.perform)
+        router.add(.get, "/health", operational.health)
+        router.add(.get, "/ready", operational.ready)
+        router.add(.get, "/metrics", operational.metrics)
+        router.add(.get, "/features", operational.features)
+        return router
+    }
+}

@@ -1,0 +1,136 @@
+import HubModel
+
+/// Typed reads from one config file's JSON, recording an issue for every wrong or unknown
+/// field instead of stopping at the first.
+final class ConfigReader {
+    let file: String
+    private(set) var issues: [ConfigIssue] = []
+
+    init(file: String) {
+        self.file = file
+    }
+
+    func error(_ path: String, _ message: String) {
+        issues.append(ConfigIssue(file: file, path: path, message: message))
+    }
+
+    func warning(_ path: String, _ message: String) {
+        issues.append(ConfigIssue(file: file, path: path, message: message, severity: .warning))
+    }
+
+    var hasErrors: Bool { issues.contains { $0.severity == .error } }
+
+    /// Warns about keys outside `known` (typos would otherwise be silently ignored).
+    func checkKeys(_ object: JSONObject, at path: String, known: Set<String>) {
+        for key in object.orderedKeys where !known.contains(key) {
+            warning(Self.join(path, key), "unknown key, ignored (known: \(known.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func object(_ value: JSONValue?, at path: String) -> JSONObject? {
+        guard let value else { return nil }
+        guard let object = value.objectValue else {
+            error(path, "must be an object")
+            return nil
+        }
+        return object
+    }
+
+    func string(_ object: JSONObject, _ key: String, at path: String, required: Bool = false, nonEmpty: Bool = true) -> String? {
+        let fieldPath = Self.join(path, key)
+        guard let value = object[key] else {
+            if required { error(fieldPath, "is required") }
+            return nil
+        }
+        guard let string = value.stringValue else {
+            error(fieldPath, "must be a string")
+            return nil
+        }
+        if nonEmpty && string.isEmpty {
+            error(fieldPath, "must not be empty")
+            return nil
+        }
+        return string
+    }
+
+    func int(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Int>? = nil) -> Int? {
+        let fieldPath = Self.join(path, key)
+        guard let value = object[key] else { return nil }
+        guard let integer = value.intValue else {
+            error(fieldPath, "must be an integer")
+            return nil
+        }
+        if let range, !range.contains(integer) {
+            error(fieldPath, "must be between \(range.lowerBound) and \(range.upperBound)")
+            return nil
+        }
+        return integer
+    }
+
+    /// A number of seconds or milliseconds (integer or decimal), positive.
+    func positiveNumber(_ object: JSONObject, _ key: String, at path: String) -> Double? {
+        let fieldPath = Self.join(path, key)
+        guard let value = object[key] else { return nil }
+        let number: Double
+        switch value {
+        case .int(let integer): number = Double(integer)
+        case .double(let double): number = double
+        default:
+            error(fieldPath, "must be a number")
+            return nil
+        }
+        guard number > 0 else {
+            error(fieldPath, "must be greater than 0")
+            return nil
+        }
+        return number
+    }
+
+    func bool(_ object: JSONObject, _ key: String, at path: String) -> Bool? {
+        guard let value = object[key] else { return nil }
+        guard let flag = value.boolValue else {
+            error(Self.join(path, key), "must be true or false")
+            return nil
+        }
+        return flag
+    }
+
+    func stringList(_ object: JSONObject, _ key: String, at path: String) -> [String]? {
+        let fieldPath = Self.join(path, key)
+        guard let value = object[key] else { return nil }
+        if let single = value.stringValue { return [single] }
+        guard let elements = value.arrayValue else {
+            error(fieldPath, "must be a string or a list of strings")
+            return nil
+        }
+        var strings: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard let string = element.stringValue else {
+                error("\(fieldPath)[\(index)]", "must be a string")
+                continue
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    /// A list of `namespace:name` identifiers.
+    func actionIdentifiers(_ object: JSONObject, _ key: String, at path: String) -> [ComponentIdentifier]? {
+        guard let strings = stringList(object, key, at: path) else { return nil }
+        var identifiers: [ComponentIdentifier] = []
+        for (index, string) in strings.enumerated() {
+            guard let identifier = ComponentIdentifier(string: string), !identifier.namespace.isEmpty, !identifier.name.isEmpty
+            else {
+                error("\(Self.join(path, key))[\(index)]", "'\(string)' is not a namespace:name action identifier")
+                continue
+            }
+            identifiers.append(identifier)
+        }
+        return identifiers
+    }
+
+    static func join(_ path: String, _ key: String) -> String {
+        let isPlain = key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        return isPlain ? "\(path).\(key)" : "\(path)[\"\(key)\"]"
+    }
+}

@@ -1,0 +1,18 @@
+import HubModel
+
+/// Everything `Config/` declares, validated and ready to build a server from.
+public struct LoadedConfiguration: Sendable {
+    /// The directory it was read from.
+    public let directory: String
+    public var settings: ServerSettings
+    /// Features in precedence order (`order`, then file name).
+    public let features: [FeatureDefinition]
+    /// Custom schemas by identifier.
+    public let schemas: [String: JSONSchema]
+    /// Toggles by name.
+    public let toggles: [String: ToggleDefinition]
+    /// Action namespaces in file order.
+    public let actions: [(namespace: String, definition: ActionDefinition)]
+    /// Warnings found while loading (unknown keys and the like).
+    public let warnings: [ConfigIssue]
+}

@@ -1,0 +1,157 @@
+import HubModel
+
+/// `Config/server.json`: every key optional, defaults as DESIGN.md "Config format v1".
+public struct ServerSettings: Sendable, Equatable {
+    public struct Limits: Sendable, Equatable {
+        public var requestLineBytes = 8192
+        public var headerBytes = 32768
+        public var headerCount = 100
+        public var bodyBytes = 1_048_576
+        public var jsonDepth = 64
+        public var connections = 10_000
+    }
+
+    public struct Timeouts: Sendable, Equatable {
+        public var headerSeconds: Double = 10
+        public var bodySeconds: Double = 30
+        public var idleSeconds: Double = 60
+        public var operationSeconds: Double = 2
+        public var drainSeconds: Double = 20
+    }
+
+    public struct Sessions: Sendable, Equatable {
+        public var max = 100_000
+        public var idleSeconds: Double = 1800
+    }
+
+    public struct Upstream: Sendable, Equatable {
+        public var timeoutMs = 2000
+        public var connectTimeoutMs = 500
+        public var maxConnectionsPerHost = 32
+        public var maxResponseBytes = 8_388_608
+        public var cacheEntries = 10_000
+    }
+
+    public struct Gzip: Sendable, Equatable {
+        public var minBytes = 1024
+        public var level = 6
+    }
+
+    public enum LogLevel: String, Sendable, CaseIterable, Comparable {
+        case debug, info, warning, error
+
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case json, text
+    }
+
+    public var host = "0.0.0.0"
+    public var port = 8080
+    public var limits = Limits()
+    public var timeouts = Timeouts()
+    public var sessions = Sessions()
+    public var upstream = Upstream()
+    public var gzip = Gzip()
+    public var components = ComponentDefaults.standard
+    public var logLevel = LogLevel.info
+    public var logFormat = LogFormat.json
+    /// Whether `Hub-Toggle` may force toggle values.
+    public var allowToggleOverride = true
+
+    public init() {}
+
+    /// Reads `server.json`; unknown keys are warnings, wrong types and ranges errors.
+    init(json: JSONValue?, reader: ConfigReader) {
+        guard let json else { return }
+        guard let root = reader.object(json, at: "$") else { return }
+        reader.checkKeys(
+            root, at: "$",
+            known: ["host", "port", "limits", "timeouts", "sessions", "upstream", "gzip", "components", "log", "allowToggleOverride"])
+        if let host = reader.string(root, "host", at: "$") { self.host = host }
+        if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
+        if let flag = reader.bool(root, "allowToggleOverride", at: "$") { allowToggleOverride = flag }
+
+        if let limits = reader.object(root["limits"], at: "$.limits") {
+            let path = "$.limits"
+            reader.checkKeys(limits, at: path, known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections"])
+            let positive = 1...Int.max
+            if let value = reader.int(limits, "requestLineBytes", at: path, range: 64...1_048_576) { self.limits.requestLineBytes = value }
+            if let value = reader.int(limits, "headerBytes", at: path, range: 256...16_777_216) { self.limits.headerBytes = value }
+            if let value = reader.int(limits, "headerCount", at: path, range: 1...10_000) { self.limits.headerCount = value }
+            if let value = reader.int(limits, "bodyBytes", at: path, range: positive) { self.limits.bodyBytes = value }
+            if let value = reader.int(limits, "jsonDepth", at: path, range: 1...1024) { self.limits.jsonDepth = value }
+            if let value = reader.int(limits, "connections", at: path, range: 1...1_000_000) { self.limits.connections = value }
+        }
+        if let timeouts = reader.object(root["timeouts"], at: "$.timeouts") {
+            let path = "$.timeouts"
+            reader.checkKeys(timeouts, at: path, known: ["headerSeconds", "bodySeconds", "idleSeconds", "operationSeconds", "drainSeconds"])
+            if let value = reader.positiveNumber(timeouts, "headerSeconds", at: path) { self.timeouts.headerSeconds = value }
+            if let value = reader.positiveNumber(timeouts, "bodySeconds", at: path) { self.timeouts.bodySeconds = value }
+            if let value = reader.positiveNumber(timeouts, "idleSeconds", at: path) { self.timeouts.idleSeconds = value }
+            if let value = reader.positiveNumber(timeouts, "operationSeconds", at: path) { self.timeouts.operationSeconds = value }
+            if let value = reader.positiveNumber(timeouts, "drainSeconds", at: path) { self.timeouts.drainSeconds = value }
+        }
+        if let sessions = reader.object(root["sessions"], at: "$.sessions") {
+            let path = "$.sessions"
+            reader.checkKeys(sessions, at: path, known: ["max", "idleSeconds"])
+            if let value = reader.int(sessions, "max", at: path, range: 1...100_000_000) { self.sessions.max = value }
+            if let value = reader.positiveNumber(sessions, "idleSeconds", at: path) { self.sessions.idleSeconds = value }
+        }
+        if let upstream = reader.object(root["upstream"], at: "$.upstream") {
+            let path = "$.upstream"
+            reader.checkKeys(upstream, at: path, known: ["timeoutMs", "connectTimeoutMs", "maxConnectionsPerHost", "maxResponseBytes", "cacheEntries"])
+            if let value = reader.int(upstream, "timeoutMs", at: path, range: 1...3_600_000) { self.upstream.timeoutMs = value }
+            if let value = reader.int(upstream, "connectTimeoutMs", at: path, range: 1...3_600_000) { self.upstream.connectTimeoutMs = value }
+            if let value = reader.int(upstream, "maxConnectionsPerHost", at: path, range: 1...10_000) { self.upstream.maxConnectionsPerHost = value }
+            if let value = reader.int(upstream, "maxResponseBytes", at: path, range: 1...Int.max) { self.upstream.maxResponseBytes = value }
+            if let value = reader.int(upstream, "cacheEntries", at: path, range: 0...10_000_000) { self.upstream.cacheEntries = value }
+        }
+        if let gzip = reader.object(root["gzip"], at: "$.gzip") {
+            let path = "$.gzip"
+            reader.checkKeys(gzip, at: path, known: ["minBytes", "level"])
+            if let value = reader.int(gzip, "minBytes", at: path, range: 0...Int.max) { self.gzip.minBytes = value }
+            if let value = reader.int(gzip, "level", at: path, range: 0...9) { self.gzip.level = value }
+        }
+        if let components = reader.object(root["components"], at: "$.components") {
+            let path = "$.components"
+            reader.checkKeys(components, at: path, known: ["defaultNamespace", "defaultName", "defaultCategory"])
+            if let value = reader.string(components, "defaultNamespace", at: path) { self.components.namespace = value }
+            if let value = reader.string(components, "defaultName", at: path) { self.components.name = value }
+            if let value = reader.string(components, "defaultCategory", at: path) { self.components.category = value }
+        }
+        if let log = reader.object(root["log"], at: "$.log") {
+            let path = "$.log"
+            reader.checkKeys(log, at: path, known: ["level", "format"])
+            if let value = reader.string(log, "level", at: path) {
+                if let level = LogLevel(rawValue: value) { logLevel = level } else {
+                    reader.error("\(path).level", "must be one of debug, info, warning, error")
+                }
+            }
+            if let value = reader.string(log, "format", at: path) {
+                if let format = LogFormat(rawValue: value) { logFormat = format } else {
+                    reader.error("\(path).format", "must be json or text")
+                }
+            }
+        }
+    }
+
+    /// Applies `HUB_HOST`, `HUB_PORT` and `HUB_LOG_LEVEL` (`HUB_CONFIG` picks the directory and
+    /// is read by the loader). Invalid values are issues naming the variable.
+    mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
+        if let host = environment["HUB_HOST"], !host.isEmpty { self.host = host }
+        if let portText = environment["HUB_PORT"], !portText.isEmpty {
+            if let port = Int(portText), (0...65535).contains(port) { self.port = port } else {
+                reader.error("HUB_PORT", "must be a port number between 0 and 65535, got '\(portText)'")
+            }
+        }
+        if let levelText = environment["HUB_LOG_LEVEL"], !levelText.isEmpty {
+            if let level = LogLevel(rawValue: levelText.lowercased()) { logLevel = level } else {
+                reader.error("HUB_LOG_LEVEL", "must be one of debug, info, warning, error, got '\(levelText)'")
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import HubMetrics
+import HubEngine
+import HubHTTP
+import HubModel
+
+/// `POST /action {"session"?, "uri"?, "action"?, "component"?, "custom"?}`.
+struct ActionEndpoint {
+    let state: ServerState
+    let views: ViewEndpoints
+
+    func perform(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
+        for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
+        }
+        let sessionID = try JSONBody.string(body, "session")
+        let uri = try JSONBody.string(body, "uri")
+        let actionText = try JSONBody.string(body, "action")
+        let component = try JSONBody.string(body, "component")
+        var custom: JSONObject?
+        if let value = body["custom"] {
+            guard let object = value.objectValue else {
+                throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'custom' must be an object")
+            }
+            custom = object
+        }
+        guard sessionID != nil || uri != nil else {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "give 'session' or 'uri' (or both)")
+        }
+        guard actionText != nil || component != nil else {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "give 'action' or 'component' (or both)")
+        }
+        var action: ComponentIdentifier?
+        if let actionText {
+            guard let identifier = ComponentIdentifier(string: actionText), !identifier.namespace.isEmpty, !identifier.name.isEmpty
+            else {
+                throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'action' must be namespace:name")
+            }
+            action = identifier
+        }
+
+        // The session, or a new one for `uri` when the client lost its server (restart, replica).
+        var session = sessionID.flatMap { state.engine.session($0) }
+        if session == nil {
+            guard let uri else {
+                throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID ?? "")'; give 'uri' to recover")
+            }
+            let opened = try await views.openSession(viewURI: try QueryParameters.viewURI(uri), request: request)
+            // A failed first load answers like GET /view would (502/504/500).
+            _ = try views.responder.viewModel(of: opened.state, sessionID: opened.session.id)
+            session = opened.session
+        }
+        guard let session else { throw HTTPError.internalError }
+
+        let outcome: ActionOutcome
+        do {
+            outcome = try await session.perform(
+                ActionInvocation(action: action, componentIdentifier: component, customData: custom),
+                request: RequestBridge.viewRequest(viewURI: session.viewURI, from: request))
+        } catch {
+            state.metrics.actions.labels(action?.namespace ?? "selection", "failed").increment()
+            throw ProblemMapping.actionError(error)
+        }
+        state.metrics.actions.labels(action?.namespace ?? "selection", outcome.performed ? "performed" : "not_performed")
+            .increment()
+
+        let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.id)
+        let clientModel = views.responder.clientViewModel(viewModel, for: request)
+        let rendered = views.responder.rendered(clientModel, original: viewModel)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(rendered.bytes.count + 32)
+        bytes.append(contentsOf: outcome.performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))
+        bytes.append(contentsOf: rendered.bytes)
+        bytes.append(UInt8(ascii: "}"))
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        headers.add(name: "Hub-Session", value: session.id)
+        headers.add(name: "Hub-Version", value: String(outcome.state.version))
+        headers.add(name: "ETag", value: rendered.etag)
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
+    }
+}

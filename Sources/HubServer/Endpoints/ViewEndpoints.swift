@@ -1,0 +1,129 @@
+import HubMetrics
+import HubEngine
+import HubHTTP
+import HubModel
+
+/// `GET /view`, `GET /view/initial`, `POST /view/next-page`, `DELETE /view`, `GET /view/events`.
+struct ViewEndpoints {
+    let state: ServerState
+    var responder: ViewResponder { ViewResponder(state: state) }
+
+    /// `GET /view?uri=U` opens a session; `GET /view?session=S` loads it (reload policy decides).
+    /// A `session` that is unknown or expired falls back to `uri` when both are given.
+    func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let uri = try QueryParameters.single("uri", in: request)
+        if let sessionID = try QueryParameters.single("session", in: request) {
+            if let session = state.engine.session(sessionID) {
+                let viewState = await session.load(RequestBridge.viewRequest(viewURI: session.viewURI, from: request))
+                return try responder.response(for: viewState, sessionID: session.id, request: request)
+            }
+            guard uri != nil else {
+                throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'; it may have expired")
+            }
+        }
+        let viewURI = try QueryParameters.viewURI(uri)
+        let opened = try await openSession(viewURI: viewURI, request: request)
+        return try responder.response(for: opened.state, sessionID: opened.session.id, request: request)
+    }
+
+    func openSession(viewURI: String, request: HTTPRequest) async throws -> (session: ViewSession, state: ViewState) {
+        do {
+            return try await state.engine.openSession(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))
+        } catch {
+            throw ProblemMapping.engineError(error)
+        }
+    }
+
+    /// `GET /view/initial?uri=U`: the initial content only.
+    func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
+        let viewModel: ViewModel
+        do {
+            viewModel = try state.engine.initialViewModel(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))
+        } catch {
+            throw ProblemMapping.engineError(error)
+        }
+        let clientModel = responder.clientViewModel(viewModel, for: request)
+        let bytes = clientModel.jsonBytes()
+        return responder.finish(
+            bytes: bytes, rendered: nil, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
+            request: request)
+    }
+
+    /// `POST /view/next-page {"session": S}`: the full view with the next page appended.
+    func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
+        guard let sessionID = try JSONBody.string(body, "session") else {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'session' is required")
+        }
+        guard let session = state.engine.session(sessionID) else {
+            throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'; it may have expired")
+        }
+        let viewState = await session.loadNextPage()
+        return try responder.response(for: viewState, sessionID: session.id, request: request)
+    }
+
+    /// `DELETE /view?session=S`: 204, or 404 when unknown.
+    func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard let sessionID = try QueryParameters.single("session", in: request), !sessionID.isEmpty else {
+            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to end: ?session=S")
+        }
+        guard state.engine.endSession(sessionID) else {
+            throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'")
+        }
+        return HTTPResponse(status: .noContent)
+    }
+
+    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
+    func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard let sessionID = try QueryParameters.single("session", in: request), !sessionID.isEmpty else {
+            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
+        }
+        guard let session = state.engine.session(sessionID) else {
+            throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'")
+        }
+        let updates = await session.updates()
+        let responder = self.responder
+        let metrics = state.metrics
+        let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
+        let pump = Task {
+            metrics.sseStreams.increment()
+            defer { metrics.sseStreams.decrement() }
+            for await viewState in updates {
+                guard let viewModel = viewState.viewModel else { continue }
+                let clientModel = responder.clientViewModel(viewModel, for: request)
+                let rendered = responder.rendered(clientModel, original: viewModel)
+                continuation.yield(
+                    ServerSentEvent(
+                        event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: String(viewState.version)))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        var response = HTTPResponse.serverSentEvents(events)
+        response.headers.add(name: "Hub-Session", value: session.id)
+        return response
+    }
+}
+
+/// Query parameter rules of DESIGN.md: `uri` and `session` at most once, non-empty.
+enum QueryParameters {
+    static func single(_ name: String, in request: HTTPRequest) throws -> String? {
+        let values = request.queryValues(name)
+        guard values.count <= 1 else {
+            throw HTTPError(.badRequest, code: "duplicate_parameter", detail: "'\(name)' may be given only once")
+        }
+        return values.first
+    }
+
+    /// A view URI: present, non-empty, no control characters, at most 4096 bytes.
+    static func viewURI(_ uri: String?) throws -> String {
+        guard let uri else {
+            throw HTTPError(.badRequest, code: "missing_uri", detail: "give the view URI: ?uri=hub:home")
+        }
+        guard !uri.isEmpty, uri.utf8.count <= 4096, !uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw HTTPError(.badRequest, code: "invalid_uri", detail: "the view URI must be non-empty printable text up to 4096 bytes")
+        }
+        return uri
+    }
+}

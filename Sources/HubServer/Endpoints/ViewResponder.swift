@@ -1,0 +1,80 @@
+import HubEngine
+import HubHTTP
+import HubModel
+
+/// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model),
+/// `Hub-Session`, `ETag`, `Server-Timing`, gzip and 304, or a problem for a failed view.
+struct ViewResponder {
+    let state: ServerState
+
+    /// The view model a client should get: component fallback applied when it said what it renders.
+    func clientViewModel(_ viewModel: ViewModel, for request: HTTPRequest) -> ViewModel {
+        guard let header = request.headers["Hub-Components"] else { return viewModel }
+        return state.fallback.apply(to: viewModel, renderable: RequestBridge.components(header))
+    }
+
+    /// The rendered forms of a view model (cached when it is a shared instance).
+    func rendered(_ viewModel: ViewModel, original: ViewModel) -> RenderCache.Rendered {
+        if viewModel === original { return state.renderCache.rendered(viewModel) }
+        return RenderCache.Rendered(bytes: viewModel.jsonBytes(capacityHint: 32 * 1024), gzipLevel: state.settings.gzip.level)
+    }
+
+    /// The view model of `viewState`, or the problem for its failure.
+    func viewModel(of viewState: ViewState, sessionID: String?) throws -> ViewModel {
+        var headers: HTTPHeaders = [:]
+        if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
+        if let failure = viewState.failure {
+            let error = ProblemMapping.viewLoadError(failure)
+            throw HTTPError(error.status, code: error.code, detail: error.detail, headers: headers)
+        }
+        guard let viewModel = viewState.viewModel else {
+            throw HTTPError(.internalServerError, code: "no_view_model", detail: "the view has no content", headers: headers)
+        }
+        return viewModel
+    }
+
+    /// The full response for a view.
+    func response(for viewState: ViewState, sessionID: String?, request: HTTPRequest) throws -> HTTPResponse {
+        let original = try viewModel(of: viewState, sessionID: sessionID)
+        let rendered = rendered(clientViewModel(original, for: request), original: original)
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
+        if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
+        headers.add(name: "Hub-Version", value: String(viewState.version))
+        if !viewState.timings.isEmpty { headers.add(name: "Server-Timing", value: Self.serverTiming(viewState.timings)) }
+        return finish(bytes: rendered.bytes, rendered: rendered, headers: headers, request: request)
+    }
+
+    /// Adds ETag, answers 304 on a matching `If-None-Match`, and uses the cached gzip.
+    func finish(bytes: [UInt8], rendered: RenderCache.Rendered?, headers: HTTPHeaders, request: HTTPRequest) -> HTTPResponse {
+        var headers = headers
+        let etag = rendered?.etag ?? ETag.strong(for: bytes)
+        let gzipEligible = bytes.count >= state.settings.gzip.minBytes
+        if gzipEligible { headers.add(name: "Vary", value: "Accept-Encoding") }
+        if ETag.isNotModified(request, etag: etag) {
+            headers.add(name: "ETag", value: etag)
+            headers.remove(name: "Content-Type")
+            return HTTPResponse(status: .notModified, headers: headers, body: .bytes([]))
+        }
+        if gzipEligible, AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")) {
+            let compressed = rendered.map { $0.gzip } ?? Gzip.compress(bytes, level: state.settings.gzip.level)
+            if let compressed, compressed.count < bytes.count {
+                headers.add(name: "ETag", value: "W/" + etag)
+                headers.add(name: "Content-Encoding", value: "gzip")
+                return HTTPResponse(status: .ok, headers: headers, body: .bytes(compressed))
+            }
+        }
+        headers.add(name: "ETag", value: etag)
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
+    }
+
+    /// `op0;desc="static";dur=0.012, op1;desc="remote";dur=101.4`: one entry per operation, in ms.
+    static func serverTiming(_ timings: [OperationTiming]) -> String {
+        timings.enumerated().map { index, timing in
+            let (seconds, attoseconds) = timing.duration.components
+            let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            let rounded = (milliseconds * 1000).rounded() / 1000
+            let name = timing.name.filter { $0 != "\"" && $0 != "\\" }
+            return "op\(index);desc=\"\(name)\(timing.memoized ? " (memo)" : "")\(timing.failed ? " (failed)" : "")\";dur=\(rounded)"
+        }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,58 @@
+import HubEngine
+import HubModel
+
+/// Adds what every configured operation may carry: `initial` content and `rescheduleOn`
+/// actions. Everything else is forwarded to the wrapped operation.
+struct ConfiguredOperation: ContentOperationWithInitialContent, ActionObservingContentOperation {
+    let inner: any ContentOperation
+    let initial: JSONValue?
+    let rescheduleOn: Set<ComponentIdentifier>
+
+    var name: String { inner.name }
+    var completesSynchronously: Bool { inner.completesSynchronously }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        try await inner.perform(builder: &builder, context: context)
+    }
+
+    func memoizationKey(context: ContentContext) -> String? { inner.memoizationKey(context: context) }
+    func prepare(context: ContentContext) { inner.prepare(context: context) }
+
+    func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext) {
+        if let initial { try? builder.add(json: initial) }
+        (inner as? any ContentOperationWithInitialContent)?.addInitialContent(to: &builder, context: context)
+    }
+
+    /// Rescheduled after any action named in `rescheduleOn`, performed or vetoed (S128), or
+    /// when the wrapped operation asks.
+    func actionPerformed(_ action: ObservedAction) -> Bool {
+        let wrapped = (inner as? any ActionObservingContentOperation)?.actionPerformed(action) ?? false
+        return rescheduleOn.contains(action.context.actionIdentifier) || wrapped
+    }
+}
+
+/// ``ConfiguredOperation`` for a paginated operation (`paginated: true`).
+struct PaginatedConfiguredOperation: ContentOperationWithInitialContent, ActionObservingContentOperation,
+    ContentOperationWithPaginatedContent
+{
+    let base: ConfiguredOperation
+    let paginated: any ContentOperationWithPaginatedContent
+
+    var name: String { base.name }
+    var completesSynchronously: Bool { base.completesSynchronously }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        try await base.perform(builder: &builder, context: context)
+    }
+
+    func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        try await paginated.appendContent(forPage: pageIndex, builder: &builder, context: context)
+    }
+
+    func memoizationKey(context: ContentContext) -> String? { base.memoizationKey(context: context) }
+    func prepare(context: ContentContext) { base.prepare(context: context) }
+    func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext) {
+        base.addInitialContent(to: &builder, context: context)
+    }
+    func actionPerformed(_ action: ObservedAction) -> Bool { base.actionPerformed(action) }
+}

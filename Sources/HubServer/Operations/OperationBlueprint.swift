@@ -1,0 +1,142 @@
+import HubEngine
+import HubModel
+import HubUpstream
+
+/// A configured operation prepared at start-up: stateless kinds are built once and shared by
+/// every session; remote and swift operations are made per session; variants pick a branch
+/// per request.
+indirect enum OperationBlueprint: Sendable {
+    case shared(any ContentOperation)
+    case perSession(wrap: Wrapping, make: @Sendable (ViewRequest, FeatureInfo) -> any ContentOperation)
+    case variant(toggle: ToggleDefinition, variants: [String: [OperationBlueprint]])
+
+    /// What every configured operation may add around its kind.
+    struct Wrapping: Sendable {
+        let initial: JSONValue?
+        let rescheduleOn: Set<ComponentIdentifier>
+        let paginated: Bool
+
+        func wrap(_ operation: any ContentOperation) -> any ContentOperation {
+            let configured = ConfiguredOperation(inner: operation, initial: initial, rescheduleOn: rescheduleOn)
+            if paginated, let pages = operation as? any ContentOperationWithPaginatedContent {
+                return PaginatedConfiguredOperation(base: configured, paginated: pages)
+            }
+            return configured
+        }
+    }
+}
+
+/// Builds blueprints from definitions, once per feature at start-up.
+struct BlueprintBuilder {
+    let settings: ServerSettings
+    let schemas: [String: JSONSchema]
+    let toggles: [String: ToggleDefinition]
+    let swift: SwiftExtensions
+    let client: any UpstreamClient
+    let freshness: RemoteFreshness
+
+    func build(_ definitions: [OperationDefinition], feature: FeatureDefinition, path: String) -> [OperationBlueprint] {
+        definitions.enumerated().map { index, definition in
+            build(definition, feature: feature, path: "\(path)[\(index)]")
+        }
+    }
+
+    private func build(_ definition: OperationDefinition, feature: FeatureDefinition, path: String) -> OperationBlueprint {
+        // Custom schemas describe upstream JSON: only `remote` content is read with them.
+        // Content written in config (static, recover, patch, initial) is in the default schema.
+        let featureSchema = feature.schema.flatMap { schemas[$0] } ?? .default
+        let memoKey = "\(feature.identifier)\(path)"
+        let paginated: Bool
+        if case .remote(let remote) = definition.kind { paginated = remote.paginated } else { paginated = false }
+        let wrapping = OperationBlueprint.Wrapping(
+            initial: definition.initial, rescheduleOn: Set(definition.rescheduleOn),
+            paginated: paginated)
+        switch definition.kind {
+        case .staticContent(let document):
+            return .shared(
+                wrapping.wrap(
+                    StaticContentOperation(
+                        document: document, schema: .default, defaults: settings.components, memoKey: memoKey)))
+        case .recover(let document):
+            return .shared(wrapping.wrap(RecoverOperation(document: document, schema: .default, memoKey: memoKey)))
+        case .patch(let patch):
+            return .shared(wrapping.wrap(PatchOperation(definition: patch, memoKey: memoKey)))
+        case .remote(let remote):
+            let remoteSettings = RemoteOperation.Settings(
+                definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema, client: client,
+                freshness: freshness, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
+                jsonDepth: settings.limits.jsonDepth)
+            return .perSession(wrap: wrapping) { _, _ in RemoteOperation(settings: remoteSettings) }
+        case .swift(let name):
+            let defaults = settings.components
+            guard let make = swift.operations[name] else {
+                // The loader checks names when the app registered any; report at run time otherwise.
+                return .shared(wrapping.wrap(MissingSwiftOperation(operationName: name)))
+            }
+            return .perSession(wrap: wrapping) { request, feature in
+                make(SwiftOperationContext(request: request, feature: feature, componentDefaults: defaults))
+            }
+        case .variant(let toggleName, let variants):
+            guard let toggle = toggles[toggleName] else { return .shared(wrapping.wrap(PassThroughOperation())) }
+            var built: [String: [OperationBlueprint]] = [:]
+            for (value, operations) in variants {
+                built[value] = build(operations, feature: feature, path: "\(path).variants.\(value)")
+            }
+            return .variant(toggle: toggle, variants: built)
+        }
+    }
+}
+
+/// The operations of one configured feature for a new session.
+struct ConfiguredOperationFactory: ContentOperationFactory {
+    let blueprints: [OperationBlueprint]
+    let feature: FeatureInfo
+    let allowToggleOverride: Bool
+
+    func makeOperations(for request: ViewRequest) -> [any ContentOperation] {
+        var operations: [any ContentOperation] = []
+        append(blueprints, for: request, into: &operations)
+        if operations.isEmpty { operations.append(PassThroughOperation()) }
+        return operations
+    }
+
+    private func append(_ blueprints: [OperationBlueprint], for request: ViewRequest, into operations: inout [any ContentOperation]) {
+        for blueprint in blueprints {
+            switch blueprint {
+            case .shared(let operation):
+                operations.append(operation)
+            case .perSession(let wrapping, let make):
+                operations.append(wrapping.wrap(make(request, feature)))
+            case .variant(let toggle, let variants):
+                let value = toggle.value(for: request, allowOverride: allowToggleOverride)
+                append(variants[value] ?? [], for: request, into: &operations)
+            }
+        }
+    }
+}
+
+/// Stands in for an empty variant branch so a chain is never empty: changes nothing.
+struct PassThroughOperation: ContentOperation {
+    var name: String { "variant" }
+    var completesSynchronously: Bool { true }
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        if let error = context.previousError { throw error }
+    }
+    func memoizationKey(context: ContentContext) -> String? { "pass" }
+}
+
+/// A `swift` operation whose name the app did not register: fails with a clear error.
+struct MissingSwiftOperation: ContentOperation {
+    let operationName: String
+    var name: String { operationName }
+    var completesSynchronously: Bool { true }
+
+    struct NotRegistered: Error, CustomStringConvertible {
+        let name: String
+        var description: String { "no Swift operation is registered as '\(name)'" }
+    }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        throw NotRegistered(name: operationName)
+    }
+}

@@ -1,0 +1,56 @@
+import HubSync
+
+/// Which remote URLs currently have a fresh upstream response, and a fingerprint of it,
+/// shared by every session: a remote operation whose response is fresh is deterministic,
+/// so its chain can be memoized (DESIGN.md "Performance").
+final class RemoteFreshness: Sendable {
+    private struct Entry {
+        let freshUntil: ContinuousClock.Instant
+        let fingerprint: UInt64
+    }
+
+    private let entries = Locked<[String: Entry]>([:])
+    private let capacity: Int
+
+    init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    /// The fingerprint of `url`'s response while it is fresh.
+    func fingerprint(for url: String, now: ContinuousClock.Instant = .now) -> UInt64? {
+        entries.withLock { entries in
+            guard let entry = entries[url] else { return nil }
+            guard entry.freshUntil > now else {
+                entries[url] = nil
+                return nil
+            }
+            return entry.fingerprint
+        }
+    }
+
+    /// Records a response that stays fresh until `freshUntil`.
+    func record(url: String, body: [UInt8], freshUntil: ContinuousClock.Instant?) {
+        guard let freshUntil, freshUntil > .now else {
+            entries.withLock { _ = $0.removeValue(forKey: url) }
+            return
+        }
+        let fingerprint = Self.fnv1a(body)
+        entries.withLock { entries in
+            if entries.count >= capacity, entries[url] == nil {
+                let now = ContinuousClock.now
+                entries = entries.filter { $0.value.freshUntil > now }
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[url] = Entry(freshUntil: freshUntil, fingerprint: fingerprint)
+        }
+    }
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,110 @@
+import HubEngine
+import HubModel
+import HubUpstream
+import HubSync
+
+/// `remote`: fetches JSON from an upstream through libcurl and merges it into the builder
+/// (a view object, or a list of body components), with the operation's or the feature's
+/// schema. Paginated remote operations fetch again for each next page (`{page}` = 1, 2, ...).
+///
+/// One instance per session: `prepare` starts the main fetch as the chain starts, so
+/// independent upstreams overlap; `perform` waits for it and applies it in chain order.
+final class RemoteOperation: ContentOperationWithPaginatedContent {
+    struct Settings: Sendable {
+        let definition: RemoteOperationDefinition
+        let schema: JSONSchema
+        let client: any UpstreamClient
+        let freshness: RemoteFreshness
+        let defaultTimeout: Duration
+        let jsonDepth: Int
+    }
+
+    let settings: Settings
+    /// Fetches started by `prepare`, by URL.
+    private let prefetched = Locked<[String: Task<[UInt8], any Error>]>([:])
+
+    init(settings: Settings) {
+        self.settings = settings
+    }
+
+    var name: String { "remote" }
+
+    func url(for context: ContentContext, page: Int) -> String {
+        settings.definition.url.expand(
+            URLTemplate.Values(request: context.request, page: page, sessionID: context.sessionID))
+    }
+
+    func prepare(context: ContentContext) {
+        let url = url(for: context, page: 0)
+        let task = Task { try await self.fetch(url) }
+        let replaced = prefetched.withLock { $0.updateValue(task, forKey: url) }
+        replaced?.cancel()
+    }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        let url = url(for: context, page: 0)
+        let body: [UInt8]
+        if let task = prefetched.withLock({ $0.removeValue(forKey: url) }) {
+            body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        } else {
+            body = try await fetch(url)
+        }
+        try apply(body, to: &builder)
+    }
+
+    func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        guard settings.definition.paginated else { return }
+        try apply(try await fetch(url(for: context, page: pageIndex)), to: &builder)
+    }
+
+    /// Deterministic while the upstream response for this URL is fresh.
+    func memoizationKey(context: ContentContext) -> String? {
+        guard settings.definition.method == "GET" else { return nil }
+        let url = url(for: context, page: 0)
+        guard let fingerprint = settings.freshness.fingerprint(for: url) else { return nil }
+        return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
+    }
+
+    private func apply(_ body: [UInt8], to builder: inout ViewModelBuilder) throws {
+        let value: JSONValue
+        do {
+            value = try JSONParser(options: .init(maxDepth: settings.jsonDepth, duplicateKeys: .keepLast)).parse(body)
+        } catch {
+            throw UpstreamError.invalidJSON(detail: error.description)
+        }
+        guard value.objectValue != nil || value.arrayValue != nil else {
+            throw UpstreamError.invalidJSON(detail: "the body is neither a view object nor a list of components")
+        }
+        try builder.add(json: value, schema: settings.schema)
+    }
+
+    /// One fetch with bounded retries (idempotent GETs only) and exponential backoff.
+    private func fetch(_ url: String) async throws -> [UInt8] {
+        let definition = settings.definition
+        var request = UpstreamRequest(url: url)
+        request.method = definition.method
+        request.headers = definition.headers + [(name: "Accept", value: "application/json")]
+        request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
+        var attempt = 0
+        while true {
+            do {
+                let response = try await settings.client.sendExpectingSuccess(request)
+                settings.freshness.record(url: url, body: response.body, freshUntil: response.freshUntil)
+                return response.body
+            } catch let error as UpstreamError where attempt < definition.retries && definition.method == "GET"
+                && Self.isRetryable(error)
+            {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(50 << (attempt - 1)))
+            }
+        }
+    }
+
+    static func isRetryable(_ error: UpstreamError) -> Bool {
+        switch error.kind {
+        case .timeout, .connectFailed, .connectionReset: return true
+        case .httpStatus(let status): return status >= 500
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import HubEngine
+import HubModel
+
+/// `static`: content from config (inline `json` or a `file`), parsed once at start-up.
+///
+/// As the first operation (an empty builder) it hands out a prebuilt builder, so every
+/// session shares the same component storage until something changes it.
+struct StaticContentOperation: ContentOperation {
+    let name: String
+    /// The document, already rewritten into the default schema.
+    let document: JSONValue
+    let prebuilt: ViewModelBuilder
+    let memoKey: String
+
+    init(name: String = "static", document: JSONValue, schema: JSONSchema, defaults: ComponentDefaults, memoKey: String) {
+        self.name = name
+        self.document = schema.normalize(document)
+        var builder = ViewModelBuilder(defaults: defaults)
+        try? builder.add(json: self.document)
+        self.prebuilt = builder
+        self.memoKey = memoKey
+    }
+
+    var completesSynchronously: Bool { true }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        if builder.isEmpty && builder.identifier == nil && builder.title == nil && builder.customData == nil {
+            builder = prebuilt
+        } else {
+            try builder.add(json: document)
+        }
+    }
+
+    func memoizationKey(context: ContentContext) -> String? { memoKey }
+}
+
+/// `recover`: when the previous operation failed, applies its content and clears the error
+/// (S94); otherwise does nothing.
+struct RecoverOperation: ContentOperation {
+    let document: JSONValue
+    let memoKey: String
+
+    init(document: JSONValue, schema: JSONSchema, memoKey: String) {
+        self.document = schema.normalize(document)
+        self.memoKey = memoKey
+    }
+
+    var name: String { "recover" }
+    var completesSynchronously: Bool { true }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        guard context.previousError != nil else { return }
+        try builder.add(json: document)
+    }
+
+    func memoizationKey(context: ContentContext) -> String? { memoKey }
+}

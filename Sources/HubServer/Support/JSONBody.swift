@@ -1,0 +1,34 @@
+import HubHTTP
+import HubModel
+
+/// Request bodies: `Content-Type: application/json` (else 415), valid UTF-8 JSON within the
+/// depth limit with no duplicate keys (else 400), an object of the right shape (else 422).
+enum JSONBody {
+    static func object(from request: HTTPRequest, maxDepth: Int) throws -> JSONObject {
+        let contentType = request.headers["Content-Type"]?.split(separator: ";").first.map { String($0).trimmed.lowercased() }
+        guard contentType == "application/json" else {
+            throw HTTPError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                detail: "the body must be JSON with Content-Type: application/json")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser(options: .init(maxDepth: maxDepth, duplicateKeys: .reject)).parse(request.body)
+        } catch {
+            throw HTTPError(.badRequest, code: "invalid_json", detail: "the body is not valid JSON: \(error.description)")
+        }
+        guard let object = value.objectValue else {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "the body must be a JSON object")
+        }
+        return object
+    }
+
+    /// An optional string field; present with another type is 422.
+    static func string(_ object: JSONObject, _ key: String) throws -> String? {
+        guard let value = object[key] else { return nil }
+        guard let string = value.stringValue else {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'\(key)' must be a string")
+        }
+        return string
+    }
+}

@@ -1,0 +1,41 @@
+import HubEngine
+import HubHTTP
+import HubUpstream
+
+/// Maps engine and operation errors onto statuses and stable problem codes (DESIGN.md).
+enum ProblemMapping {
+    static func engineError(_ error: EngineError) -> HTTPError {
+        switch error.code {
+        case .featureNotFound, .sessionNotFound, .actionNotFound, .componentNotFound:
+            return HTTPError(.notFound, code: error.code.rawValue, detail: error.detail)
+        case .noOperations, .noViewModel:
+            return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
+        }
+    }
+
+    /// A failed view: 502 for upstream failures, 504 for timeouts, 500 otherwise; the detail
+    /// names the failing operation.
+    static func viewLoadError(_ failure: ViewLoadError) -> HTTPError {
+        let operation = "operation \(failure.operationIndex) (\(failure.operationName))"
+        return operationError(failure.underlying, operation: operation)
+    }
+
+    static func operationError(_ error: any Error, operation: String) -> HTTPError {
+        if let upstream = error as? UpstreamError {
+            if upstream.isTimeout {
+                return HTTPError(.gatewayTimeout, code: "upstream_timeout", detail: "\(operation): \(upstream.description)")
+            }
+            return HTTPError(.badGateway, code: "upstream_error", detail: "\(operation): \(upstream.description)")
+        }
+        if let timeout = error as? OperationTimeoutError {
+            return HTTPError(.gatewayTimeout, code: "operation_timeout", detail: "\(operation): \(timeout.description)")
+        }
+        return HTTPError(.internalServerError, code: "operation_failed", detail: "\(operation) failed")
+    }
+
+    /// An action that threw: upstream errors map like views, others are 500.
+    static func actionError(_ error: any Error) -> any Error {
+        if let engine = error as? EngineError { return engineError(engine) }
+        return operationError(error, operation: "action")
+    }
+}

@@ -1,0 +1,47 @@
+import HubMetrics
+
+/// Every metric the server exposes on `/metrics` (README "Metrics").
+final class ServerMetrics: Sendable {
+    let registry = MetricsRegistry()
+    let requests: MetricFamily<Counter>
+    let requestDuration: MetricFamily<Histogram>
+    let chainDuration: MetricFamily<Histogram>
+    let operationDuration: MetricFamily<Histogram>
+    let operationErrors: MetricFamily<Counter>
+    let actions: MetricFamily<Counter>
+    let upstreamRequests: MetricFamily<Counter>
+    let upstreamErrors: MetricFamily<Counter>
+    let upstreamCacheHits: MetricFamily<Counter>
+    let upstreamDuration: MetricFamily<Histogram>
+    let sseStreamsFamily: MetricFamily<Gauge>
+    var sseStreams: Gauge { sseStreamsFamily.labels() }
+
+    init() {
+        requests = registry.counter(
+            "hub_http_requests_total", help: "HTTP requests by route template, method and status.",
+            labels: ["route", "method", "status"])
+        requestDuration = registry.histogram(
+            "hub_http_request_duration_seconds", help: "Time to produce a response, by route template.", labels: ["route"])
+        chainDuration = registry.histogram(
+            "hub_chain_duration_seconds", help: "Content loading chain runs, by feature.", labels: ["feature"])
+        operationDuration = registry.histogram(
+            "hub_operation_duration_seconds", help: "Content operation runs, by feature and operation.",
+            labels: ["feature", "operation"])
+        operationErrors = registry.counter(
+            "hub_operation_errors_total", help: "Content operations that failed, by feature and operation.",
+            labels: ["feature", "operation"])
+        actions = registry.counter(
+            "hub_actions_total", help: "Actions by namespace and outcome (performed, not_performed, failed).",
+            labels: ["namespace", "outcome"])
+        upstreamRequests = registry.counter(
+            "hub_upstream_requests_total", help: "Upstream requests started.", labels: [])
+        upstreamErrors = registry.counter(
+            "hub_upstream_errors_total", help: "Upstream requests that failed, by kind.", labels: ["kind"])
+        upstreamCacheHits = registry.counter(
+            "hub_upstream_cache_hits_total", help: "Upstream responses served from the HTTP cache (fresh or revalidated).",
+            labels: ["kind"])
+        upstreamDuration = registry.histogram(
+            "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
+        sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
+    }
+}

@@ -1,0 +1,31 @@
+import HubEngine
+import HubHTTP
+import HubModel
+import Synchronization
+
+/// What every endpoint shares: the engine, settings, caches, metrics, logs and the
+/// readiness flag. Built once at start-up.
+final class ServerState: Sendable {
+    let engine: ViewEngine
+    let settings: ServerSettings
+    let renderCache: RenderCache
+    let fallback: ComponentFallback
+    let metrics: ServerMetrics
+    let logger: JSONLogger
+    let startedAt = ContinuousClock.now
+    private let draining = Atomic<Bool>(false)
+
+    init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger) {
+        self.engine = engine
+        self.settings = settings
+        self.renderCache = RenderCache(gzipLevel: settings.gzip.level)
+        self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// `true` once a drain has started (`/ready` answers 503).
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    func beginDraining() { draining.store(true, ordering: .relaxed) }
+}
