@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-tsan bench-model bench-engine fuzz-json clean
+.PHONY: deps build run test test-tsan bench-model bench-engine bench-upstream bench-http fuzz-json fuzz-http clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -40,9 +40,21 @@ bench-model: deps
 bench-engine: deps
 	$(SWIFT) run -c release HubEngineBenchmarks
 
+## HubUpstream: overlapping fetches, per-host connection cap, warm fetch overhead (release).
+bench-upstream: deps
+	$(SWIFT) run -c release HubUpstreamBenchmarks
+
+## HubHTTP against nginx with wrk (installs nginx and wrk if missing); see Benchmarks/HubHTTPBenchmarks.
+bench-http: deps
+	Benchmarks/HubHTTPBenchmarks/run.sh
+
 ## libFuzzer over the JSON parser; FUZZ_SECONDS (default 300). See DEVELOPERS.md.
 fuzz-json: deps
 	Fuzz/run.sh json $${FUZZ_SECONDS:-300}
+
+## libFuzzer over the HTTP request parser; FUZZ_SECONDS (default 600).
+fuzz-http: deps
+	Fuzz/run.sh http $${FUZZ_SECONDS:-600}
 
 clean:
 	rm -rf .build .build-*
