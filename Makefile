@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-tsan bench-model bench-engine bench-upstream bench-http fuzz-json fuzz-http clean
+.PHONY: deps build run test test-tsan bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -39,6 +39,10 @@ bench-model: deps
 ## HubEngine chain overhead and memory-per-session benchmark (release).
 bench-engine: deps
 	$(SWIFT) run -c release HubEngineBenchmarks
+
+## HubServer: three 100 ms remote operations per view, 1 000 views over one upstream host (release).
+bench-server: deps
+	$(SWIFT) run -c release HubServerBenchmarks
 
 ## HubUpstream: overlapping fetches, per-host connection cap, warm fetch overhead (release).
 bench-upstream: deps

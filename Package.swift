@@ -89,6 +89,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "HubServerBenchmarks",
+            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream"],
+            path: "Benchmarks/HubServerBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "HubUpstreamBenchmarks",
             dependencies: ["HubUpstream"],
             path: "Benchmarks/HubUpstreamBenchmarks",

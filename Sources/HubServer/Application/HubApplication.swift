@@ -109,6 +109,12 @@ public final class HubApplication: Sendable {
     /// Open client connections.
     public var openConnections: Int { http.openConnections }
 
+    /// The upstream client's running totals (requests, connections opened, cache hits).
+    public var upstreamStatistics: UpstreamStatistics { upstream.statistics }
+
+    /// The Prometheus text exposition of every metric (what `GET /metrics` answers).
+    public func metricsExposition() -> String { state.metrics.registry.exposition() }
+
     /// Drains: `/ready` turns 503, the listener closes, in-flight requests finish (with
     /// `Connection: close`), the rest are closed after `timeouts.drainSeconds`.
     public func shutdown() async {
