@@ -9,12 +9,13 @@ RUN apt-get update \
         libcurl4-openssl-dev zlib1g-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
-# Resolve dependencies in their own layer so source edits do not refetch them.
+# The manifest names targets under Sources/, Benchmarks/ and Examples/, so all three are
+# needed before SwiftPM will resolve or build.
 COPY Package.swift ./
-RUN swift package resolve
 COPY Sources ./Sources
 COPY Benchmarks ./Benchmarks
 COPY Examples ./Examples
+RUN swift package resolve
 RUN swift build -c release --product hub-server --static-swift-stdlib \
  && cp "$(swift build -c release --show-bin-path)/hub-server" /build/hub-server
 
