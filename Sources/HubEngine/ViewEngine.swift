@@ -62,8 +62,25 @@ public final class ViewEngine: Sendable {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
         let operations = try feature.makeOperations(for: request)
+        let id = SessionIdentifier.make()
+        // Fast path: a memoized, successful chain. The session starts loaded, sharing the
+        // memo's snapshots and view model; no task, no actor hop, nothing runs.
+        if initialViewModel == nil, let memo = environment.memo,
+            let key = ChainMemo.key(
+                feature: feature, operations: operations, request: request, connectivity: request.connectivity,
+                sessionID: id),
+            let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
+            let shared = memo.viewModel(for: key)
+        {
+            let session = ViewSession(
+                id: id, feature: feature, request: request, operations: operations, environment: environment,
+                memoized: entry, viewModel: shared, key: key)
+            sessions.insert(session)
+            environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
+            return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings))
+        }
         let session = ViewSession(
-            id: SessionIdentifier.make(), feature: feature, request: request, operations: operations,
+            id: id, feature: feature, request: request, operations: operations,
             environment: environment, injectedInitialViewModel: initialViewModel)
         sessions.insert(session)
         let state = await session.loadFirst()

@@ -13,6 +13,33 @@ final class ChainMemo: Sendable {
         let errors: [(any Error)?]
         let timings: [OperationTiming]
         var viewModel: ViewModel?
+
+        init(snapshots: [ViewModelBuilder?], errors: [(any Error)?], timings: [OperationTiming]) {
+            self.snapshots = snapshots
+            self.errors = errors
+            // What a session answered from the memo reports: no time spent, marked memoized.
+            self.timings = timings.map {
+                OperationTiming(name: $0.name, duration: .zero, failed: $0.failed, memoized: true)
+            }
+        }
+    }
+
+    /// The memo key of a full main run: every operation's key plus the inputs every operation
+    /// sees (feature, connectivity, the fallback title for the request's languages), or `nil`
+    /// when some operation is not memoizable.
+    static func key(
+        feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
+        sessionID: String
+    ) -> String? {
+        var key = feature.identifier + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
+        for index in operations.indices {
+            let context = ContentContext(
+                viewURI: request.viewURI, feature: feature.info, connectivity: connectivity, previousError: nil,
+                pageIndex: 0, request: request, sessionID: sessionID, operationIndex: index)
+            guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
+            key += "\u{1}" + operationKey
+        }
+        return key
     }
 
     private struct State {

@@ -12,9 +12,7 @@ extension ViewSession {
                 if let entry = memo.entry(for: key) {
                     snapshots = entry.snapshots
                     errors = entry.errors
-                    timings = entry.timings.map {
-                        OperationTiming(name: $0.name, duration: .zero, failed: $0.failed, memoized: true)
-                    }
+                    timings = entry.timings
                 } else {
                     await runOperations(from: 0)
                     // A deadline miss is the engine's verdict, not the operations' result: never share it.
@@ -153,13 +151,8 @@ extension ViewSession {
     /// `nil` when some operation is not memoizable.
     func memoKey() -> String? {
         guard environment.memo != nil else { return nil }
-        var key = feature.identifier + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
-        for index in operations.indices {
-            let context = makeContext(operationIndex: index, previousError: nil, page: 0)
-            guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
-            key += "\u{1}" + operationKey
-        }
-        return key
+        return ChainMemo.key(
+            feature: feature, operations: operations, request: request, connectivity: connectivity, sessionID: id)
     }
 
     func makeContext(

@@ -67,6 +67,28 @@ public actor ViewSession {
         self.timings = []
     }
 
+    /// A session whose first full run is a memo hit: it starts loaded, with the memo's
+    /// snapshots and shared view model, without running (or scheduling) anything.
+    init(
+        id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
+        environment: SessionEnvironment, memoized entry: ChainMemo.Entry, viewModel: ViewModel, key: String
+    ) {
+        self.id = id
+        self.feature = feature
+        self.viewURI = request.viewURI
+        self.request = request
+        self.connectivity = request.connectivity
+        self.operations = operations
+        self.environment = environment
+        self.snapshots = entry.snapshots
+        self.errors = entry.errors
+        self.timings = entry.timings
+        self.currentViewModel = viewModel
+        self.version = 1
+        self.loadedAt = .now
+        self.memoizedRunKey = key
+    }
+
     // MARK: - State
 
     /// The session's view as of now.
