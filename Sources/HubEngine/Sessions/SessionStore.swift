@@ -1,4 +1,5 @@
 import HubSync
+import Synchronization
 
 /// Live sessions by identifier, with a cap (least recently used evicted) and an idle TTL.
 ///
@@ -56,7 +57,7 @@ public final class SessionStore: Sendable {
             Self.compactIfNeeded(&state)
             return victims
         }
-        for victim in evicted { Task { await victim.close() } }
+        Self.close(evicted)
     }
 
     /// The session with this identifier, marking it used; `nil` when unknown or expired.
@@ -77,7 +78,7 @@ public final class SessionStore: Sendable {
             Self.compactIfNeeded(&state)
             return (entry.session, nil)
         }
-        if let expired { Task { await expired.close() } }
+        if let expired { Self.close([expired]) }
         return found
     }
 
@@ -104,7 +105,7 @@ public final class SessionStore: Sendable {
             state.statistics.active = state.entries.count
             return victims.values.map(\.session)
         }
-        for session in expired { Task { await session.close() } }
+        Self.close(expired)
         return expired.count
     }
 
@@ -113,6 +114,14 @@ public final class SessionStore: Sendable {
 
     /// Number of live sessions.
     public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Ends sessions that leave the store. Only sessions with subscribers need the actor (to
+    /// finish their streams); the rest free everything when their last reference goes.
+    private static func close(_ sessions: [ViewSession]) {
+        for session in sessions where session.subscriberGauge.load(ordering: .relaxed) > 0 {
+            Task { await session.close() }
+        }
+    }
 
     private static func popLeastRecentlyUsed(_ state: inout State) -> ViewSession? {
         while state.orderStart < state.order.count {

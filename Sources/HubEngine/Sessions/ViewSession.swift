@@ -1,3 +1,4 @@
+import Synchronization
 import HubModel
 
 /// One client's view: its content loading chain, snapshots, current view model and
@@ -13,6 +14,9 @@ public actor ViewSession {
     public nonisolated let feature: Feature
     /// The view URI the session was opened for.
     public nonisolated let viewURI: String
+    /// Live subscriber count, readable without the actor: the store closes an evicted or
+    /// expired session only when someone is listening (closing ends their streams).
+    nonisolated let subscriberGauge = Atomic<Int>(0)
 
     let operations: [any ContentOperation]
     let environment: SessionEnvironment
@@ -224,6 +228,7 @@ public actor ViewSession {
         let subscriberID = nextSubscriberID
         nextSubscriberID += 1
         subscribers[subscriberID] = continuation
+        subscriberGauge.add(1, ordering: .relaxed)
         if currentViewModel != nil { continuation.yield(state) }
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscriber(subscriberID) }
@@ -232,7 +237,7 @@ public actor ViewSession {
     }
 
     func removeSubscriber(_ subscriberID: Int) {
-        subscribers[subscriberID] = nil
+        if subscribers.removeValue(forKey: subscriberID) != nil { subscriberGauge.subtract(1, ordering: .relaxed) }
     }
 
     /// Number of live subscribers.
@@ -243,6 +248,7 @@ public actor ViewSession {
         isClosed = true
         let ended = subscribers.values
         subscribers.removeAll()
+        subscriberGauge.store(0, ordering: .relaxed)
         for subscriber in ended { subscriber.finish() }
         snapshots = Array(repeating: nil, count: operations.count)
         errors = Array(repeating: nil, count: operations.count)
