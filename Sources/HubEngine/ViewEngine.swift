@@ -74,7 +74,7 @@ public final class ViewEngine: Sendable {
         {
             let session = ViewSession(
                 id: id, feature: feature, request: request, operations: operations, environment: environment,
-                memoized: entry, viewModel: shared, key: key)
+                memoized: ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: key))
             sessions.insert(session)
             environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
             return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings))

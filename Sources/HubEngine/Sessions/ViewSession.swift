@@ -54,9 +54,18 @@ public actor ViewSession {
     var nextSubscriberID = 0
     var isClosed = false
 
+    /// A memo hit a session starts from: the memo's snapshots and its shared view model.
+    struct MemoizedStart {
+        let entry: ChainMemo.Entry
+        let viewModel: ViewModel
+        let key: String
+    }
+
+    /// A new session. With `memoized`, its first full run was a memo hit: it starts loaded,
+    /// sharing the memo's snapshots and view model, without running (or scheduling) anything.
     init(
         id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
-        environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil
+        environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil, memoized: MemoizedStart? = nil
     ) {
         self.cachedInitialViewModel = injectedInitialViewModel
         self.id = id
@@ -66,31 +75,15 @@ public actor ViewSession {
         self.connectivity = request.connectivity
         self.operations = operations
         self.environment = environment
-        self.snapshots = Array(repeating: nil, count: operations.count)
-        self.errors = Array(repeating: nil, count: operations.count)
-        self.timings = []
-    }
-
-    /// A session whose first full run is a memo hit: it starts loaded, with the memo's
-    /// snapshots and shared view model, without running (or scheduling) anything.
-    init(
-        id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
-        environment: SessionEnvironment, memoized entry: ChainMemo.Entry, viewModel: ViewModel, key: String
-    ) {
-        self.id = id
-        self.feature = feature
-        self.viewURI = request.viewURI
-        self.request = request
-        self.connectivity = request.connectivity
-        self.operations = operations
-        self.environment = environment
-        self.snapshots = entry.snapshots
-        self.errors = entry.errors
-        self.timings = entry.timings
-        self.currentViewModel = viewModel
-        self.version = 1
-        self.loadedAt = .now
-        self.memoizedRunKey = key
+        self.snapshots = memoized?.entry.snapshots ?? Array(repeating: nil, count: operations.count)
+        self.errors = memoized?.entry.errors ?? Array(repeating: nil, count: operations.count)
+        self.timings = memoized?.entry.timings ?? []
+        if let memoized {
+            self.currentViewModel = memoized.viewModel
+            self.version = 1
+            self.loadedAt = .now
+            self.memoizedRunKey = memoized.key
+        }
     }
 
     // MARK: - State
