@@ -56,7 +56,7 @@ public final class HubApplication: Sendable {
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
 
         let engine = try Self.makeEngine(
-            configuration: configuration, extensions: extensions, client: client, metrics: metrics)
+            configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger)
         self.engine = engine
         let state = ServerState(engine: engine, settings: settings, metrics: metrics, logger: logger)
         self.state = state
@@ -136,12 +136,13 @@ public final class HubApplication: Sendable {
     // MARK: - Building
 
     static func makeEngine(
-        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics,
+        logger: JSONLogger? = nil
     ) throws -> ViewEngine {
         let settings = configuration.settings
         let builder = BlueprintBuilder(
             settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
-            client: client, freshness: RemoteFreshness(capacity: max(1, settings.upstream.cacheEntries)))
+            client: client, freshness: RemoteFreshness(capacity: max(1, settings.upstream.cacheEntries)), logger: logger)
         let features = configuration.features.map { definition in
             let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
             let blueprints = builder.build(definition.operations, feature: definition, path: "operations")

@@ -34,6 +34,7 @@ struct BlueprintBuilder {
     let swift: SwiftExtensions
     let client: any UpstreamClient
     let freshness: RemoteFreshness
+    let logger: JSONLogger?
 
     func build(_ definitions: [OperationDefinition], feature: FeatureDefinition, path: String) -> [OperationBlueprint] {
         definitions.enumerated().map { index, definition in
@@ -65,7 +66,7 @@ struct BlueprintBuilder {
             let remoteSettings = RemoteOperation.Settings(
                 definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema, client: client,
                 freshness: freshness, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
-                jsonDepth: settings.limits.jsonDepth)
+                jsonDepth: settings.limits.jsonDepth, logger: logger)
             return .perSession(wrap: wrapping) { _, _ in RemoteOperation(settings: remoteSettings) }
         case .swift(let name):
             let defaults = settings.components

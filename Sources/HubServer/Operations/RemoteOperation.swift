@@ -17,6 +17,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         let freshness: RemoteFreshness
         let defaultTimeout: Duration
         let jsonDepth: Int
+        /// Failures are logged at warning level, or debug for `optional` operations.
+        let logger: JSONLogger?
     }
 
     let settings: Settings
@@ -43,18 +45,41 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
         let url = url(for: context, page: 0)
-        let body: [UInt8]
-        if let task = prefetched.withLock({ $0.removeValue(forKey: url) }) {
-            body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        } else {
-            body = try await fetch(url)
+        do {
+            let body: [UInt8]
+            if let task = prefetched.withLock({ $0.removeValue(forKey: url) }) {
+                body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            } else {
+                body = try await fetch(url)
+            }
+            try apply(body, to: &builder)
+        } catch {
+            log(error, url: url, context: context)
+            throw error
         }
-        try apply(body, to: &builder)
     }
 
     func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
         guard settings.definition.paginated else { return }
-        try apply(try await fetch(url(for: context, page: pageIndex)), to: &builder)
+        let url = url(for: context, page: pageIndex)
+        do {
+            try apply(try await fetch(url), to: &builder)
+        } catch {
+            log(error, url: url, context: context)
+            throw error
+        }
+    }
+
+    /// The error flows on as `previousError` either way; `optional` only lowers the log level.
+    private func log(_ error: any Error, url: String, context: ContentContext) {
+        guard let logger = settings.logger, !(error is CancellationError) else { return }
+        let level: JSONLogger.Level = settings.definition.optional ? .debug : .warning
+        guard logger.isEnabled(level) else { return }
+        let detail = (error as? UpstreamError).map { $0.logDetail ?? $0.description } ?? "\(error)"
+        logger.log(
+            level, "remote operation failed",
+            ["feature": context.feature.identifier, "operation": String(context.operationIndex), "url": url,
+             "page": String(context.pageIndex), "error": detail, "session": context.sessionID])
     }
 
     /// Deterministic while the upstream response for this URL is fresh.
