@@ -29,6 +29,21 @@ func makeStandardUpstream() throws -> TestUpstream {
             try? await Task.sleep(for: .seconds(2))
             return TestUpstream.json(#"{"body":[{"id":"late"}]}"#)
         }
+        let flaky = Counter()
+        router.add(.get, "/flaky") { _, _ in
+            flaky.increment() == 1
+                ? TestUpstream.json(#"{"error":"try again"}"#, status: .serviceUnavailable)
+                : TestUpstream.json(#"{"body":[{"id":"steady"}]}"#)
+        }
+        router.add(.get, "/cached") { _, _ in
+            var response = TestUpstream.json(#"{"body":[{"id":"cached"}]}"#)
+            response.headers.add(name: "Cache-Control", value: "max-age=60")
+            return response
+        }
+        router.add(.post, "/act-slow") { _, _ in
+            try? await Task.sleep(for: .seconds(2))
+            return TestUpstream.json("{}")
+        }
         router.add(.post, "/act/{name}") { _, context in
             switch context.pathParameters["name"] {
             case "ok": return TestUpstream.json("{}")
@@ -84,7 +99,8 @@ struct Fixture: Sendable {
             """
         config["actions.json"] = """
             { "test": { "kind": "swift", "name": "test" },
-              "remote": { "kind": "remote", "url": "\(upstream)/act/{action.name}", "timeoutMs": 1500 } }
+              "remote": { "kind": "remote", "url": "\(upstream)/act/{action.name}", "timeoutMs": 1500 },
+              "slowremote": { "kind": "remote", "url": "\(upstream)/act-slow", "timeoutMs": 200 } }
             """
         config.feature("static", """
             { "id": "static", "title": "Static", "match": { "root": "hub:static" },
@@ -202,6 +218,39 @@ struct Fixture: Sendable {
         config.feature("connectivity", """
             { "id": "connectivity", "title": "Connectivity", "match": { "root": "hub:connectivity" }, "reload": "never",
               "operations": [ { "kind": "swift", "name": "countConnectivity" } ] }
+            """)
+        config.feature("plus", """
+            { "id": "plus", "title": "Plus", "match": { "uri": "hub:a+b" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "plus" } ] } } ] }
+            """)
+        config.feature("titled", """
+            { "id": "titled", "title": "Home", "titles": { "sv": "Hem" }, "match": { "root": "hub:titled" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "t" } ] } } ] }
+            """)
+        config.feature("cached", """
+            { "id": "cached", "title": "Cached", "match": { "root": "hub:cached" },
+              "operations": [ { "kind": "remote", "url": "\(upstream)/cached" } ] }
+            """)
+        config.feature("wholeuri", """
+            { "id": "wholeuri", "title": "Whole URI", "match": { "root": "hub:wholeuri" },
+              "operations": [ { "kind": "remote", "url": "\(upstream)/echo?u={uri}&s={session}",
+                                "headers": { "X-Api-Key": "k1" } } ] }
+            """)
+        config.feature("upstream404", """
+            { "id": "upstream404", "title": "Upstream 404", "match": { "root": "hub:upstream404" },
+              "operations": [ { "kind": "remote", "url": "\(upstream)/no-such-path" } ] }
+            """)
+        config.feature("flaky", """
+            { "id": "flaky", "title": "Flaky", "match": { "root": "hub:flaky" },
+              "operations": [ { "kind": "remote", "url": "\(upstream)/flaky", "retries": 2 } ] }
+            """)
+        config.feature("excluded", """
+            { "id": "excluded", "title": "Excluded", "match": { "root": "hub:ex", "exclude": ["hub:ex:legacy"] },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "ex" } ] } } ] }
+            """)
+        config.feature("pattern", """
+            { "id": "pattern", "title": "Pattern", "match": { "pattern": "hub:pat:[0-9]+" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "pat" } ] } } ] }
             """)
         return config
     }
