@@ -72,6 +72,25 @@ struct ContractEdgeTests {
         }
     }
 
+    @Test("a timed-out remote operation flows on as previousError: recover applies")
+    func timeoutRecovered() async throws {
+        try await withStandardHub { client, _, _ in
+            let response = try await client.view("hub:slow-recover")
+            #expect(response.status == 200, "\(response)")
+            #expect(try response.json().bodyIDs == ["offline"])
+        }
+    }
+
+    @Test("independent remote operations fetch at the same time, results applied in chain order")
+    func overlappingFetches() async throws {
+        try await withStandardHub { client, upstream, _ in
+            let response = try await client.view("hub:overlap")
+            #expect(response.status == 200, "\(response)")
+            #expect(try response.json().bodyIDs == ["overlap-0", "overlap-1"], "both fetches were in flight together")
+            #expect(upstream.log.count(path: "/overlap") == 2)
+        }
+    }
+
     @Test("remote: an upstream 404 is a 502")
     func upstreamNotFound() async throws {
         try await withStandardHub { client, _, _ in

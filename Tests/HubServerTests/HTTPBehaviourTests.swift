@@ -169,3 +169,38 @@ struct HTTPBehaviourTests {
         }
     }
 }
+
+@Suite("HTTP behaviour: compression and ids everywhere")
+struct CompressionAndIDTests {
+    @Test("action responses and /features over gzip.minBytes are gzipped with Vary")
+    func gzipEverywhere() async throws {
+        try await withStandardHub { client, _, _ in
+            let session = try #require(try await client.view("hub:big").header("Hub-Session"))
+            let action = try await client.action(
+                #"{"session":"\#(session)","action":"hub:reload"}"#, headers: [("Accept-Encoding", "gzip")])
+            #expect(action.status == 200, "\(action)")
+            #expect(action.header("Content-Encoding") == "gzip", "\(action.headers)")
+            #expect(action.header("Vary")?.contains("Accept-Encoding") == true, "\(action.headers)")
+            let inflated = try #require(Gzip.decompress(action.body))
+            #expect(try JSONParser().parse(inflated)["performed"]?.boolValue == true)
+
+            let features = try await client.get("/features", headers: [("Accept-Encoding", "gzip")])
+            #expect(features.status == 200)
+            #expect(features.header("Content-Encoding") == "gzip", "\(features.headers)")
+            #expect(features.header("Vary")?.contains("Accept-Encoding") == true, "\(features.headers)")
+        }
+    }
+
+    @Test("errors from the HTTP layer carry X-Request-Id and a problem body too")
+    func requestIDOnErrors() async throws {
+        let server = #"{ "host": "127.0.0.1", "port": 0, "limits": { "bodyBytes": 64 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
+        try await withStandardHub(server: server) { client, _, _ in
+            let tooLarge = try await client.action(
+                #"{"session":"s","action":"test:ok","custom":{"pad":"\#(String(repeating: "y", count: 200))"}}"#)
+            try expectProblem(tooLarge, 413)
+            #expect(tooLarge.header("X-Request-Id") != nil, "\(tooLarge)")
+            let notFound = try await client.get("/nope", headers: [("X-Request-Id", "abc-123")])
+            #expect(notFound.header("X-Request-Id") == "abc-123")
+        }
+    }
+}

@@ -29,6 +29,16 @@ func makeStandardUpstream() throws -> TestUpstream {
             try? await Task.sleep(for: .seconds(2))
             return TestUpstream.json(#"{"body":[{"id":"late"}]}"#)
         }
+        let arrived = Counter()
+        router.add(.get, "/overlap") { request, _ in
+            let index = request.queryValues("i").first ?? "?"
+            // A barrier: answers 200 only when both fetches are in flight at once.
+            arrived.increment()
+            let deadline = ContinuousClock.now + .seconds(3)
+            while arrived.count < 2, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            return arrived.count >= 2
+                ? TestUpstream.json(#"[{"id":"overlap-\#(index)"}]"#) : TestUpstream.json("{}", status: .serviceUnavailable)
+        }
         let flaky = Counter()
         router.add(.get, "/flaky") { _, _ in
             flaky.increment() == 1
@@ -218,6 +228,18 @@ struct Fixture: Sendable {
         config.feature("connectivity", """
             { "id": "connectivity", "title": "Connectivity", "match": { "root": "hub:connectivity" }, "reload": "never",
               "operations": [ { "kind": "swift", "name": "countConnectivity" } ] }
+            """)
+        config.feature("slow-recover", """
+            { "id": "slow-recover", "title": "Slow recover", "match": { "root": "hub:slow-recover" },
+              "operations": [
+                { "kind": "remote", "url": "\(upstream)/slow", "timeoutMs": 200 },
+                { "kind": "recover", "json": { "body": [ { "id": "offline" } ] } } ] }
+            """)
+        config.feature("overlap", """
+            { "id": "overlap", "title": "Overlap", "match": { "root": "hub:overlap" },
+              "operations": [
+                { "kind": "remote", "url": "\(upstream)/overlap?i=0", "timeoutMs": 5000 },
+                { "kind": "remote", "url": "\(upstream)/overlap?i=1", "timeoutMs": 5000 } ] }
             """)
         config.feature("plus", """
             { "id": "plus", "title": "Plus", "match": { "uri": "hub:a+b" },
