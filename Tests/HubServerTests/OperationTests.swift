@@ -69,6 +69,12 @@ struct OperationTests {
             #expect(hit.queryValue("seg") == "seg one/x")
             #expect(hit.queryValue("q") == "x/y:z")
             #expect(hit.queryValue("h") == "h 1/&")
+
+            // A query value escaped in the view URI is decoded, then encoded once (never "%2520"); '+' is a plus.
+            #expect(try await client.view("hub:subst:x?q=a%20b%2Fc").status == 200)
+            #expect(upstream.log.hits(path: "/echo").last?.target.contains("q=a%20b%2Fc&") == true)
+            #expect(try await client.view("hub:subst:x?q=a+b").status == 200)
+            #expect(upstream.log.hits(path: "/echo").last?.target.contains("q=a%2Bb&") == true)
         }
     }
 
