@@ -1,4 +1,5 @@
 import Foundation
+import HubModel
 import HubServer
 import Testing
 
@@ -79,5 +80,55 @@ struct ConfigValidationTests {
         #expect(issues.contains { $0.file == "server.json" && $0.path == "$.port" }, "\(issues)")
         #expect(issues.contains { $0.file == "server.json" && $0.path == "$.limits.bodyBytes" }, "\(issues)")
         #expect(issues.contains { $0.path == "HUB_PORT" }, "\(issues)")
+    }
+}
+
+@Suite("Config loading")
+struct ConfigLoadingTests {
+    @Test("HUB_CONFIG picks the directory; uri lists ignore the view URI's query; toggles keyed by query")
+    func loading() async throws {
+        var config = TestConfig()
+        config["toggles.json"] = #"{ "mode": { "values": ["a", "b"], "default": "a", "rollout": { "b": 100 }, "key": "query:cid" } }"#
+        config.feature("list", """
+            { "id": "list", "title": "List", "match": { "uri": ["hub:one", "hub:two"] },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "x" } ] } },
+                { "kind": "variant", "toggle": "mode", "variants": {
+                    "b": [ { "kind": "patch", "set": { "x": { "text": { "title": "B" } } } } ] } } ] }
+            """)
+        let directory = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let app = try HubApplication.load(environment: ["HUB_CONFIG": directory])
+        #expect(app.configuration.directory == directory)
+        try app.start()
+        let client = HubClient(port: app.port)
+        do {
+            #expect(try await client.view("hub:one").status == 200)
+            #expect(try await client.view("hub:two?x=1").status == 200)
+            try expectProblem(try await client.view("hub:three"), 404, "feature_not_found")
+            try expectProblem(try await client.view("hub:one:child"), 404, "feature_not_found")
+            #expect(try await client.view("hub:one").json().component("x")?["text"]?["title"] == nil, "no key: default a")
+            #expect(try await client.view("hub:one?cid=7").json().component("x")?["text"]?["title"]?.stringValue == "B")
+        } catch {
+            await app.shutdown()
+            throw error
+        }
+        await app.shutdown()
+    }
+
+    @Test("unknown keys are warnings; duplicate keys in static content are errors")
+    func warningsAndDuplicateKeys() throws {
+        var config = TestConfig()
+        config["content/dup.json"] = #"{ "body": [ { "id": "a", "id": "b" } ] }"#
+        config.feature("ok", #"{ "id": "ok", "title": "OK", "colour": "blue", "match": { "root": "hub:ok" }, "operations": [ { "kind": "static", "json": { "body": [] } } ] }"#)
+        let directory = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loaded = try ConfigLoader(environment: [:]).load(directory: directory)
+        #expect(loaded.warnings.contains { $0.file == "features/ok.json" && $0.path.contains("colour") && $0.severity == .warning }, "\(loaded.warnings)")
+
+        config.feature("dup", #"{ "id": "dup", "title": "Dup", "match": { "root": "hub:dup" }, "operations": [ { "kind": "static", "file": "content/dup.json" } ] }"#)
+        let broken = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: broken) }
+        let error = #expect(throws: ConfigurationError.self) { _ = try ConfigLoader(environment: [:]).load(directory: broken) }
+        #expect(try #require(error).issues.contains { $0.file == "features/dup.json" && $0.path == "$.operations[0].file" }, "\(String(describing: error))")
     }
 }

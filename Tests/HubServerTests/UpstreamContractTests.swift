@@ -21,6 +21,9 @@ struct UpstreamContractTests {
                 headers.add(name: "Content-Type", value: "application/json")
                 return HTTPResponse(status: .ok, headers: headers, body: .bytes(Array(#"[{"id":"tagged"}]"#.utf8)))
             }
+            router.add(.get, "/dupkeys") { _, _ in
+                TestUpstream.json(#"[{"id":"d","text":{"title":"first","title":"last"}}]"#)
+            }
             router.add(.post, "/posted") { request, _ in
                 TestUpstream.json(#"[{"id":"posted","text":{"title":"\#(request.headers["Content-Type"] ?? "none")"}}]"#)
             }
@@ -31,7 +34,7 @@ struct UpstreamContractTests {
         var config = TestConfig(
             server: #"{ "host": "127.0.0.1", "port": 0, "upstream": { "maxResponseBytes": 2000 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#)
         for (name, path, extra) in [
-            ("empty", "/empty", ""), ("large", "/large", ""), ("etagged", "/etagged", ""),
+            ("empty", "/empty", ""), ("large", "/large", ""), ("dupkeys", "/dupkeys", ""), ("etagged", "/etagged", ""),
             ("posted", "/posted", #", "method": "POST""#),
         ] {
             config.feature(name, """
@@ -72,6 +75,15 @@ struct UpstreamContractTests {
             let hits = upstream.log.hits(path: "/etagged")
             #expect(hits.count == 2)
             #expect(hits.last?.header("If-None-Match") == "\"v1\"")
+        }
+    }
+
+    @Test("upstream bodies with duplicate keys keep the last value")
+    func duplicateKeys() async throws {
+        try await withUpstreamHub { client, _ in
+            let response = try await client.view("hub:dupkeys")
+            #expect(response.status == 200, "\(response)")
+            #expect(try response.json().component("d")?["text"]?["title"]?.stringValue == "last")
         }
     }
 
