@@ -204,3 +204,28 @@ struct CompressionAndIDTests {
         }
     }
 }
+
+@Suite("HTTP behaviour: live updates")
+struct LiveUpdateTests {
+    @Test("every SSE listener gets the change; a deleted session ends its streams")
+    func everyListener() async throws {
+        try await withStandardHub { client, _, _ in
+            let session = try #require(try await client.view("hub:actions").header("Hub-Session"))
+            let one = try await client.events(session: session)
+            defer { one.close() }
+            let two = try await client.events(session: session)
+            defer { two.close() }
+            #expect(try await one.next().event == "view")
+            #expect(try await two.next().event == "view")
+            _ = try await client.action(#"{"session":"\#(session)","action":"test:bump"}"#)
+            for stream in [one, two] {
+                let event = try await stream.next()
+                #expect(event.event == "view")
+                #expect(try JSONParser().parse(event.data)["custom"]?["runs"]?.intValue == 2)
+            }
+            #expect(try await client.delete("/view?session=\(session)").status == 204)
+            let ended = await #expect(throws: ClientError.self) { _ = try await one.next() }
+            #expect(ended?.description == "event stream ended", "ended, not timed out")
+        }
+    }
+}
