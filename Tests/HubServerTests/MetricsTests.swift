@@ -1,0 +1,32 @@
+import Foundation
+import HubModel
+import Testing
+
+/// `/metrics` counts what happened, with the labels the README lists.
+@Suite("Metrics")
+struct MetricsTests {
+    @Test("requests by route, actions by outcome, operation errors, upstream errors")
+    func counters() async throws {
+        try await withStandardHub { client, _, _ in
+            let session = try #require(try await client.view("hub:actions").header("Hub-Session"))
+            _ = try await client.action(#"{"session":"\#(session)","action":"test:ok"}"#)
+            _ = try await client.action(#"{"session":"\#(session)","component":"row2"}"#)
+            _ = try await client.action(#"{"session":"\#(session)","action":"remote:boom"}"#)
+            _ = try await client.view("hub:fail")
+            let lines = Set(try await client.get("/metrics").text.split(separator: "\n").map(String.init))
+            for expected in [
+                #"hub_http_requests_total{route="/view",method="GET",status="200"} 1"#,
+                #"hub_http_requests_total{route="/view",method="GET",status="502"} 1"#,
+                #"hub_http_requests_total{route="/action",method="POST",status="200"} 2"#,
+                #"hub_http_requests_total{route="/action",method="POST",status="502"} 1"#,
+                #"hub_actions_total{namespace="test",outcome="performed"} 1"#,
+                #"hub_actions_total{namespace="selection",outcome="not_performed"} 1"#,
+                #"hub_actions_total{namespace="remote",outcome="failed"} 1"#,
+                #"hub_operation_errors_total{feature="fail",operation="remote"} 1"#,
+                #"hub_upstream_errors_total{kind="http_5xx"} 2"#,
+            ] {
+                #expect(lines.contains(expected), "missing: \(expected)")
+            }
+        }
+    }
+}

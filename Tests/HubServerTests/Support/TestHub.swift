@@ -1,0 +1,150 @@
+import Foundation
+import HubEngine
+import HubModel
+import HubServer
+import Synchronization
+import Testing
+
+/// A configuration directory written into a fresh temp directory.
+struct TestConfig: Sendable {
+    /// Relative path -> file content.
+    var files: [String: String] = [:]
+
+    static let defaultServer = """
+        { "host": "127.0.0.1", "port": 0,
+          "timeouts": { "drainSeconds": 1 },
+          "log": { "level": "error" } }
+        """
+
+    init(server: String = TestConfig.defaultServer) {
+        files["server.json"] = server
+    }
+
+    subscript(path: String) -> String? {
+        get { files[path] }
+        set { files[path] = newValue }
+    }
+
+    mutating func feature(_ name: String, _ json: String) { files["features/\(name).json"] = json }
+
+    /// Writes the files into a new temporary directory and returns its path.
+    func write() throws -> String {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hub-e2e-\(UUID().uuidString)").path
+        for (path, content) in files {
+            let full = (directory as NSString).appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(content.utf8).write(to: URL(fileURLWithPath: full))
+        }
+        return directory
+    }
+}
+
+/// Starts a `HubApplication` on port 0 (HUB_PORT unset: an empty environment), runs `body`
+/// with a client, and always shuts the server down and removes the directory.
+@discardableResult
+func withHub<T>(
+    _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(),
+    _ body: (HubClient, HubApplication) async throws -> T
+) async throws -> T {
+    let directory = try config.write()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try await withHub(directory: directory, extensions: extensions, body)
+}
+
+@discardableResult
+func withHub<T>(
+    directory: String, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = [:],
+    _ body: (HubClient, HubApplication) async throws -> T
+) async throws -> T {
+    let app = try HubApplication.load(directory: directory, extensions: extensions, environment: environment)
+    try app.start()
+    #expect(app.port > 0)
+    do {
+        let result = try await body(HubClient(port: app.port), app)
+        await app.shutdown()
+        return result
+    } catch {
+        await app.shutdown()
+        throw error
+    }
+}
+
+/// A thread-safe counter for Swift operations and actions.
+final class Counter: Sendable {
+    private let value = Mutex<Int>(0)
+    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+/// A thread-safe list of strings (which actions ran, in order).
+final class StringLog: Sendable {
+    private let values = Mutex<[String]>([])
+    func append(_ value: String) { values.withLock { $0.append(value) } }
+    var all: [String] { values.withLock { $0 } }
+}
+
+/// A Swift operation that counts its runs and shows the count (`custom.runs`, and a body row).
+struct CountingOperation: ActionObservingContentOperation {
+    let counter: Counter
+    let observes: Set<String>
+
+    var name: String { "counting" }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        let runs = counter.increment()
+        builder.body.update("runs") { $0.title = "runs \(runs)" }
+        builder.setCustomDataValue(.int(runs), forKey: "runs")
+        builder.setCustomDataValue(.string(context.connectivity == .offline ? "offline" : "online"), forKey: "connectivity")
+    }
+
+    func actionPerformed(_ action: ObservedAction) -> Bool {
+        observes.contains(action.context.actionIdentifier.identifierString)
+    }
+}
+
+// MARK: - JSON helpers
+
+extension JSONValue {
+    subscript(index: Int) -> JSONValue? {
+        guard let array = arrayValue, array.indices.contains(index) else { return nil }
+        return array[index]
+    }
+
+    /// `body[].id` of a view.
+    var bodyIDs: [String] { (self["body"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue } }
+
+    /// The body component with `id`.
+    func component(_ id: String) -> JSONValue? {
+        (self["body"]?.arrayValue ?? []).first { $0["id"]?.stringValue == id }
+    }
+}
+
+/// Asserts an RFC 9457 problem response with `status` and `code`; returns the problem.
+@discardableResult
+func expectProblem(
+    _ response: HTTPResult, _ status: Int, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> JSONValue {
+    #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
+    #expect(
+        response.header("Content-Type")?.hasPrefix("application/problem+json") == true, "\(response)",
+        sourceLocation: sourceLocation)
+    let problem = try response.json()
+    #expect(problem["type"]?.stringValue != nil, sourceLocation: sourceLocation)
+    #expect(problem["title"]?.stringValue != nil, sourceLocation: sourceLocation)
+    #expect(problem["status"]?.intValue == status, sourceLocation: sourceLocation)
+    #expect(problem["detail"]?.stringValue != nil, sourceLocation: sourceLocation)
+    if let code { #expect(problem["code"]?.stringValue == code, "\(response)", sourceLocation: sourceLocation) }
+    return problem
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(seconds: Double = 5, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}
