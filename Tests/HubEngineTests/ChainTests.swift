@@ -230,7 +230,7 @@ struct ChainTests {
     func timeoutFlowsAsPreviousError() async throws {
         let slow = ContentOperationMock(name: "slow") { builder, _, _ in
             builder.body["late"].title = "never seen"
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(60))
         }
         // Synchronous: it runs inline, so a loaded machine cannot make it miss the deadline too.
         let next = ContentOperationMock(synchronous: true) { builder, _, _ in builder.body["next"].title = "n" }
@@ -238,7 +238,7 @@ struct ChainTests {
         let clock = ContinuousClock()
         let start = clock.now
         let (_, session, state) = try await Fixture.session([slow, next], configuration: configuration)
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(30))  // the 100 ms deadline, not the operation's 60 s
         let timeout = try #require(next.lastCall?.previousError as? OperationTimeoutError)
         #expect(timeout.operationName == "slow")
         #expect(timeout.deadline == .milliseconds(100))

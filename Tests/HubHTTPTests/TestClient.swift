@@ -29,7 +29,7 @@ final class TestClient: Sendable {
     let fd: Int32
     private let pending = Mutex<[UInt8]>([])
 
-    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 5) throws {
+    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 30) throws {
         let ipv6 = host.contains(":")
         fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket") }
