@@ -106,6 +106,6 @@ let package = Package(
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubServerTests", dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubServerTests", dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync"], swiftSettings: swiftSettings),
     ]
 )

@@ -48,6 +48,11 @@ public final class TodoStore: Sendable {
         }
     }
 
+    func clear(for session: String) {
+        _ = items(for: session)
+        state.withLock { $0.lists[session] = [] }
+    }
+
     func delete(_ id: String, for session: String) -> Bool {
         _ = items(for: session)
         return state.withLock { state in
@@ -71,13 +76,17 @@ public final class TodoStore: Sendable {
         TodoListOperation(store: self)
     }
 
-    /// The `todo` action namespace: `add` (custom `{"title": ...}`) and `delete` (the selected
-    /// component, or custom `{"id": ...}`).
+    /// The `todo` action namespace: `add` (custom `{"title": ...}`), `delete` (the selected
+    /// component, or custom `{"id": ...}`) and `clear` (the demo config vetoes it).
     public var actionFactory: any ActionFactory {
         ClosureActionFactory([
             "add": { [self] context in
                 guard let title = context.customData?["title"]?.stringValue, !title.isEmpty else { return .notPerformed }
                 add(String(title.prefix(200)), for: context.sessionID)
+                return .performed
+            },
+            "clear": { [self] context in
+                clear(for: context.sessionID)
                 return .performed
             },
             "delete": { [self] context in

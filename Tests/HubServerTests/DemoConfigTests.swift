@@ -50,7 +50,11 @@ struct DemoConfigTests {
             #expect(deletedBody["performed"]?.boolValue == true)
             #expect(deletedBody["view"]?.component("todo-1") == nil)
             #expect(deletedBody["view"]?["custom"]?["todoCount"]?.intValue == 3)
-            // The demo vetoes todo:reset, but the todo factory has no such action: unknown names are 404.
+            // The demo vetoes todo:clear: not performed, the list stays.
+            let cleared = try await client.action(#"{"session":"\#(session)","action":"todo:clear"}"#)
+            let clearedBody = try cleared.json()
+            #expect(clearedBody["performed"]?.boolValue == false)
+            #expect(clearedBody["view"]?["custom"]?["todoCount"]?.intValue == 3)
             try expectProblem(
                 try await client.action(#"{"session":"\#(session)","action":"todo:reset"}"#), 404, "action_not_found")
         }

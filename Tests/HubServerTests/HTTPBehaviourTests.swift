@@ -84,6 +84,26 @@ struct HTTPBehaviourTests {
         }
     }
 
+    @Test("a session followed over SSE does not expire; it does once the listener leaves")
+    func listenedSessionStaysAlive() async throws {
+        let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 0.3 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
+        try await withStandardHub(server: server) { client, _, _ in
+            let session = try #require(try await client.view("hub:static").header("Hub-Session"))
+            let events = try await client.events(session: session)
+            _ = try await events.next()  // the current view
+            // Several TTLs pass (the sweeper runs every idleSeconds / 4); the listener keeps it.
+            try await Task.sleep(for: .milliseconds(1200))
+            #expect(try await client.get("/health").json()["sessions"]?.intValue == 1)
+            events.close()
+            // The server notices a gone listener when it next writes (a heartbeat: at most 15 s).
+            let expired = try await eventually(seconds: 45) {
+                try await client.get("/health").json()["sessions"]?.intValue == 0
+            }
+            #expect(expired)
+            try expectProblem(try await client.session(session), 404, "session_not_found")
+        }
+    }
+
     @Test("uri recovery: an action with an old session and its uri works on a restarted server")
     func recoveryAfterRestart() async throws {
         let upstream = try makeStandardUpstream()

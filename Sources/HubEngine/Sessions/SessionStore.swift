@@ -2,6 +2,7 @@ import HubSync
 import Synchronization
 
 /// Live sessions by identifier, with a cap (least recently used evicted) and an idle TTL.
+/// A session followed by a Server-Sent Events listener is in use and does not expire.
 ///
 /// Eviction and expiry close the session (subscribers finish) and drop the store's reference,
 /// so the session frees its snapshots as soon as no request holds it.
@@ -64,7 +65,7 @@ public final class SessionStore: Sendable {
     public func session(_ id: String, now: ContinuousClock.Instant = .now) -> ViewSession? {
         let (found, expired): (ViewSession?, ViewSession?) = state.withLock { state in
             guard var entry = state.entries[id] else { return (nil, nil) }
-            if now - entry.lastUse >= idleTimeout {
+            if now - entry.lastUse >= idleTimeout, !Self.isListenedTo(entry.session) {
                 state.entries[id] = nil
                 state.statistics.expired += 1
                 state.statistics.active = state.entries.count
@@ -99,7 +100,15 @@ public final class SessionStore: Sendable {
     @discardableResult
     public func removeExpired(now: ContinuousClock.Instant = .now) -> Int {
         let expired: [ViewSession] = state.withLock { state in
-            let victims = state.entries.filter { now - $0.value.lastUse >= idleTimeout }
+            var victims: [String: Entry] = [:]
+            for (id, entry) in state.entries where now - entry.lastUse >= idleTimeout {
+                if Self.isListenedTo(entry.session) {
+                    // A Server-Sent Events listener keeps its session in use.
+                    state.entries[id]!.lastUse = now
+                } else {
+                    victims[id] = entry
+                }
+            }
             for id in victims.keys { state.entries[id] = nil }
             state.statistics.expired += victims.count
             state.statistics.active = state.entries.count
@@ -115,10 +124,15 @@ public final class SessionStore: Sendable {
     /// Number of live sessions.
     public var count: Int { state.withLock { $0.entries.count } }
 
+    /// `true` while a Server-Sent Events stream follows the session: it is in use.
+    private static func isListenedTo(_ session: ViewSession) -> Bool {
+        session.subscriberGauge.load(ordering: .relaxed) > 0
+    }
+
     /// Ends sessions that leave the store. Only sessions with subscribers need the actor (to
     /// finish their streams); the rest free everything when their last reference goes.
     private static func close(_ sessions: [ViewSession]) {
-        for session in sessions where session.subscriberGauge.load(ordering: .relaxed) > 0 {
+        for session in sessions where isListenedTo(session) {
             Task { await session.close() }
         }
     }
