@@ -86,13 +86,15 @@ struct HTTPBehaviourTests {
 
     @Test("a session followed over SSE does not expire; it does once the listener leaves")
     func listenedSessionStaysAlive() async throws {
-        let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 0.3 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
+        // A TTL long enough that a test stalled by the whole suite starting at once still subscribes in time.
+        let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 3 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
         try await withStandardHub(server: server) { client, _, _ in
             let session = try #require(try await client.view("hub:static").header("Hub-Session"))
             let events = try await client.events(session: session)
+            try #require(events.status == 200)
             _ = try await events.next()  // the current view
-            // Several TTLs pass (the sweeper runs every idleSeconds / 4); the listener keeps it.
-            try await Task.sleep(for: .milliseconds(1200))
+            // More than two TTLs pass (the sweeper runs every idleSeconds / 4); the listener keeps it.
+            try await Task.sleep(for: .seconds(8))
             #expect(try await client.get("/health").json()["sessions"]?.intValue == 1)
             events.close()
             // The server notices a gone listener when it next writes (a heartbeat: at most 15 s).
