@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubUpstream", dependencies: ["CCurl"], swiftSettings: swiftSettings),
-        .target(name: "HubHTTP", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        .target(name: "HubHTTP", dependencies: ["CZlib", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
             name: "HubServer",

@@ -1,5 +1,6 @@
-import Dispatch
 import Synchronization
+import Dispatch
+import HubSync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// `Mutex` makes the listener state safe to touch from `start`, `shutdown` and the accept queue.
-    private let listener = Mutex(ListenerState())
+    private let listener = Locked(ListenerState())
     private let acceptQueue = DispatchQueue(label: "hubhttp.accept")
     private let executors: [QueueTaskExecutor]
     private let nextQueue = Atomic<Int>(0)

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import HubSync
 
 /// The `Date` header value (IMF-fixdate, RFC 9110 section 5.6.7), formatted once per second.
 final class DateCache: Sendable {
     static let shared = DateCache()
 
-    private let cached = Mutex<(second: Int, bytes: [UInt8])>((second: -1, bytes: []))
+    private let cached = Locked<(second: Int, bytes: [UInt8])>((second: -1, bytes: []))
 
     /// The current IMF-fixdate, for example `Sun, 06 Nov 1994 08:49:37 GMT`.
     var current: [UInt8] {

@@ -1,10 +1,10 @@
-import Synchronization
+import HubSync
 
 /// Per-request values shared by middleware, the router and endpoints.
 ///
 /// A final class so that what the router learns (``routeTemplate``, ``pathParameters``) is seen by
 /// middleware that wraps the router, after `next.respond` returns (for example a metrics
-/// middleware labelling by route template). The mutable part sits behind a `Mutex`.
+/// middleware labelling by route template). The mutable part sits behind a lock.
 public final class RequestContext: Sendable {
     /// The request id: the client's sane `X-Request-Id`, or a generated one.
     public let requestId: String
@@ -18,7 +18,7 @@ public final class RequestContext: Sendable {
         var parameters: [String: String] = [:]
     }
 
-    private let route = Mutex(Route())
+    private let route = Locked(Route())
 
     public init(requestId: String, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
         self.requestId = requestId

@@ -1,4 +1,4 @@
-import Synchronization
+import HubSync
 
 /// What every connection of one server shares: configuration, the responder, and the registry
 /// of open connections (for the cap, ``HTTPServer/openConnections`` and shutdown).
@@ -11,7 +11,7 @@ final class ServerCore: Sendable {
         var draining = false
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = Locked(Registry())
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
