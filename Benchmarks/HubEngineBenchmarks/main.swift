@@ -78,21 +78,26 @@ func engine(operations: @escaping @Sendable () -> [any ContentOperation], memo: 
 let request = ViewRequest(viewURI: "hub:bench")
 let clock = ContinuousClock()
 
-// 1. Chain overhead per operation: re-run a chain of no-op operations many times.
-for inline in [true, false] {
-    let count = 20
+// 1. Chain overhead per operation: the marginal cost of one more operation in a chain
+//    (chains of 1 and 21 no-op operations, re-run many times), and the fixed cost of a run.
+func medianRunMicroseconds(operations count: Int, inline: Bool, runs: Int) async throws -> Double {
     let chain = try engine(operations: { (0..<count).map { _ in NoOperation(inline: inline) } }, memo: 0)
     let (session, _) = try await chain.openSession(for: request)
-    let runs = inline ? 5000 : 1000
     var samples: [Double] = []
-    for _ in 0..<5 {
+    for _ in 0..<7 {
         let start = clock.now
         for _ in 0..<runs { _ = await session.reschedule(operationAt: 0) }
-        samples.append(microseconds(clock.now - start) / Double(runs * count))
+        samples.append(microseconds(clock.now - start) / Double(runs))
     }
     samples.sort()
+    return samples[3]
+}
+for inline in [true, false] {
+    let runs = inline ? 4000 : 800
+    let one = try await medianRunMicroseconds(operations: 1, inline: inline, runs: runs)
+    let many = try await medianRunMicroseconds(operations: 21, inline: inline, runs: runs)
     let kind = inline ? "inline (completesSynchronously)" : "with deadline timer"
-    print("chain overhead per operation, \(kind): median \(String(format: "%.2f", samples[2])) us")
+    print("chain overhead per operation, \(kind): \(String(format: "%.2f", (many - one) / 20)) us (a run's fixed cost: \(String(format: "%.2f", one)) us)")
 }
 
 // 2. Memory per session: 100 000 sessions of a 60-component view from a 3-operation chain.

@@ -155,6 +155,16 @@ extension ViewSession {
             feature: feature, operations: operations, request: request, connectivity: connectivity, sessionID: id)
     }
 
+    /// The session's action performer for operations (S129), made once.
+    var actionPerformer: ActionPerformer {
+        if let cachedActionPerformer { return cachedActionPerformer }
+        let performer = ActionPerformer { [weak self] identifier, customData in
+            await self?.performActionFromOperation(identifier, customData: customData) ?? false
+        }
+        cachedActionPerformer = performer
+        return performer
+    }
+
     func makeContext(
         operationIndex: Int, previousError: (any Error)?, page: Int, connectivity: Connectivity? = nil
     ) -> ContentContext {
@@ -162,9 +172,7 @@ extension ViewSession {
             viewURI: viewURI, feature: feature.info, connectivity: connectivity ?? self.connectivity,
             previousError: previousError,
             pageIndex: page, request: request, sessionID: id, operationIndex: operationIndex,
-            actions: ActionPerformer { [weak self] identifier, customData in
-                await self?.performActionFromOperation(identifier, customData: customData) ?? false
-            })
+            actions: actionPerformer)
     }
 }
 

@@ -39,6 +39,8 @@ public actor ViewSession {
     var lastFailure: ViewLoadError?
     var loadedAt: ContinuousClock.Instant?
     var cachedInitialViewModel: ViewModel?
+    /// Built on first use by ``actionPerformer``.
+    var cachedActionPerformer: ActionPerformer?
     /// The memo key when the snapshots are exactly a memoized full run's; `nil` otherwise.
     var memoizedRunKey: String?
 
