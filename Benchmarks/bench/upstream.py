@@ -41,6 +41,7 @@ def bump(key):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are separate writes: no 40 ms delayed-ACK stalls
     server_version = "bench-upstream"
 
     def setup(self):
@@ -117,14 +118,20 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, b'{"error":"not found"}')
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+
+    def handle_error(self, request, client_address):
+        pass  # clients (libcurl on timeouts, the fault tests) reset connections: not news
+
+
 def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 18081
     max_seconds = 3600
     if "--max-seconds" in sys.argv:
         max_seconds = int(sys.argv[sys.argv.index("--max-seconds") + 1])
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.request_queue_size = 1024
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = Server(("127.0.0.1", port), Handler)
     # Bounded in time: stop by itself even if the script that started it died.
     threading.Timer(max_seconds, server.shutdown).start()
     server.serve_forever()
