@@ -44,6 +44,13 @@ bench_cleanup() {
     return 0
 }
 
+# forget_pid PID: a process that was waited for is no longer ours to stop.
+forget_pid() {
+    local keep=() pid
+    for pid in "${BENCH_PIDS[@]:-}"; do [ -n "$pid" ] && [ "$pid" != "$1" ] && keep+=("$pid"); done
+    BENCH_PIDS=("${keep[@]:-}")
+}
+
 # Installs nginx and wrk (Debian packages) when missing; checks python3 and curl.
 ensure_tools() {
     local missing=""
@@ -106,7 +113,7 @@ start_upstream() {
 start_hub() {
     local config=$1 port=${2:-$HUB_PORT_BENCH} logfile=${3:-$BENCH_TMP/hub.log}
     require_ports "$port"
-    HUB_LOG_LEVEL=warning HUB_PORT=$port "$HUB_BIN" serve --config "$config" >>"$logfile" 2>&1 &
+    HUB_LOG_LEVEL=${HUB_LOG_LEVEL_BENCH:-warning} HUB_PORT=$port "$HUB_BIN" serve --config "$config" >>"$logfile" 2>&1 &
     HUB_PID=$!
     BENCH_PIDS+=($HUB_PID)
     wait_http "http://127.0.0.1:$port/health"

@@ -13,7 +13,8 @@ and time.
         C connections loop requests until S seconds pass or the server goes away; every request
         is classified: ok (complete response), refused (connect refused: the listener closed),
         reset_before_response (written on an open connection, nothing came back),
-        partial (some response bytes, then EOF or reset), timeout.
+        partial (some response bytes, then EOF or reset), timeout; and, not a request,
+        idle_closed_by_server (a kept-alive connection found closed before reuse: reconnect).
 """
 import argparse
 import asyncio
@@ -24,8 +25,9 @@ import time
 
 
 class Incomplete(Exception):
-    def __init__(self, got_bytes):
+    def __init__(self, got_bytes, cause="eof"):
         self.got_bytes = got_bytes
+        self.cause = cause
 
 
 async def read_response(reader):
@@ -34,9 +36,9 @@ async def read_response(reader):
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError as error:
-        raise Incomplete(len(error.partial))
-    except (ConnectionResetError, BrokenPipeError):
-        raise Incomplete(0)
+        raise Incomplete(len(error.partial), "eof")
+    except (ConnectionResetError, BrokenPipeError) as error:
+        raise Incomplete(0, type(error).__name__)
     got = len(head)
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split(" ")[1])
@@ -50,9 +52,9 @@ async def read_response(reader):
         if length:
             await reader.readexactly(length)
     except asyncio.IncompleteReadError as error:
-        raise Incomplete(got + len(error.partial))
-    except (ConnectionResetError, BrokenPipeError):
-        raise Incomplete(got)
+        raise Incomplete(got + len(error.partial), "eof")
+    except (ConnectionResetError, BrokenPipeError) as error:
+        raise Incomplete(got, type(error).__name__)
     return status, headers, length
 
 
@@ -142,7 +144,8 @@ async def mode_hold(args):
 
 
 async def mode_loop(args):
-    outcome = {"ok": 0, "refused": 0, "reset_before_response": 0, "partial": 0, "timeout": 0, "other": 0}
+    outcome = {"ok": 0, "refused": 0, "idle_closed_by_server": 0, "reset_before_response": 0, "partial": 0,
+               "timeout": 0, "other": 0}
     statuses = {}
     connects = {"fresh": 0}
     closes_by_server = 0
@@ -170,6 +173,15 @@ async def mode_loop(args):
                     outcome["other"] += 1
                     await asyncio.sleep(0.05)
                     continue
+            else:
+                # A reused connection: like every HTTP client, check that the server has not
+                # closed it while idle (EOF already received) before writing on it.
+                await asyncio.sleep(0)
+                if reader.at_eof():
+                    outcome["idle_closed_by_server"] += 1
+                    writer.close()
+                    writer = None
+                    continue
             path = args.path_template.replace("{i}", f"{w}-{i}").replace("{w}", str(w))
             i += 1
             issued += 1
@@ -186,7 +198,8 @@ async def mode_loop(args):
                 key = "partial" if error.got_bytes else "reset_before_response"
                 outcome[key] += 1
                 if len(examples) < 5:
-                    examples.append({"path": path, "kind": key, "bytes": error.got_bytes})
+                    examples.append({"path": path, "kind": key, "bytes": error.got_bytes, "cause": error.cause,
+                                     "request_on_connection": i})
                 writer.close()
                 writer = None
             except asyncio.TimeoutError:
