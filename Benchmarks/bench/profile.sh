@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Profiles hub-server on GET /view?uri=hub:bench (the bench config, memoized chain).
+#
+#   Benchmarks/bench/profile.sh perf        perf record (cpu-clock samples, 999 Hz) of the running
+#                                           server during 8 s of wrk -t1 -c32: where the time goes,
+#                                           kernel included (needs linux-perf; root)
+#   Benchmarks/bench/profile.sh callgrind   the server under valgrind --tool=callgrind during 20 s
+#                                           of wrk -t1 -c8 (slow: counts instructions), then
+#                                           SIGTERM; exclusive and inclusive top functions
+# Output: the top entries, demangled, on stdout; raw data in Benchmarks/bench/results/.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+mode=${1:-perf}
+trap bench_cleanup EXIT
+ensure_tools
+[ -x "$HUB_BIN" ] || build_hub
+bench_init_tmp
+mkdir -p "$BENCH_DIR/results"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+start_upstream 600
+url="http://127.0.0.1:$HUB_PORT_BENCH/view?uri=hub:bench"
+demangle() { swift demangle --simplified 2>/dev/null || cat; }
+
+case "$mode" in
+perf)
+    command -v perf >/dev/null || { echo "perf is missing (apt-get install linux-perf)" >&2; exit 2; }
+    start_hub "$BENCH_DIR/config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
+    for _ in 1 2 3; do curl -sf -o /dev/null "$url"; done
+    timeout 20 wrk -t1 -c32 -d2s "$url" >/dev/null
+    data="$BENCH_DIR/results/perf-$stamp.data"
+    perf record -F 999 -e cpu-clock -p "$HUB_PID" -o "$data" -- sleep 8 >/dev/null 2>&1 &
+    recorder=$!
+    sleep 0.3
+    timeout 30 wrk -t1 -c32 -d8s --latency "$url" | grep -E "Requests/sec|99%"
+    wait "$recorder" || true
+    echo "== perf: share of hub-server's samples by shared object"
+    perf report -i "$data" --stdio --sort dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 12
+    echo "== perf: top 30 symbols (self)"
+    perf report -i "$data" --stdio --sort dso,symbol 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30 | demangle | cut -c1-200
+    ;;
+callgrind)
+    command -v valgrind >/dev/null || { echo "valgrind is missing" >&2; exit 2; }
+    out="$BENCH_DIR/results/callgrind-$stamp.out"
+    require_ports "$HUB_PORT_BENCH"
+    HUB_LOG_LEVEL=warning HUB_PORT=$HUB_PORT_BENCH valgrind --tool=callgrind --callgrind-out-file="$out" \
+        "$HUB_BIN" serve --config "$BENCH_DIR/config" >"$BENCH_TMP/hub.log" 2>&1 &
+    HUB_PID=$!
+    BENCH_PIDS+=($HUB_PID)
+    wait_http "http://127.0.0.1:$HUB_PORT_BENCH/health" 600
+    for _ in 1 2 3; do curl -sf -o /dev/null "$url"; done
+    # Only the measured part: zero the counters first.
+    callgrind_control -z "$HUB_PID" >/dev/null 2>&1 || true
+    timeout 60 wrk -t1 -c8 -d20s "$url" | grep -E "requests in|Requests/sec"
+    kill -TERM "$HUB_PID"
+    for _ in $(seq 600); do kill -0 "$HUB_PID" 2>/dev/null || break; sleep 0.1; done
+    wait "$HUB_PID" || true
+    forget_pid "$HUB_PID"
+    echo "== callgrind: top 25 functions by exclusive instructions"
+    callgrind_annotate --inclusive=no "$out" 2>/dev/null | sed -n '/^Ir/,$p' | head -n 28 | demangle | cut -c1-220
+    echo "== callgrind: top 30 functions by inclusive instructions"
+    callgrind_annotate --inclusive=yes "$out" 2>/dev/null | sed -n '/^Ir/,$p' | head -n 33 | demangle | cut -c1-220
+    ;;
+*)
+    echo "usage: $0 perf|callgrind" >&2
+    exit 64
+    ;;
+esac
