@@ -17,6 +17,9 @@ HB_PORT=${HB_PORT:-18083}
 BENCH_PIDS=()
 BENCH_TMP=""
 NGINX_PREFIX=""
+# Interrupted or terminated: exit, so that the EXIT trap (bench_cleanup) stops our servers.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
