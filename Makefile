@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-tsan bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
+.PHONY: deps build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -31,6 +31,11 @@ test: deps
 ## The test suite under ThreadSanitizer (separate build folder).
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## The benchmark of Benchmarks/run.sh: HubServer vs nginx static vs Hummingbird 2 (wrk on
+## loopback, installs nginx and wrk if missing), then the figures; docs/PERFORMANCE.md.
+bench: deps
+	Benchmarks/run.sh
 
 ## HubModel serialization and parse benchmark (release).
 bench-model: deps
