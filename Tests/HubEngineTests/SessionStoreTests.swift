@@ -67,6 +67,19 @@ struct SessionStoreTests {
         #expect(count == 1)  // the current state, then the end
     }
 
+    @Test("The sweep expires a session used since its record within one more TTL (incremental sweep)")
+    func sweepExpiresTouchedSessionsLate() async throws {
+        let sessions = try await Self.sessions(1)
+        let store = SessionStore(capacity: 10, idleTimeout: .seconds(100))
+        let start = ContinuousClock.now
+        store.insert(sessions[0], now: start)
+        #expect(store.session(sessions[0].id, now: start + .seconds(90)) === sessions[0])
+        #expect(store.removeExpired(now: start + .seconds(150)) == 0)  // used at 90: moved back
+        #expect(store.removeExpired(now: start + .seconds(249)) == 0)
+        #expect(store.removeExpired(now: start + .seconds(250)) == 1)  // idle since 90, swept by 150 + TTL
+        #expect(store.count == 0)
+    }
+
     @Test("Sessions idle for the TTL expire (explicit clock)")
     func idleExpiry() async throws {
         let sessions = try await Self.sessions(3)
@@ -83,7 +96,8 @@ struct SessionStoreTests {
         #expect(store.removeExpired(now: start + .seconds(150)) == 1)  // sessions[2], inserted at 50
         #expect(store.session(sessions[0].id, now: start + .seconds(198)) === sessions[0])
         #expect(store.removeExpired(now: start + .seconds(297)) == 0)
-        #expect(store.removeExpired(now: start + .seconds(298)) == 1)  // sessions[0], last used at 198
+        // A request checks the TTL exactly: sessions[0], last used at 198, is gone at 298.
+        #expect(store.session(sessions[0].id, now: start + .seconds(298)) == nil)
         let statistics = store.statistics
         #expect(statistics.expired == 3)
         #expect(statistics.active == 0)

@@ -22,13 +22,47 @@ public final class SessionStore: Sendable {
         var tick: UInt64
     }
 
+    /// A session's place in the eviction order, appended when it was inserted or given a
+    /// second chance.
+    private struct Record {
+        let id: String
+        let tick: UInt64
+        let time: ContinuousClock.Instant
+    }
+
+    /// LRU by an append-only log of records: the front is the least recently used. A use
+    /// updates `lastUse` and appends a fresh record only when the session's record is older
+    /// than the newest quarter of the log (exact for small stores; for large ones it bounds
+    /// stale records, so a hot session does not grow the log per request). Eviction pops the
+    /// front; expiry scans from the front and stops at the first record still in use.
     private struct State {
         var entries: [String: Entry] = [:]
-        /// Access log for LRU: stale records (tick no longer current) are skipped.
-        var order: [(id: String, tick: UInt64)] = []
+        /// Records in append order; stale ones (tick no longer the entry's) are skipped.
+        var order: [Record] = []
         var orderStart = 0
         var tick: UInt64 = 0
         var statistics = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0)
+
+        mutating func append(_ id: String, at time: ContinuousClock.Instant) {
+            tick += 1
+            entries[id]?.tick = tick
+            order.append(Record(id: id, tick: tick, time: time))
+        }
+
+        /// Drops consumed records once they are most of the array (a memmove), and stale
+        /// records once the log holds four times more records than sessions. Both amortize to
+        /// O(1) per append.
+        mutating func compact() {
+            if orderStart > 1024, orderStart * 2 > order.count {
+                order.removeFirst(orderStart)
+                orderStart = 0
+            }
+            let live = order.count - orderStart
+            if live > 1024, live > 4 * entries.count {
+                order = order[orderStart...].filter { entries[$0.id]?.tick == $0.tick }
+                orderStart = 0
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -45,9 +79,8 @@ public final class SessionStore: Sendable {
     /// Adds a session, evicting the least recently used past the cap.
     public func insert(_ session: ViewSession, now: ContinuousClock.Instant = .now) {
         let evicted: [ViewSession] = state.withLock { state in
-            state.tick += 1
-            state.entries[session.id] = Entry(session: session, lastUse: now, tick: state.tick)
-            state.order.append((session.id, state.tick))
+            state.entries[session.id] = Entry(session: session, lastUse: now, tick: 0)
+            state.append(session.id, at: now)
             state.statistics.created += 1
             var victims: [ViewSession] = []
             while state.entries.count > capacity, let victim = Self.popLeastRecentlyUsed(&state) {
@@ -55,7 +88,7 @@ public final class SessionStore: Sendable {
             }
             state.statistics.evicted += victims.count
             state.statistics.active = state.entries.count
-            Self.compactIfNeeded(&state)
+            state.compact()
             return victims
         }
         Self.close(evicted)
@@ -71,12 +104,12 @@ public final class SessionStore: Sendable {
                 state.statistics.active = state.entries.count
                 return (nil, entry.session)
             }
-            state.tick += 1
             entry.lastUse = now
-            entry.tick = state.tick
             state.entries[id] = entry
-            state.order.append((id, state.tick))
-            Self.compactIfNeeded(&state)
+            if state.tick - entry.tick > UInt64(state.entries.count / 4) {
+                state.append(id, at: now)
+                state.compact()
+            }
             return (entry.session, nil)
         }
         if let expired { Self.close([expired]) }
@@ -96,23 +129,34 @@ public final class SessionStore: Sendable {
         return removed != nil
     }
 
-    /// Removes every session idle past the TTL; returns how many expired.
+    /// Removes every session idle past the TTL; returns how many expired. Scans from the
+    /// oldest record while records are older than the TTL, so a sweep costs what it removes
+    /// (plus sessions used since their record, which move to the back), not the number of
+    /// sessions. A session moved back is looked at again within one more TTL; a request for
+    /// it checks the TTL exactly.
     @discardableResult
     public func removeExpired(now: ContinuousClock.Instant = .now) -> Int {
         let expired: [ViewSession] = state.withLock { state in
-            var victims: [String: Entry] = [:]
-            for (id, entry) in state.entries where now - entry.lastUse >= idleTimeout {
-                if Self.isListenedTo(entry.session) {
-                    // A Server-Sent Events listener keeps its session in use.
-                    state.entries[id]!.lastUse = now
+            var victims: [ViewSession] = []
+            let lastTick = state.tick
+            while state.orderStart < state.order.count {
+                let record = state.order[state.orderStart]
+                // Records are in time order: once one is younger than the TTL, all after are.
+                guard record.tick <= lastTick, now - record.time >= idleTimeout else { break }
+                state.orderStart += 1
+                guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
+                if now - entry.lastUse >= idleTimeout && !Self.isListenedTo(entry.session) {
+                    state.entries[record.id] = nil
+                    victims.append(entry.session)
                 } else {
-                    victims[id] = entry
+                    // Used since its record, or followed over SSE (in use).
+                    state.append(record.id, at: now)
                 }
             }
-            for id in victims.keys { state.entries[id] = nil }
             state.statistics.expired += victims.count
             state.statistics.active = state.entries.count
-            return victims.values.map(\.session)
+            state.compact()
+            return victims
         }
         Self.close(expired)
         return expired.count
@@ -137,22 +181,15 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// The least recently used session, removed (stale records skipped).
     private static func popLeastRecentlyUsed(_ state: inout State) -> ViewSession? {
         while state.orderStart < state.order.count {
             let record = state.order[state.orderStart]
             state.orderStart += 1
-            if let entry = state.entries[record.id], entry.tick == record.tick {
-                state.entries[record.id] = nil
-                return entry.session
-            }
+            guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
+            state.entries[record.id] = nil
+            return entry.session
         }
         return nil
-    }
-
-    /// Drops consumed and stale access records once they outnumber live sessions.
-    private static func compactIfNeeded(_ state: inout State) {
-        guard state.order.count > 1024, state.order.count > 4 * state.entries.count else { return }
-        state.order = state.order[state.orderStart...].filter { state.entries[$0.id]?.tick == $0.tick }
-        state.orderStart = 0
     }
 }
