@@ -69,12 +69,23 @@ struct ViewResponder {
 
     /// `op0;desc="static";dur=0.012, op1;desc="remote";dur=101.4`: one entry per operation, in ms.
     static func serverTiming(_ timings: [OperationTiming]) -> String {
-        timings.enumerated().map { index, timing in
-            let (seconds, attoseconds) = timing.duration.components
-            let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            let rounded = (milliseconds * 1000).rounded() / 1000
-            let name = timing.name.filter { $0 != "\"" && $0 != "\\" }
-            return "op\(index);desc=\"\(name)\(timing.memoized ? " (memo)" : "")\(timing.failed ? " (failed)" : "")\";dur=\(rounded)"
-        }.joined(separator: ", ")
+        var header = ""
+        header.reserveCapacity(timings.count * 40)
+        for (index, timing) in timings.enumerated() {
+            if index > 0 { header += ", " }
+            header += "op\(index);desc=\""
+            header += timing.name.contains(where: { $0 == "\"" || $0 == "\\" }) ? timing.name.filter { $0 != "\"" && $0 != "\\" } : timing.name
+            if timing.memoized { header += " (memo)" }
+            if timing.failed { header += " (failed)" }
+            header += "\";dur="
+            if timing.duration == .zero {
+                header += "0"  // memoized: no Double formatting on the hot path
+            } else {
+                let (seconds, attoseconds) = timing.duration.components
+                let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+                header += String((milliseconds * 1000).rounded() / 1000)
+            }
+        }
+        return header
     }
 }
