@@ -39,6 +39,6 @@ public final class JSONLogger: Sendable {
     }
 
     static func timestamp() -> String {
-        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))  // UTC, e.g. 2026-11-21T08:12:42.221Z
     }
 }
