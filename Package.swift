@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubUpstream", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        // A real loopback HTTP/1.1 upstream shared by HubUpstream's tests and benchmarks.
+        .target(name: "HubUpstreamTestSupport", swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
@@ -96,14 +98,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "HubUpstreamBenchmarks",
-            dependencies: ["HubUpstream"],
+            dependencies: ["HubUpstream", "HubUpstreamTestSupport"],
             path: "Benchmarks/HubUpstreamBenchmarks",
             swiftSettings: swiftSettings
         ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubUpstreamTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "HubServerTests", dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync"], swiftSettings: swiftSettings),

@@ -3,6 +3,7 @@
 import Foundation
 import Glibc
 import HubUpstream
+import HubUpstreamTestSupport
 
 @main
 struct UpstreamBenchmarks {
@@ -16,7 +17,7 @@ struct UpstreamBenchmarks {
 
     /// Three requests answered after 100 ms each, issued concurrently: wall time.
     static func overlap() async throws {
-        let upstream = try BenchUpstream { _ in .respond(status: 200, body: body, delay: .milliseconds(100)) }
+        let upstream = try TestUpstream { _ in .respond(status: 200, body: body, delay: .milliseconds(100)) }
         let client = CurlUpstreamClient()
         defer { client.shutdown(); upstream.stop() }
         var times: [Double] = []
@@ -38,7 +39,7 @@ struct UpstreamBenchmarks {
 
     /// 1000 concurrent distinct requests to one host: connections opened stay within the cap.
     static func connectionCap() async throws {
-        let upstream = try BenchUpstream { _ in .respond(status: 200, body: body, delay: .milliseconds(2)) }
+        let upstream = try TestUpstream { _ in .respond(status: 200, body: body, delay: .milliseconds(2)) }
         let configuration = UpstreamConfiguration()
         let client = CurlUpstreamClient(configuration: configuration)
         defer { client.shutdown(); upstream.stop() }
@@ -60,7 +61,7 @@ struct UpstreamBenchmarks {
 
     /// Sequential requests on a warm connection to an upstream that answers at once.
     static func warmOverhead() async throws {
-        let upstream = try BenchUpstream { _ in .respond(status: 200, body: body) }
+        let upstream = try TestUpstream { _ in .respond(status: 200, body: body) }
         let client = CurlUpstreamClient()
         defer { client.shutdown(); upstream.stop() }
         for (label, policy) in [("bypass", UpstreamRequest.CachePolicy.bypass),
@@ -76,7 +77,7 @@ struct UpstreamBenchmarks {
             report("warm fetch \(label)", samples)
         }
         report("baseline: blocking socket GET, same upstream (the floor)", rawSocketRoundTrips(port: upstream.port, count: 2000))
-        let cached = try BenchUpstream { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600")], body: body) }
+        let cached = try TestUpstream { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600")], body: body) }
         defer { cached.stop() }
         _ = try await client.send(UpstreamRequest(url: cached.url("/hit")))
         var samples: [Double] = []

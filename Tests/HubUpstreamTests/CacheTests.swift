@@ -1,5 +1,6 @@
 import Foundation
 import HubUpstream
+import HubUpstreamTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HubUpstream
+import HubUpstreamTestSupport
 import Testing
 
 /// The transport: statuses, errors, limits, file URLs, methods, redirects, decoding.

@@ -1,5 +1,6 @@
 import Foundation
 import HubUpstream
+import HubUpstreamTestSupport
 import Testing
 
 /// Coalescing, connection reuse, per-host connection cap, overlap and cancellation.

@@ -1,26 +1,26 @@
 import Foundation
 import Glibc
-import HubUpstream
 import Synchronization
 
-/// A small real HTTP/1.1 upstream for tests: a listening socket on 127.0.0.1:0, one blocking
-/// thread per connection, keep-alive, and a handler closure that decides each answer.
-/// It counts accepted connections and requests so tests can check reuse and coalescing.
-final class TestUpstream: Sendable {
+/// A small real HTTP/1.1 upstream for tests and benchmarks: a listening socket on
+/// 127.0.0.1:0, one blocking thread per connection, keep-alive, and a handler closure that
+/// decides each answer. It counts accepted connections and requests so tests can check reuse
+/// and coalescing. Not part of any product: only HubUpstreamTests and HubUpstreamBenchmarks use it.
+public final class TestUpstream: Sendable {
     /// One parsed request.
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
     }
 
     /// How the upstream answers.
-    enum Action: Sendable {
+    public enum Action: Sendable {
         /// A Content-Length framed response, sent after `delay`.
         case respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], delay: Duration = .zero)
         /// A chunked response (no Content-Length), one chunk per element.
@@ -31,9 +31,9 @@ final class TestUpstream: Sendable {
         case close
     }
 
-    typealias Handler = @Sendable (Request) -> Action
+    public typealias Handler = @Sendable (Request) -> Action
 
-    let port: Int
+    public let port: Int
     private let listenFD: Int32
     private let handler: Handler
     private let openFDs = OpenDescriptors()
@@ -45,17 +45,17 @@ final class TestUpstream: Sendable {
     private let maxConcurrent = Atomic<Int>(0)
 
     /// Connections accepted so far.
-    var acceptedConnections: Int { accepted.load(ordering: .sequentiallyConsistent) }
+    public var acceptedConnections: Int { accepted.load(ordering: .sequentiallyConsistent) }
     /// Requests answered (or started) so far.
-    var requestCount: Int { requests.load(ordering: .sequentiallyConsistent) }
+    public var requestCount: Int { requests.load(ordering: .sequentiallyConsistent) }
     /// The request targets received so far, in arrival order.
-    var receivedPaths: [String] { paths.all }
+    public var receivedPaths: [String] { paths.all }
     /// The most requests being handled at the same time.
-    var maxConcurrentRequests: Int { maxConcurrent.load(ordering: .sequentiallyConsistent) }
+    public var maxConcurrentRequests: Int { maxConcurrent.load(ordering: .sequentiallyConsistent) }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    init(handler: @escaping Handler) throws {
+    public init(handler: @escaping Handler) throws {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -80,7 +80,7 @@ final class TestUpstream: Sendable {
     }
 
     /// Closes the listener and breaks every open connection.
-    func stop() {
+    public func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(listenFD, Int32(SHUT_RDWR))
         openFDs.shutdownAll()
@@ -243,11 +243,11 @@ final class RecordedPaths: @unchecked Sendable {
 
 /// A listener whose accept queue is full and never drained: new connections hang in the handshake
 /// (Linux drops their SYNs), which is how a connect timeout looks on loopback.
-final class FullBacklogListener {
-    let port: Int
+public final class FullBacklogListener {
+    public let port: Int
     private var fds: [Int32] = []
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -275,19 +275,4 @@ final class FullBacklogListener {
     }
 
     deinit { for fd in fds { close(fd) } }
-}
-
-/// Runs `body` with a started upstream and client, then stops both.
-func withUpstream<T>(
-    configuration: UpstreamConfiguration = UpstreamConfiguration(),
-    handler: @escaping TestUpstream.Handler,
-    _ body: (TestUpstream, CurlUpstreamClient) async throws -> T
-) async throws -> T {
-    let upstream = try TestUpstream(handler: handler)
-    let client = CurlUpstreamClient(configuration: configuration)
-    defer {
-        client.shutdown()
-        upstream.stop()
-    }
-    return try await body(upstream, client)
 }
