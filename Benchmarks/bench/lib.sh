@@ -169,6 +169,18 @@ CONF
 }
 
 # session_of URL: opens a session and prints its id (the Hub-Session header).
+# The common start of every robustness script: tools, file limits, hub-server built, a temp
+# folder cleaned up on exit, and the upstream running for $1 seconds.
+#   robustness_setup UPSTREAM_SECONDS
+robustness_setup() {
+    trap bench_cleanup EXIT
+    ensure_tools
+    raise_nofile
+    [ -x "$HUB_BIN" ] || build_hub
+    bench_init_tmp
+    start_upstream "$1"
+}
+
 session_of() {
     curl -s -D- -o /dev/null "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="hub-session"{print $2}'
 }

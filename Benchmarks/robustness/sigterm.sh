@@ -17,12 +17,7 @@ set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 ROBUST_DIR="$REPO_DIR/Benchmarks/robustness"
 rounds=${1:-3}
-trap bench_cleanup EXIT
-ensure_tools
-raise_nofile
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
-start_upstream 600
+robustness_setup 600
 base="http://127.0.0.1:$HUB_PORT_BENCH"
 failed_rounds=0
 

@@ -11,12 +11,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 ROBUST_DIR="$REPO_DIR/Benchmarks/robustness"
-trap bench_cleanup EXIT
-ensure_tools
-raise_nofile
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
-start_upstream 300
+robustness_setup 300
 start_hub "$ROBUST_DIR/config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
 base="http://127.0.0.1:$HUB_PORT_BENCH"
 # The other clients read one session's view (GET /view?session=S): the same 33 KB and work

@@ -11,12 +11,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 soak_seconds=${1:-${SOAK_SECONDS:-600}}
-trap bench_cleanup EXIT
-ensure_tools
-raise_nofile
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
-start_upstream $((soak_seconds + 300))
+robustness_setup $((soak_seconds + 300))
 start_hub "$BENCH_DIR/config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
 base="http://127.0.0.1:$HUB_PORT_BENCH"
 url="$base/view?uri=hub:bench"
