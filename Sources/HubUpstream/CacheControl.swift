@@ -8,10 +8,14 @@ struct CacheControl: Equatable {
     var varyAll = false
     /// The `Age` the upstream (or a cache in front of it) reported, in seconds.
     var age = 0
+    /// The raw `Expires` value; several `Expires` fields are joined with ", " (never a valid date).
+    var expires: String?
+    /// The raw `Date` value (the first one).
+    var date: String?
     var etag: String?
     var lastModified: String?
 
-    /// Reads `Cache-Control`, `Vary`, `Age`, `ETag` and `Last-Modified` from `headers`.
+    /// Reads `Cache-Control`, `Vary`, `Age`, `Expires`, `Date`, `ETag` and `Last-Modified` from `headers`.
     init(headers: [(name: String, value: String)]) {
         for (name, value) in headers {
             if asciiCaseInsensitiveEquals(name, "cache-control") {
@@ -19,7 +23,11 @@ struct CacheControl: Equatable {
             } else if asciiCaseInsensitiveEquals(name, "vary") {
                 varyAll = varyAll || value.split(separator: ",").contains { $0.trimmingSpaces() == "*" }
             } else if asciiCaseInsensitiveEquals(name, "age") {
-                age = max(0, Int(value.trimmingCharacters()) ?? 0)
+                age = Self.deltaSeconds(value.trimmingCharacters()) ?? 0
+            } else if asciiCaseInsensitiveEquals(name, "expires") {
+                expires = expires.map { $0 + ", " + value } ?? value
+            } else if asciiCaseInsensitiveEquals(name, "date") {
+                if date == nil { date = value }
             } else if asciiCaseInsensitiveEquals(name, "etag") {
                 etag = value
             } else if asciiCaseInsensitiveEquals(name, "last-modified") {
@@ -40,8 +48,8 @@ struct CacheControl: Equatable {
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "private": isPrivate = true
-            case "max-age": maxAge = argument.flatMap { Int($0) }.map { max(0, $0) } ?? 0
-            case "s-maxage": sharedMaxAge = argument.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+            case "max-age": maxAge = argument.flatMap { Self.deltaSeconds($0) } ?? 0
+            case "s-maxage": sharedMaxAge = argument.flatMap { Self.deltaSeconds($0) } ?? 0
             default: break
             }
         }
@@ -51,11 +59,48 @@ struct CacheControl: Equatable {
     /// body may serve many clients' views), so `private`, `no-store` and `Vary: *` are not stored.
     var isStorable: Bool { !noStore && !isPrivate && !varyAll }
 
-    /// Seconds the response stays fresh from now: `s-maxage` over `max-age`, minus `Age`; 0 for
-    /// `no-cache` or no explicit lifetime (stored only to revalidate with its validators).
-    var freshSeconds: Int {
-        guard !noCache, let lifetime = sharedMaxAge ?? maxAge else { return 0 }
-        return max(0, lifetime - age)
+    /// Seconds the response stays fresh from its receipt (RFC 9111 4.2): freshness lifetime minus
+    /// current age, never negative; 0 for `no-cache` or no explicit lifetime (such a response is
+    /// stored only to revalidate with its validators).
+    ///
+    /// - The lifetime is `s-maxage`, else `max-age`, else `Expires` minus `Date` (4.2.1), where a
+    ///   missing or invalid `Date` means `receivedAt`, and an invalid `Expires` (such as `0`)
+    ///   means already expired.
+    /// - The current age is the larger of the apparent age (`receivedAt` minus a valid `Date`) and
+    ///   `Age` plus `responseDelay` (4.2.3); it does not grow further since the response just arrived.
+    ///
+    /// - Parameters:
+    ///   - receivedAt: wall-clock seconds since the epoch when the response arrived.
+    ///   - responseDelay: whole seconds between sending the request and receiving the response.
+    func freshSeconds(receivedAt: Int, responseDelay: Int = 0) -> Int {
+        guard !noCache else { return 0 }
+        let dateValue = date.flatMap { HTTPDate.parse($0, now: receivedAt) }
+        let lifetime: Int
+        if let explicit = sharedMaxAge ?? maxAge {
+            lifetime = explicit
+        } else if let expires {
+            guard let expiresAt = HTTPDate.parse(expires, now: receivedAt) else { return 0 }
+            lifetime = expiresAt - (dateValue ?? receivedAt)
+        } else {
+            return 0
+        }
+        let apparentAge = max(0, receivedAt - (dateValue ?? receivedAt))
+        let currentAge = max(apparentAge, age + max(0, responseDelay))
+        return min(max(0, lifetime - currentAge), Self.maxDeltaSeconds)
+    }
+
+    /// The cap on delta-seconds (RFC 9111 1.2.2): 2^31.
+    static let maxDeltaSeconds = 2_147_483_648
+
+    /// A delta-seconds value: ASCII digits only, saturating at ``maxDeltaSeconds``; nil otherwise.
+    static func deltaSeconds(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty else { return nil }
+        var value = 0
+        for byte in text.utf8 {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = min(value * 10 + Int(byte - 0x30), maxDeltaSeconds)
+        }
+        return value
     }
 
     /// True when the response carries a validator for a conditional request.

@@ -36,11 +36,16 @@ public final class CurlUpstreamClient: UpstreamClient {
     public var statistics: UpstreamStatistics { counters.snapshot }
 
     /// Sends `request`; see ``UpstreamClient/send(_:)``. Cacheable GETs are answered from a fresh
-    /// cache entry, revalidated when stale, and shared with identical concurrent GETs.
+    /// cache entry, revalidated when stale, and shared with identical concurrent GETs. A 2xx or
+    /// 3xx answer to an unsafe method (POST, PUT, PATCH, DELETE, ...) drops the cached responses
+    /// for its URL and for same-origin `Location`/`Content-Location` URLs (RFC 9111 4.4).
     public func send(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let started = ContinuousClock.now
         guard request.isCacheable, !Self.hasConditionalHeaders(request) else {
             let result = try await engine.perform(request)
+            if let cache, request.isUnsafe, (200..<400).contains(result.status) {
+                cache.invalidate(afterUnsafeRequestTo: request.url, responseHeaders: result.headers)
+            }
             return UpstreamResponse(
                 status: result.status, headers: result.headers, body: result.body,
                 cacheStatus: .bypass, freshUntil: nil, elapsed: started.duration(to: .now))
@@ -82,13 +87,14 @@ public final class CurlUpstreamClient: UpstreamClient {
         case .none:
             stale = nil
         }
+        let sent = ContinuousClock.now
         let result = try await engine.perform(upstreamRequest)
-        let now = ContinuousClock.now
+        let received = ContinuousClock.now
         if result.status == 304, let stale {
-            let entry = cache.revalidate(stale, with: result.headers, forKey: key, now: now)
+            let entry = cache.revalidate(stale, with: result.headers, forKey: key, sent: sent, received: received)
             return Self.response(entry, .revalidated, elapsed: .zero)
         }
-        let stored = cache.store(result, forKey: key, now: now)
+        let stored = cache.store(result, forKey: key, url: request.url, sent: sent, received: received)
         return UpstreamResponse(
             status: result.status, headers: result.headers, body: result.body,
             cacheStatus: .miss, freshUntil: stored?.publicFreshUntil, elapsed: .zero)

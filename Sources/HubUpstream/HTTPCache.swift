@@ -1,10 +1,13 @@
 import Synchronization
 
 /// The client's HTTP cache: upstream GET responses stored by request identity, honouring
-/// `Cache-Control` (`max-age`, `s-maxage`, `no-store`, `no-cache`, `private`), `Age`, `Vary: *`,
-/// and revalidated with `ETag`/`Last-Modified`. Bounded by entries and body bytes, LRU.
+/// `Cache-Control` (`max-age`, `s-maxage`, `no-store`, `no-cache`, `private`), `Expires`, `Date`,
+/// `Age`, `Vary: *`, and revalidated with `ETag`/`Last-Modified`. Bounded by entries and body
+/// bytes, LRU. A successful unsafe request invalidates what is stored for its target URI
+/// (``invalidate(afterUnsafeRequestTo:responseHeaders:)``, RFC 9111 4.4).
 ///
-/// The lock (``Locked``, a `Mutex`) owns the LRU; every operation is a short critical section with no I/O.
+/// The lock (``Locked``, a `Mutex`) owns the LRU and its index by target URI; every operation
+/// is a short critical section with no I/O.
 final class HTTPCache: Sendable {
     /// A stored response.
     struct Entry: Sendable {
@@ -13,8 +16,11 @@ final class HTTPCache: Sendable {
         var body: [UInt8]
         /// Fresh strictly before this instant; stale (revalidate first) from then on.
         var freshUntil: ContinuousClock.Instant
-        /// The freshness lifetime in seconds, reused when a 304 does not restate it.
+        /// Seconds the response was fresh for when stored (lifetime minus age), reused when a
+        /// 304 does not restate it.
         var lifetime: Int
+        /// The normalized target URI (``TargetURI/text``) the response was fetched from.
+        var target: String
         var etag: String?
         var lastModified: String?
 
@@ -33,47 +39,84 @@ final class HTTPCache: Sendable {
     /// subset; only ever cached with an explicit lifetime or a validator).
     private static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
-    private let lru: Locked<LRUCache<String, Entry>>
+    /// The stored responses and, for invalidation, their cache keys by target URI.
+    private struct State {
+        var entries: LRUCache<String, Entry>
+        var keysByTarget: [String: [String]] = [:]
+
+        /// Stores or replaces `entry` (evicting past the bounds) and keeps the index in step.
+        mutating func put(_ entry: Entry, forKey key: String, cost: Int) {
+            let removed = entries.setValue(entry, forKey: key, cost: cost)
+            if entries.contains(key), !(keysByTarget[entry.target]?.contains(key) ?? false) {
+                keysByTarget[entry.target, default: []].append(key)
+            }
+            for (removedKey, removedEntry) in removed { unindex(removedKey, target: removedEntry.target) }
+        }
+
+        mutating func remove(_ key: String) {
+            guard let entry = entries.removeValue(forKey: key) else { return }
+            unindex(key, target: entry.target)
+        }
+
+        /// Removes every entry stored for `target`.
+        mutating func removeAll(target: String) {
+            guard let keys = keysByTarget.removeValue(forKey: target) else { return }
+            for key in keys { entries.removeValue(forKey: key) }
+        }
+
+        private mutating func unindex(_ key: String, target: String) {
+            guard var keys = keysByTarget[target], let position = keys.firstIndex(of: key) else { return }
+            keys.remove(at: position)
+            keysByTarget[target] = keys.isEmpty ? nil : keys
+        }
+    }
+
+    private let state: Locked<State>
 
     init(maxEntries: Int, maxBytes: Int) {
-        lru = Locked(LRUCache(maxEntries: maxEntries, maxCost: maxBytes))
+        state = Locked(State(entries: LRUCache(maxEntries: maxEntries, maxCost: maxBytes)))
     }
 
     func lookup(_ key: String, now: ContinuousClock.Instant) -> Lookup {
-        guard let entry = lru.withLock({ $0.value(forKey: key) }) else { return .none }
+        guard let entry = state.withLock({ $0.entries.value(forKey: key) }) else { return .none }
         return now < entry.freshUntil ? .fresh(entry) : .stale(entry)
     }
 
-    /// Stores `result` for `key` if its status and headers allow it (or drops an older entry if
-    /// they forbid it). Returns the stored entry, if any.
+    /// Stores `result`, fetched from `url`, for `key` if its status and headers allow it (or
+    /// drops an older entry if they forbid it). `sent` is when the request went out, `received`
+    /// when the response arrived. Returns the stored entry, if any.
     @discardableResult
-    func store(_ result: CurlResult, forKey key: String, now: ContinuousClock.Instant) -> Entry? {
+    func store(_ result: CurlResult, forKey key: String, url: String,
+               sent: ContinuousClock.Instant, received: ContinuousClock.Instant) -> Entry? {
         let control = CacheControl(headers: result.headers)
-        let lifetime = control.freshSeconds
+        let lifetime = Self.freshSeconds(control, sent: sent, received: received)
         guard Self.cacheableStatuses.contains(result.status), control.isStorable,
               lifetime > 0 || control.hasValidator
         else {
-            lru.withLock { $0.removeValue(forKey: key) }
+            state.withLock { $0.remove(key) }
             return nil
         }
         let entry = Entry(
             status: result.status, headers: result.headers, body: result.body,
-            freshUntil: now.advanced(by: .seconds(lifetime)), lifetime: lifetime,
+            freshUntil: received.advanced(by: .seconds(lifetime)), lifetime: lifetime,
+            target: TargetURI(url)?.text ?? url,
             etag: control.etag, lastModified: control.lastModified)
         put(entry, forKey: key)
         return entry
     }
 
     /// Applies a 304 answer to `entry`: new validators and lifetime from the 304's headers
-    /// (the old lifetime when it states none), other headers updated in place. Stores and
-    /// returns the refreshed entry.
+    /// (the old lifetime when it has neither `Cache-Control` nor `Expires`), other headers
+    /// updated in place. Stores and returns the refreshed entry.
     func revalidate(_ entry: Entry, with headers: [(name: String, value: String)], forKey key: String,
-                    now: ContinuousClock.Instant) -> Entry {
+                    sent: ContinuousClock.Instant, received: ContinuousClock.Instant) -> Entry {
         let control = CacheControl(headers: headers)
         var updated = entry
-        let restatesLifetime = headers.contains { asciiCaseInsensitiveEquals($0.name, "cache-control") }
-        updated.lifetime = restatesLifetime ? control.freshSeconds : entry.lifetime
-        updated.freshUntil = now.advanced(by: .seconds(updated.lifetime))
+        let restatesLifetime = headers.contains {
+            asciiCaseInsensitiveEquals($0.name, "cache-control") || asciiCaseInsensitiveEquals($0.name, "expires")
+        }
+        updated.lifetime = restatesLifetime ? Self.freshSeconds(control, sent: sent, received: received) : entry.lifetime
+        updated.freshUntil = received.advanced(by: .seconds(updated.lifetime))
         if let etag = control.etag { updated.etag = etag }
         if let lastModified = control.lastModified { updated.lastModified = lastModified }
         for header in headers where !asciiCaseInsensitiveEquals(header.name, "content-length") {
@@ -84,9 +127,38 @@ final class HTTPCache: Sendable {
         if control.isStorable {
             put(updated, forKey: key)
         } else {
-            lru.withLock { $0.removeValue(forKey: key) }
+            state.withLock { $0.remove(key) }
         }
         return updated
+    }
+
+    /// Invalidates after a non-error (2xx or 3xx) response to an unsafe request to `url`
+    /// (RFC 9111 4.4): drops every response stored for that target URI, whatever its request
+    /// headers, and for the URI references in `Location` and `Content-Location` when they are
+    /// same-origin (relative ones are resolved against `url`).
+    func invalidate(afterUnsafeRequestTo url: String, responseHeaders: [(name: String, value: String)]) {
+        var targets: [String] = []
+        if let target = TargetURI(url) {
+            targets.append(target.text)
+            for header in responseHeaders where asciiCaseInsensitiveEquals(header.name, "location")
+                || asciiCaseInsensitiveEquals(header.name, "content-location") {
+                if let named = target.resolving(header.value), named.isSameOrigin(as: target) {
+                    targets.append(named.text)
+                }
+            }
+        } else {
+            targets.append(url)
+        }
+        state.withLock { state in
+            for target in targets { state.removeAll(target: target) }
+        }
+    }
+
+    /// ``CacheControl/freshSeconds(receivedAt:responseDelay:)`` at the wall-clock time now.
+    private static func freshSeconds(_ control: CacheControl, sent: ContinuousClock.Instant,
+                                     received: ContinuousClock.Instant) -> Int {
+        control.freshSeconds(receivedAt: HTTPDate.currentTime,
+                             responseDelay: Int(sent.duration(to: received).components.seconds))
     }
 
     /// Conditional headers to revalidate `entry`.
@@ -97,11 +169,11 @@ final class HTTPCache: Sendable {
         return headers
     }
 
-    var count: Int { lru.withLock { $0.count } }
+    var count: Int { state.withLock { $0.entries.count } }
 
     private func put(_ entry: Entry, forKey key: String) {
         let cost = entry.body.count + key.utf8.count
             + entry.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
-        lru.withLock { $0.setValue(entry, forKey: key, cost: cost) }
+        state.withLock { $0.put(entry, forKey: key, cost: cost) }
     }
 }

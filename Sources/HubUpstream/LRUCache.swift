@@ -34,12 +34,17 @@ struct LRUCache<Key: Hashable, Value> {
         return nodes[index].value
     }
 
+    /// True when `key` is stored (without marking it used).
+    func contains(_ key: Key) -> Bool { indexByKey[key] != nil }
+
     /// Inserts or replaces `key`, then evicts least recently used entries past either bound.
-    /// A value costing more than `maxCost` on its own is not stored (and replaces nothing).
-    mutating func setValue(_ value: Value, forKey key: Key, cost: Int) {
+    /// A value costing more than `maxCost` on its own is not stored, and removes `key`'s old value.
+    /// Returns the entries removed (evicted, or `key`'s old value when the new one is refused);
+    /// a replaced value of `key` is not among them.
+    @discardableResult
+    mutating func setValue(_ value: Value, forKey key: Key, cost: Int) -> [(key: Key, value: Value)] {
         guard maxEntries > 0, cost <= maxCost else {
-            removeValue(forKey: key)
-            return
+            return removeValue(forKey: key).map { [(key: key, value: $0)] } ?? []
         }
         if let index = indexByKey[key] {
             totalCost += cost - nodes[index].cost
@@ -60,17 +65,22 @@ struct LRUCache<Key: Hashable, Value> {
             totalCost += cost
             linkAtFront(index)
         }
+        var removed: [(key: Key, value: Value)] = []
         while indexByKey.count > maxEntries || totalCost > maxCost, tail != -1 {
-            removeValue(forKey: nodes[tail].key)
+            let evictedKey = nodes[tail].key
+            if let evicted = removeValue(forKey: evictedKey) { removed.append((key: evictedKey, value: evicted)) }
         }
+        return removed
     }
 
-    /// Removes `key` if present.
-    mutating func removeValue(forKey key: Key) {
-        guard let index = indexByKey.removeValue(forKey: key) else { return }
+    /// Removes `key` if present and returns its value.
+    @discardableResult
+    mutating func removeValue(forKey key: Key) -> Value? {
+        guard let index = indexByKey.removeValue(forKey: key) else { return nil }
         unlink(index)
         totalCost -= nodes[index].cost
         freeIndexes.append(index)
+        return nodes[index].value
     }
 
     private mutating func moveToFront(_ index: Int) {

@@ -56,6 +56,15 @@ public struct UpstreamRequest: Sendable {
         cachePolicy == .useProtocol && body == nil && method == "GET"
     }
 
+    /// True for a method that is not known to be safe (RFC 9110 9.2.1): anything but GET, HEAD,
+    /// OPTIONS and TRACE. Compared as sent, uppercased.
+    var isUnsafe: Bool {
+        switch method.uppercased() {
+        case "GET", "HEAD", "OPTIONS", "TRACE": false
+        default: true
+        }
+    }
+
     /// The identity of a cacheable request: method, URL, redirect policy and every request header
     /// (so requests that differ in, say, `Authorization` never share a cache entry).
     var cacheKey: String {

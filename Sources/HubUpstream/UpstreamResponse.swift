@@ -23,8 +23,8 @@ public struct UpstreamResponse: Sendable {
     /// Whether the cache served, revalidated, missed or was bypassed.
     public var cacheStatus: UpstreamCacheStatus
     /// Until when this body may be reused without asking the upstream again (from
-    /// `Cache-Control: max-age`), or nil when it is not cacheable. Callers can memoize
-    /// deterministic work built on this body until then.
+    /// `Cache-Control: max-age`/`s-maxage` or `Expires`, less the response's age), or nil when
+    /// it is not cacheable. Callers can memoize deterministic work built on this body until then.
     public var freshUntil: ContinuousClock.Instant?
     /// Time spent in `send`, including any wait for a shared in-flight request.
     public var elapsed: Duration

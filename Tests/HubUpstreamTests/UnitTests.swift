@@ -67,13 +67,107 @@ import Testing
     }
 
     @Test func cacheControlDirectives() {
+        let now = 1_800_000_000
         let control = CacheControl(headers: [("Cache-Control", "public, max-age=\"60\", s-maxage=30"), ("Age", "10"), ("ETag", "\"a\"")])
-        #expect(control.freshSeconds == 20)
+        #expect(control.freshSeconds(receivedAt: now) == 20)
+        #expect(control.freshSeconds(receivedAt: now, responseDelay: 3) == 17)
         #expect(control.isStorable)
         #expect(control.etag == "\"a\"")
         #expect(!CacheControl(headers: [("cache-control", "No-Store")]).isStorable)
         #expect(!CacheControl(headers: [("Vary", "Accept, *")]).isStorable)
-        #expect(CacheControl(headers: [("Cache-Control", "no-cache, max-age=60")]).freshSeconds == 0)
-        #expect(CacheControl(headers: [("Cache-Control", "max-age=abc")]).freshSeconds == 0)
+        #expect(CacheControl(headers: [("Cache-Control", "no-cache, max-age=60")]).freshSeconds(receivedAt: now) == 0)
+        #expect(CacheControl(headers: [("Cache-Control", "max-age=abc")]).freshSeconds(receivedAt: now) == 0)
+        #expect(CacheControl(headers: [("Cache-Control", "max-age=-5")]).freshSeconds(receivedAt: now) == 0)
+        #expect(CacheControl(headers: [("Cache-Control", "max-age=99999999999999999999")]).freshSeconds(receivedAt: now)
+            == CacheControl.maxDeltaSeconds)
+        // An Age too large for Int saturates (stale), rather than reading as 0 (fresh).
+        #expect(CacheControl(headers: [("Cache-Control", "max-age=60"), ("Age", "99999999999999999999")]).freshSeconds(receivedAt: now) == 0)
+        #expect(CacheControl(headers: [("Cache-Control", "max-age=60"), ("Age", "junk")]).freshSeconds(receivedAt: now) == 60)
+    }
+
+    @Test func expiresAndDateFreshness() {
+        // 2027-01-15T08:00:00Z
+        let now = HTTPDate.timestamp(year: 2027, month: 1, day: 15, hour: 8, minute: 0, second: 0)
+        func fresh(_ headers: [(String, String)], delay: Int = 0) -> Int {
+            CacheControl(headers: headers.map { (name: $0.0, value: $0.1) }).freshSeconds(receivedAt: now, responseDelay: delay)
+        }
+        let date = "Fri, 15 Jan 2027 08:00:00 GMT"
+        // Expires - Date; Date defaults to the receipt time.
+        #expect(fresh([("Date", date), ("Expires", "Fri, 15 Jan 2027 08:10:00 GMT")]) == 600)
+        #expect(fresh([("Expires", "Fri, 15 Jan 2027 08:10:00 GMT")]) == 600)
+        #expect(fresh([("Date", "junk"), ("Expires", "Fri, 15 Jan 2027 08:10:00 GMT")]) == 600)
+        // The lifetime is Expires - Date even when the origin clock is behind ours; the
+        // apparent age (now - Date) then uses it up.
+        #expect(fresh([("Date", "Fri, 15 Jan 2027 07:00:00 GMT"), ("Expires", "Fri, 15 Jan 2027 07:10:00 GMT")]) == 0)
+        #expect(fresh([("Date", "Fri, 15 Jan 2027 07:59:00 GMT"), ("Expires", "Fri, 15 Jan 2027 08:09:00 GMT")]) == 540)
+        // A Date in the future (origin clock ahead) is no negative age.
+        #expect(fresh([("Date", "Fri, 15 Jan 2027 08:05:00 GMT"), ("Expires", "Fri, 15 Jan 2027 08:15:00 GMT")]) == 600)
+        // Invalid or past Expires: already expired.
+        for expires in ["0", "-1", "", "Fri, 15 Jan 2027 07:59:59 GMT", "Fri, 15 Jan 2027 08:00:00 GMT"] {
+            #expect(fresh([("Date", date), ("Expires", expires)]) == 0, "Expires: \(expires)")
+        }
+        // Two Expires fields are not one valid date.
+        #expect(fresh([("Expires", "Fri, 15 Jan 2027 08:10:00 GMT"), ("Expires", "Fri, 15 Jan 2027 08:10:00 GMT")]) == 0)
+        // max-age and s-maxage win over Expires, even over a later one.
+        #expect(fresh([("Cache-Control", "max-age=60"), ("Expires", "0")]) == 60)
+        #expect(fresh([("Cache-Control", "s-maxage=5"), ("Expires", "Fri, 15 Jan 2027 09:00:00 GMT")]) == 5)
+        #expect(fresh([("Cache-Control", "no-cache"), ("Expires", "Fri, 15 Jan 2027 09:00:00 GMT")]) == 0)
+        // Age (plus the response delay) and the apparent age: the larger counts.
+        #expect(fresh([("Expires", "Fri, 15 Jan 2027 08:10:00 GMT"), ("Age", "100")]) == 500)
+        #expect(fresh([("Expires", "Fri, 15 Jan 2027 08:10:00 GMT"), ("Age", "100")], delay: 2) == 498)
+        #expect(fresh([("Date", "Fri, 15 Jan 2027 07:59:00 GMT"), ("Cache-Control", "max-age=100"), ("Age", "10")]) == 40)
+        #expect(fresh([("Date", "Fri, 15 Jan 2027 07:59:50 GMT"), ("Cache-Control", "max-age=100"), ("Age", "30")]) == 70)
+    }
+
+    @Test func lruReportsWhatItRemoves() {
+        var lru = LRUCache<String, Int>(maxEntries: 2, maxCost: 100)
+        #expect(lru.setValue(1, forKey: "a", cost: 10).isEmpty)
+        #expect(lru.setValue(2, forKey: "b", cost: 10).isEmpty)
+        #expect(lru.setValue(3, forKey: "b", cost: 20).isEmpty)  // a replaced value is not reported
+        let evicted = lru.setValue(4, forKey: "c", cost: 10)
+        #expect(evicted.map(\.key) == ["a"] && evicted.map(\.value) == [1])
+        let refused = lru.setValue(5, forKey: "c", cost: 101)
+        #expect(refused.map(\.key) == ["c"] && refused.map(\.value) == [4])
+        #expect(!lru.contains("c") && lru.contains("b"))
+        #expect(lru.removeValue(forKey: "b") == 3)
+        #expect(lru.removeValue(forKey: "b") == nil)
+    }
+
+    @Test func targetURINormalizationAndResolution() throws {
+        let base = try #require(TargetURI("HTTP://Example.COM:80/a/b/c?q=1#top"))
+        #expect(base.text == "http://example.com/a/b/c?q=1")
+        #expect(TargetURI("https://user:pw@example.com:443")?.text == "https://example.com/")
+        #expect(TargetURI("http://example.com:8080/x/./y/../z")?.text == "http://example.com:8080/x/z")
+        #expect(TargetURI("file:///tmp/a.json")?.text == "file:///tmp/a.json")
+        #expect(TargetURI("/relative") == nil)
+        // RFC 3986 5.4.1 normal examples (base http://a/b/c/d;p?q), fragments dropped.
+        let rfc = try #require(TargetURI("http://a/b/c/d;p?q"))
+        let examples: [(String, String)] = [
+            ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"), ("//g", "http://g/"), ("?y", "http://a/b/c/d;p?y"),
+            ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"), ("", "http://a/b/c/d;p?q"),
+            (".", "http://a/b/c/"), ("./", "http://a/b/c/"), ("..", "http://a/b/"), ("../g", "http://a/b/g"),
+            ("../..", "http://a/"), ("../../g", "http://a/g"), ("../../../g", "http://a/g"),
+            ("/./g", "http://a/g"), ("g.", "http://a/b/c/g."), ("..g", "http://a/b/c/..g"),
+            ("g;x=1/../y", "http://a/b/c/y"), ("HTTPS://A:443/x", "https://a/x"),
+        ]
+        for (reference, expected) in examples {
+            #expect(rfc.resolving(reference)?.text == expected, "\(reference)")
+        }
+        #expect(rfc.resolving("g")!.isSameOrigin(as: rfc))
+        #expect(rfc.resolving("http://A:80/elsewhere")!.isSameOrigin(as: rfc))
+        #expect(!rfc.resolving("//b/g")!.isSameOrigin(as: rfc))
+        #expect(!rfc.resolving("https://a/g")!.isSameOrigin(as: rfc))
+        #expect(!rfc.resolving("http://a:8080/g")!.isSameOrigin(as: rfc))
+        #expect(rfc.resolving("bad path") == nil)
+    }
+
+    @Test func unsafeMethods() {
+        for method in ["POST", "PUT", "PATCH", "DELETE", "post", "PROPFIND"] {
+            #expect(UpstreamRequest(url: "http://a/", method: method).isUnsafe, "\(method)")
+        }
+        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "get"] {
+            #expect(!UpstreamRequest(url: "http://a/", method: method).isUnsafe, "\(method)")
+        }
     }
 }
