@@ -42,21 +42,48 @@ public final class ViewEngine: Sendable {
         self.features = features
         self.actions = actions
         self.configuration = configuration
-        self.sessions = SessionStore(capacity: configuration.maxSessions, idleTimeout: configuration.sessionIdleTimeout)
+        let sessions = SessionStore(capacity: configuration.maxSessions, idleTimeout: configuration.sessionIdleTimeout)
+        self.sessions = sessions
         self.environment = SessionEnvironment(
             actions: actions, actionHandler: features.defaultActionHandler,
             operationDeadline: configuration.operationDeadline, componentDefaults: configuration.componentDefaults,
             memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries) : nil,
-            chainObserver: configuration.chainObserver)
+            chainObserver: configuration.chainObserver,
+            // Weak: the store holds the sessions, which hold this environment.
+            withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) })
     }
 
     /// Opens a session for `request.viewURI`, runs its chain and returns it with the result.
     /// Throws `featureNotFound` (no feature matches) or `noOperations` (S85).
     ///
+    /// The session is in the store while its first load runs (the identifier the chain's
+    /// operations see names a live session). When that load produces no view model (the last
+    /// operation failed, S92), the session is not kept: it leaves the store before this returns
+    /// (counted in ``SessionStore/Statistics/failed``), so it occupies no slot and its identifier
+    /// names nothing: do not give it to a client. The returned session still works for the
+    /// caller holding it (outside the store). So the session is kept exactly when
+    /// `state.viewModel` is not `nil`.
+    ///
     /// `initialViewModel` injects the session's initial content, e.g. the `target.view` of the
     /// component the client selected to get here; operations are then not asked for theirs (S117).
     public func openSession(
         for request: ViewRequest, initialViewModel: ViewModel? = nil
+    ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
+        try await start(request, initialViewModel: initialViewModel, keep: true)
+    }
+
+    /// Runs the chain a new session for `request.viewURI` would run (chain memo included) and
+    /// returns its result without keeping any session: for callers that must not create server
+    /// state (`HEAD /view?uri=`) or want a one-off render. Throws like ``openSession(for:initialViewModel:)``.
+    /// The session identifier the operations see was never in the store.
+    public func loadView(
+        for request: ViewRequest, initialViewModel: ViewModel? = nil
+    ) async throws(EngineError) -> ViewState {
+        try await start(request, initialViewModel: initialViewModel, keep: false).state
+    }
+
+    private func start(
+        _ request: ViewRequest, initialViewModel: ViewModel?, keep: Bool
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
@@ -64,7 +91,8 @@ public final class ViewEngine: Sendable {
         let operations = try feature.makeOperations(for: request)
         let id = SessionIdentifier.make()
         // Fast path: a memoized, successful chain. The session starts loaded, sharing the
-        // memo's snapshots and view model; no task, no actor hop, nothing runs.
+        // memo's snapshots and view model; no task, no actor hop, nothing runs. (Only successful
+        // entries qualify, so a session started here always has a view model and is kept.)
         if initialViewModel == nil, let memo = environment.memo,
             let key = ChainMemo.key(
                 feature: feature, operations: operations, request: request, connectivity: request.connectivity,
@@ -75,14 +103,16 @@ public final class ViewEngine: Sendable {
             let session = ViewSession(
                 id: id, feature: feature, request: request, operations: operations, environment: environment,
                 memoized: ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: key))
-            sessions.insert(session)
+            if keep { sessions.insert(session) }
             environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
             return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings))
         }
         let session = ViewSession(
             id: id, feature: feature, request: request, operations: operations,
             environment: environment, injectedInitialViewModel: initialViewModel)
-        sessions.insert(session)
+        // Kept: in the store before the run. A drain that ends without a view model takes the
+        // session out again (ViewSession.drive), before this caller resumes.
+        if keep { sessions.insert(session) }
         let state = await session.loadFirst()
         return (session, state)
     }

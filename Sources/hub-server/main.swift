@@ -70,7 +70,7 @@ struct Render: AsyncParsableCommand {
 
     func run() async throws {
         let application = try HubApplication.load(directory: config, extensions: DemoExtensions.make())
-        let (_, state) = try await application.engine.openSession(for: ViewRequest(viewURI: uri))
+        let state = try await application.engine.loadView(for: ViewRequest(viewURI: uri))
         if let failure = state.failure {
             FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
             throw ExitCode.failure

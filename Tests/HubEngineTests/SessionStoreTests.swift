@@ -146,4 +146,95 @@ struct SessionStoreTests {
         #expect(engine.session(third.id) === third)
         #expect(engine.sessions.statistics.evicted == 1)
     }
+
+    // MARK: - Sessions without a view model
+
+    @Test("A session whose first load fails is not kept (memo on or off); its holder can still use it")
+    func failedFirstLoadNotKept() async throws {
+        for memoEntries in [0, 16] {
+            let configuration = ViewEngine.Configuration(operationDeadline: .seconds(30), memoEntries: memoEntries)
+            let operation = ContentOperationMock.adding("a")
+            operation.setMemoizationKey("a")
+            operation.setError(TestError(code: 1))
+            let engine = try Fixture.engine([operation], configuration: configuration)
+            // The second open replays the memoized failure when the memo is on.
+            for attempt in 1...2 {
+                let (session, state) = try await engine.openSession(for: Fixture.request())
+                #expect(state.viewModel == nil && state.failure != nil)
+                #expect(engine.session(session.id) == nil, "memo \(memoEntries), attempt \(attempt)")
+                let statistics = engine.sessions.statistics
+                #expect(statistics.created == attempt && statistics.failed == attempt && statistics.active == 0)
+                #expect(statistics.ended == 0 && statistics.evicted == 0 && statistics.expired == 0)
+            }
+            #expect(engine.sessions.count == 0)
+            #expect(operation.performCount == (memoEntries == 0 ? 2 : 1))
+            if memoEntries == 0 {
+                // Outside the store, the session still works for the caller holding it.
+                let (session, _) = try await engine.openSession(for: Fixture.request())
+                operation.setError(nil)
+                let reloaded = await session.reload()
+                #expect(reloaded.viewModel?.body.map(\.identifier) == ["a"])
+                #expect(engine.session(session.id) == nil)
+            }
+        }
+    }
+
+    @Test("Only a session without any view model leaves: a failed reload keeps the session (S95)")
+    func failedReloadKeepsSession() async throws {
+        let operation = ContentOperationMock.adding("a")
+        let engine = try Fixture.engine([operation])
+        let (session, first) = try await engine.openSession(for: Fixture.request())
+        #expect(first.viewModel != nil)
+        #expect(engine.session(session.id) === session)
+        operation.setError(TestError(code: 2))
+        let reloaded = await session.reload()
+        #expect(reloaded.failure != nil && reloaded.viewModel != nil)
+        #expect(engine.session(session.id) === session)
+        #expect(engine.sessions.statistics.failed == 0)
+    }
+
+    @Test("A session followed while its first load fails leaves the store and is closed", .timeLimit(.minutes(1)))
+    func followedFailedFirstLoad() async throws {
+        let gate = Gate()
+        let operation = ContentOperationMock { _, _, _ in await gate.pass() }
+        operation.setError(TestError(code: 3))
+        let engine = try Fixture.engine([operation])
+        let open = Task { try await engine.openSession(for: Fixture.request()) }
+        await gate.arrivals(1)
+        // During its first load the session is in the store (the chain's {session} is live).
+        let id = try #require(operation.lastCall?.context.sessionID)
+        let session = try #require(engine.session(id))
+        let updates = await session.updates()
+        gate.release()
+        let (opened, state) = try await open.value
+        #expect(opened === session && state.viewModel == nil)
+        #expect(engine.session(id) == nil)
+        var received = 0
+        for await _ in updates { received += 1 }  // finishes: the session was closed
+        #expect(received == 0)
+        #expect(engine.sessions.statistics.failed == 1)
+    }
+
+    @Test("loadView runs the chain (memo fast path included) and keeps no session")
+    func loadViewKeepsNoSession() async throws {
+        let configuration = ViewEngine.Configuration(operationDeadline: .seconds(30), memoEntries: 16)
+        let operation = ContentOperationMock.adding("a")
+        operation.setMemoizationKey("a")
+        let engine = try Fixture.engine([operation], configuration: configuration)
+        for _ in 1...2 {  // the second is a memo hit
+            let state = try await engine.loadView(for: Fixture.request())
+            #expect(state.viewModel?.body.map(\.identifier) == ["a"])
+            #expect(state.version == 1)
+        }
+        #expect(operation.performCount == 1)
+        #expect(engine.sessions.count == 0)
+        #expect(engine.sessions.statistics.created == 0)
+        operation.setError(TestError(code: 4))
+        operation.setMemoizationKey(nil)
+        let failed = try await engine.loadView(for: Fixture.request())
+        #expect(failed.viewModel == nil && failed.failure != nil)
+        let statistics = engine.sessions.statistics
+        #expect(statistics.created == 0 && statistics.failed == 0 && statistics.active == 0)
+        await #expect(throws: EngineError.self) { try await engine.loadView(for: Fixture.request(uri: "hub:other")) }
+    }
 }

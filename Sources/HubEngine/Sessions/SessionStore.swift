@@ -2,7 +2,8 @@ import HubSync
 import Synchronization
 
 /// Live sessions by identifier, with a cap (least recently used evicted) and an idle TTL.
-/// A session followed by a Server-Sent Events listener is in use and does not expire.
+/// A session followed by a Server-Sent Events listener is in use and does not expire. A session
+/// whose loads all failed (no view model) is withdrawn by the engine (``Statistics/failed``).
 ///
 /// Eviction and expiry close the session (subscribers finish) and drop the store's reference,
 /// so the session frees its snapshots as soon as no request holds it.
@@ -14,6 +15,8 @@ public final class SessionStore: Sendable {
         public var evicted: Int
         public var expired: Int
         public var ended: Int
+        /// Sessions taken out because their first load produced no view model.
+        public var failed: Int
     }
 
     private struct Entry {
@@ -41,7 +44,7 @@ public final class SessionStore: Sendable {
         var order: [Record] = []
         var orderStart = 0
         var tick: UInt64 = 0
-        var statistics = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0)
+        var statistics = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0, failed: 0)
 
         mutating func append(_ id: String, at time: ContinuousClock.Instant) {
             tick += 1
@@ -127,6 +130,21 @@ public final class SessionStore: Sendable {
         }
         if let removed { Task { await removed.close() } }
         return removed != nil
+    }
+
+    /// Takes out a session that has no view model (its loads failed, so no client was given its
+    /// id); counted as `failed`, not as ended by a client. Closed when listened to, like an
+    /// evicted one. Returns whether it was in the store.
+    @discardableResult
+    func withdraw(_ id: String) -> Bool {
+        let withdrawn: ViewSession? = state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+            state.statistics.failed += 1
+            state.statistics.active = state.entries.count
+            return entry.session
+        }
+        if let withdrawn { Self.close([withdrawn]) }
+        return withdrawn != nil
     }
 
     /// Removes every session idle past the TTL; returns how many expired. Scans from the

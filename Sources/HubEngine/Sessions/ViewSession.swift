@@ -203,6 +203,10 @@ public actor ViewSession {
             environment.chainObserver?(
                 ChainReport(featureIdentifier: feature.identifier, timings: timings, failure: lastFailure))
         }
+        // Every load so far failed: the session leaves the store before any waiter resumes, so
+        // a stored session always has a view model or work under way. A client never got its id
+        // (the first load's answer was an error) and it would hold a slot until it expired.
+        if currentViewModel == nil { environment.withdrawViewless(id) }
         let current = state
         let resumed = waiters
         waiters.removeAll()
@@ -264,4 +268,7 @@ struct SessionEnvironment: Sendable {
     let componentDefaults: ComponentDefaults
     let memo: ChainMemo?
     let chainObserver: (@Sendable (ChainReport) -> Void)?
+    /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
+    /// is not there: ended, evicted, or never kept).
+    let withdrawViewless: @Sendable (String) -> Void
 }

@@ -229,6 +229,7 @@ public final class HubApplication: Sendable {
                 (labels: [("reason", "evicted")], value: Double(statistics.evicted)),
                 (labels: [("reason", "expired")], value: Double(statistics.expired)),
                 (labels: [("reason", "deleted")], value: Double(statistics.ended)),
+                (labels: [("reason", "failed")], value: Double(statistics.failed)),
             ]
         }
         metrics.registry.collectedCounter("hub_sessions_created_total", help: "Sessions opened.") {

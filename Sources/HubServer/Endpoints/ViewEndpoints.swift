@@ -10,6 +10,10 @@ struct ViewEndpoints {
 
     /// `GET /view?uri=U` opens a session; `GET /view?session=S` loads it (reload policy decides).
     /// A `session` that is unknown or expired falls back to `uri` when both are given.
+    ///
+    /// `HEAD` is served here too (the HTTP layer drops the body). It is safe (RFC 9110 9.2.1):
+    /// with `uri` it answers the status and headers GET would, but keeps no session, so it
+    /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
     func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let uri = try QueryParameters.single("uri", in: request)
         if let sessionID = try QueryParameters.single("session", in: request) {
@@ -22,10 +26,21 @@ struct ViewEndpoints {
             }
         }
         let viewURI = try QueryParameters.viewURI(uri)
+        if request.method == .head {
+            let viewState: ViewState
+            do {
+                viewState = try await state.engine.loadView(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))
+            } catch {
+                throw ProblemMapping.engineError(error)
+            }
+            return try responder.response(for: viewState, sessionID: nil, request: request)
+        }
         let opened = try await openSession(viewURI: viewURI, request: request)
         return try responder.response(for: opened.state, sessionID: opened.session.id, request: request)
     }
 
+    /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
+    /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
     func openSession(viewURI: String, request: HTTPRequest) async throws -> (session: ViewSession, state: ViewState) {
         do {
             return try await state.engine.openSession(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))

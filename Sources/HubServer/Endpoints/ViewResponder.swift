@@ -19,10 +19,12 @@ struct ViewResponder {
         return RenderCache.Rendered(bytes: viewModel.jsonBytes(capacityHint: 32 * 1024), gzipLevel: state.settings.gzip.level)
     }
 
-    /// The view model of `viewState`, or the problem for its failure.
+    /// The view model of `viewState`, or the problem for its failure. The problem names the
+    /// session only when it has a view model: one whose loads all failed is not kept by the
+    /// engine (a failed first load), so its id names nothing and the client retries with `uri`.
     func viewModel(of viewState: ViewState, sessionID: String?) throws -> ViewModel {
         var headers: HTTPHeaders = [:]
-        if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
+        if let sessionID, viewState.viewModel != nil { headers.add(name: "Hub-Session", value: sessionID) }
         if let failure = viewState.failure {
             let error = ProblemMapping.viewLoadError(failure)
             throw HTTPError(error.status, code: error.code, detail: error.detail, headers: headers)
