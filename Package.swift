@@ -32,6 +32,8 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // epoll and eventfd headers for HubHTTP's event loops (Linux; nothing to link).
+        .systemLibrary(name: "CEpoll"),
 
         // The module stack of DESIGN.md; dependencies point down only. HubSync is the leaf
         // utility every concurrent module shares (a lock ThreadSanitizer can see).
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "HubUpstream", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         // A real loopback HTTP/1.1 upstream shared by HubUpstream's tests and benchmarks.
         .target(name: "HubUpstreamTestSupport", swiftSettings: swiftSettings),
-        .target(name: "HubHTTP", dependencies: ["CZlib", "HubSync"], swiftSettings: swiftSettings),
+        .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
             name: "HubServer",

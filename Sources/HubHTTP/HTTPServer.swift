@@ -1,12 +1,11 @@
-import Synchronization
-import Dispatch
 import HubSync
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The HTTP/1.1 server: a listening socket, a read source that accepts, and one ``Connection``
-/// per client on its own serial queue.
+/// The HTTP/1.1 server: one edge-triggered `epoll` event loop per core (at least two), a
+/// listening socket on the first loop that deals new connections to the loops in turn, and one
+/// ``Connection`` per client that lives on its loop.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: router)
@@ -15,6 +14,11 @@ import Glibc
 /// await server.shutdown()
 /// ```
 ///
+/// Requests run as tasks that prefer their connection's loop as executor: a responder that does
+/// not suspend elsewhere is answered on the thread that read the request, in the same turn.
+/// Work that blocks a thread (file or database I/O without async APIs) belongs on another
+/// executor, or it holds up every connection of that loop.
+///
 /// Connection cap: past `limits.connections` (and while shutting down) a new connection is accepted,
 /// answered `503` with a problem body and `Connection: close`, and closed at once, so clients learn
 /// why instead of waiting in the backlog.
@@ -22,30 +26,23 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let core: ServerCore
 
-    private struct ListenerState {
-        var fd: Int32 = -1
+    private struct State {
+        var loops: [EventLoop] = []
+        var listener: Listener?
         var port = 0
-        var source: (any DispatchSourceRead)?
-        var paused = false
         var started = false
     }
 
-    /// `Mutex` makes the listener state safe to touch from `start`, `shutdown` and the accept queue.
-    private let listener = Locked(ListenerState())
-    private let acceptQueue = DispatchQueue(label: "hubhttp.accept")
-    private let executors: [QueueTaskExecutor]
-    private let nextQueue = Atomic<Int>(0)
+    private let state = Locked(State())
 
     /// A server that answers every request with `responder`; call ``start()`` to listen.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.core = ServerCore(configuration: configuration, responder: responder)
-        let count = max(2, ProcessInfoLite.activeProcessorCount)
-        executors = (0..<count).map { QueueTaskExecutor(queue: DispatchQueue(label: "hubhttp.io.\($0)")) }
     }
 
     /// The bound port (useful with port 0); 0 before ``start()``.
-    public var localPort: Int { listener.withLock { $0.port } }
+    public var localPort: Int { state.withLock { $0.port } }
 
     /// The bound address as `host:port` (IPv6 in brackets).
     public var localAddress: String {
@@ -56,50 +53,68 @@ public final class HTTPServer: Sendable {
     /// Connections currently open.
     public var openConnections: Int { core.openConnections }
 
-    /// Binds and listens; returns once the socket accepts connections.
-    /// - Throws: ``SocketError`` naming the failed call (`getaddrinfo`, `socket`, `bind`, `listen`) and its errno.
+    /// Binds, listens and starts the event loops; connections are accepted from then on.
+    /// - Throws: ``SocketError`` naming the failed call (`getaddrinfo`, `socket`, `bind`, `listen`,
+    ///   `epoll_create1`, `eventfd`, `pthread_create`) and its errno.
     public func start() throws(SocketError) {
-        guard !listener.withLock({ $0.started }) else { throw SocketError(call: "start", errno: EALREADY) }
+        guard !state.withLock({ $0.started }) else { throw SocketError(call: "start", errno: EALREADY) }
         Syscall.ignoreSIGPIPE()
         let bound = try Syscall.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
-        let fd = bound.fd
-        let acceptQueue = self.acceptQueue
-        listener.withLock { [weak self] state in
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
-            source.setEventHandler { [weak self] in self?.acceptAvailable(fd) }
-            source.setCancelHandler { Syscall.close(fd) }
-            state.fd = fd
-            state.port = bound.port
-            state.source = source
-            state.started = true
-            source.resume()
+        var loops: [EventLoop] = []
+        do throws(SocketError) {
+            for index in 0..<max(2, ProcessInfoLite.activeProcessorCount) {
+                let loop = try EventLoop(name: "hubhttp-loop-\(index)")
+                try loop.start()
+                loops.append(loop)
+            }
+        } catch {
+            for loop in loops { loop.stop() }
+            Syscall.close(bound.fd)
+            throw error
         }
+        let listener = Listener(fd: bound.fd, loops: loops, core: core)
+        let alreadyStarted = state.withLock { state -> Bool in
+            if state.started { return true }
+            state.started = true
+            state.loops = loops
+            state.listener = listener
+            state.port = bound.port
+            return false
+        }
+        guard !alreadyStarted else {
+            for loop in loops { loop.stop() }
+            Syscall.close(bound.fd)
+            throw SocketError(call: "start", errno: EALREADY)
+        }
+        loops[0].execute { listener.start() }
     }
 
     deinit {
-        // Dropped without shutdown(): stop accepting (connections already open finish on their own).
-        listener.withLock { state in
-            guard let source = state.source else { return }
-            source.cancel()
-            if state.paused { source.resume() }
-            state.source = nil
+        // Dropped without shutdown(): stop accepting; each loop exits once its connections have
+        // closed on their own.
+        let (listener, loops) = state.withLock { state in
+            let taken = (state.listener, state.loops)
+            state.listener = nil
+            state.loops = []
+            return taken
         }
+        if let listener, let first = loops.first { first.execute { listener.close() } }
+        for loop in loops { loop.stop() }
     }
 
-    /// Graceful shutdown: stops accepting, lets in-flight requests finish (their responses carry
-    /// `Connection: close`), closes idle connections at once and the rest after `timeouts.drain`.
+    /// Graceful shutdown: stops accepting; in-flight requests finish (their responses carry
+    /// `Connection: close`); idle connections get `timeouts.drainIdle` for a request already on
+    /// its way; everything still open after `timeouts.drain` is closed. The loops then stop.
     public func shutdown() async {
-        let source: (any DispatchSourceRead)? = listener.withLock { state in
-            let source = state.source
-            state.source = nil
-            if state.paused, let source {
-                state.paused = false
-                source.resume()
-            }
-            return source
+        let (listener, loops) = state.withLock { state in
+            let taken = (state.listener, state.loops)
+            state.listener = nil
+            state.loops = []
+            return taken
         }
-        source?.cancel()
-        for connection in core.beginDraining() { connection.beginDrain() }
+        let connections = core.beginDraining()
+        if let listener, let first = loops.first { first.execute { listener.close() } }
+        for connection in connections { connection.beginDrain() }
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.timeouts.drain
         while core.openConnections > 0, clock.now < deadline {
@@ -110,66 +125,6 @@ public final class HTTPServer: Sendable {
         while core.openConnections > 0, clock.now < hardDeadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-    }
-
-    /// Accept handler (on `acceptQueue`): up to 16 connections per event, for fairness.
-    private func acceptAvailable(_ listenFD: Int32) {
-        for _ in 0..<16 {
-            switch Syscall.accept(listenFD) {
-            case .accepted(let fd, let address):
-                let index = nextQueue.add(1, ordering: .relaxed).oldValue
-                let executor = executors[index % executors.count]
-                let connection = Connection(fd: fd, remoteAddress: address, executor: executor, core: core)
-                if core.register(connection) {
-                    connection.start()
-                } else {
-                    Self.reject(fd)
-                }
-            case .wouldBlock:
-                return
-            case .failed:
-                // EMFILE, ENFILE, ENOBUFS...: stop accepting briefly rather than spin.
-                pauseAccepting()
-                return
-            }
-        }
-    }
-
-    private func pauseAccepting() {
-        listener.withLock { state in
-            guard !state.paused, let source = state.source else { return }
-            state.paused = true
-            source.suspend()
-        }
-        acceptQueue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in
-            self?.listener.withLock { state in
-                guard state.paused, let source = state.source else { return }
-                state.paused = false
-                source.resume()
-            }
-        }
-    }
-
-    private static let rejection: [UInt8] = {
-        let problem = ProblemDetails(
-            status: .serviceUnavailable, code: "connection_limit", detail: "The server has too many open connections."
-        )
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/problem+json")
-        headers.add(name: "Retry-After", value: "1")
-        let body = problem.jsonBytes
-        let head = ResponseEncoder.head(
-            status: .serviceUnavailable, headers: headers, framing: .length(body.count), keepAlive: false,
-            version: .http1_1, requestId: nil
-        )
-        return head + body
-    }()
-
-    /// Past the connection cap: one best-effort 503, then close.
-    private static func reject(_ fd: Int32) {
-        let bytes = rejection
-        _ = bytes.withUnsafeBytes { Syscall.send(fd, $0, UnsafeRawBufferPointer(start: nil, count: 0)) }
-        Syscall.shutdownWrite(fd)
-        Syscall.close(fd)
+        for loop in loops { loop.stop() }
     }
 }

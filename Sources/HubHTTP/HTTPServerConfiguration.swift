@@ -41,23 +41,31 @@ public struct HTTPServerConfiguration: Sendable {
         public var send: Duration = .seconds(30)
         /// On shutdown, how long in-flight requests get before their connections are closed.
         public var drain: Duration = .seconds(20)
+        /// On shutdown, how long an idle kept-alive connection stays open (at most `drain`): a
+        /// request the client sent just as the shutdown began is still answered, with
+        /// `Connection: close`, instead of being lost with a closed socket.
+        public var drainIdle: Duration = .seconds(1)
 
         public init(
             header: Duration = .seconds(10), body: Duration = .seconds(30), idle: Duration = .seconds(60),
-            send: Duration = .seconds(30), drain: Duration = .seconds(20)
+            send: Duration = .seconds(30), drain: Duration = .seconds(20), drainIdle: Duration = .seconds(1)
         ) {
             self.header = header
             self.body = body
             self.idle = idle
             self.send = send
             self.drain = drain
+            self.drainIdle = drainIdle
         }
 
         /// The same, in seconds (as `server.json` writes them).
         public static func seconds(
-            header: Double = 10, body: Double = 30, idle: Double = 60, send: Double = 30, drain: Double = 20
+            header: Double = 10, body: Double = 30, idle: Double = 60, send: Double = 30, drain: Double = 20,
+            drainIdle: Double = 1
         ) -> Timeouts {
-            Timeouts(header: .seconds(header), body: .seconds(body), idle: .seconds(idle), send: .seconds(send), drain: .seconds(drain))
+            Timeouts(
+                header: .seconds(header), body: .seconds(body), idle: .seconds(idle), send: .seconds(send), drain: .seconds(drain),
+                drainIdle: .seconds(drainIdle))
         }
     }
 
@@ -104,7 +112,7 @@ public struct HTTPServerConfiguration: Sendable {
 }
 
 extension Duration {
-    /// Nanoseconds, saturating, for Dispatch deadlines.
+    /// Nanoseconds, saturating, for deadlines.
     var nanoseconds: Int {
         let (seconds, attoseconds) = components
         if seconds > Int64(Int.max / 1_000_000_000 - 1) { return Int.max }

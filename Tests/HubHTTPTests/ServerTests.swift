@@ -363,6 +363,56 @@ func withServer(
         #expect(throws: ClientError.self) { _ = try TestClient(port: port) }
     }
 
+    @Test func requestOnIdleConnectionDuringDrainIsAnsweredWithClose() async throws {
+        // A client that sends on its kept-alive connection just as the shutdown begins gets an
+        // answer (the drain-idle grace), not a closed socket.
+        let configuration = testConfiguration {
+            $0.timeouts.idle = .seconds(30)
+            $0.timeouts.drain = .seconds(20)
+            $0.timeouts.drainIdle = .seconds(10)
+        }
+        let server = HTTPServer(configuration: configuration, responder: testRouter())
+        try server.start()
+        let port = server.localPort
+        let client = try TestClient(port: port)
+        let first = try await blocking {
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            return try client.readResponse()
+        }
+        #expect(first.status == 200)
+        #expect(first.headers["Connection"] == nil)
+        let shutdown = Task { await server.shutdown() }
+        // The listener closes first: once new connections are refused, the drain has begun.
+        #expect(await eventually(within: 10) { (try? TestClient(port: port)) == nil })
+        let late = try await blocking {
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            return try client.readResponse()
+        }
+        #expect(late.status == 200)
+        #expect(late.text == "hello")
+        #expect(late.headers["Connection"] == "close")
+        #expect(try await blocking { client.waitForClose() })
+        await shutdown.value
+        #expect(server.openConnections == 0)
+    }
+
+    @Test func idleConnectionClosesAfterDrainIdleGrace() async throws {
+        let configuration = testConfiguration {
+            $0.timeouts.idle = .seconds(60)
+            $0.timeouts.drain = .seconds(60)
+            $0.timeouts.drainIdle = .milliseconds(200)
+        }
+        let server = HTTPServer(configuration: configuration, responder: testRouter())
+        try server.start()
+        let client = try TestClient(port: server.localPort)
+        #expect(await eventually { server.openConnections == 1 })
+        let clock = ContinuousClock()
+        let start = clock.now
+        await server.shutdown()
+        #expect(clock.now - start < .seconds(30))  // the 200 ms grace, not the 60 s drain
+        #expect(try await blocking { client.waitForClose() })
+    }
+
     @Test func shutdownClosesStragglersAfterDrain() async throws {
         let configuration = testConfiguration { $0.timeouts.drain = .milliseconds(300) }
         let server = HTTPServer(configuration: configuration, responder: testRouter())

@@ -45,6 +45,34 @@ final class ProducedCounter: Sendable {
         }
     }
 
+    @Test func listenerThatDisconnectsEndsTheStreamBeforeAnyHeartbeat() async throws {
+        // The server watches a streaming connection for the peer's FIN: a listener that leaves
+        // ends its stream at once, not at the next heartbeat (an hour away here).
+        let terminated = TerminationFlag()
+        var router = Router()
+        router.add(.get, "/events") { _, _ in
+            let (stream, continuation) = AsyncStream<ServerSentEvent>.makeStream()
+            continuation.onTermination = { _ in terminated.value.store(true, ordering: .relaxed) }
+            continuation.yield(ServerSentEvent(data: "hello"))
+            return .serverSentEvents(stream)
+        }
+        let configuration = testConfiguration { $0.sseHeartbeat = .seconds(3600) }
+        try await withServer(configuration, responder: router) { server in
+            let client = try TestClient(port: server.localPort)
+            let first = try await blocking {
+                try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                _ = try client.readResponse(head: true)
+                return try client.readChunk()
+            }
+            #expect(first.map { String(decoding: $0, as: UTF8.self) } == "data: hello\n\n")
+            let endedEarly = terminated.value.load(ordering: .relaxed)
+            #expect(!endedEarly)
+            client.disconnect()
+            #expect(await eventually(within: 20) { terminated.value.load(ordering: .relaxed) })
+            #expect(await eventually(within: 20) { server.openConnections == 0 })
+        }
+    }
+
     @Test func clientThatNeverReadsIsDroppedAndStreamCancelled() async throws {
         let terminated = TerminationFlag()
         let produced = ProducedCounter()

@@ -62,6 +62,9 @@ final class TestClient: Sendable {
 
     deinit { Glibc.close(fd) }
 
+    /// Sends FIN (and stops reading) without closing the descriptor, as a client that leaves.
+    func disconnect() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+
     /// Sets a small receive buffer (before reading nothing) so a non-reading client fills up fast.
     func shrinkReceiveBuffer() {
         var size: Int32 = 4096

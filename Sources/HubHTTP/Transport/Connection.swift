@@ -1,36 +1,39 @@
-import Dispatch
+import CEpoll
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// One client socket: reads and parses requests, runs the responder for one request at a time,
-/// writes responses in order, and enforces the deadlines.
+/// One client socket on one ``EventLoop``: reads and parses requests, runs the responder for one
+/// request at a time, writes responses in order, and enforces the deadlines.
 ///
-/// `@unchecked Sendable` is safe because every mutable property is read and written only on
-/// `queue`, a serial queue: the Dispatch sources deliver their handlers there, and every other
-/// entry point (``start()``, ``beginDrain()``, ``forceClose()``, the responder's completion and
-/// stream elements) first hops onto it with `queue.async`. `assertOnQueue()` checks this in debug.
+/// The socket is registered once, edge-triggered, for reading, writing and hang-ups, so serving a
+/// request costs no `epoll_ctl`: `readable` and `writable` remember what the last edges said.
+/// A request's task prefers the loop as its executor, so when the responder does not suspend on
+/// another executor the response is written in the same loop turn as the request was read.
 ///
-/// The descriptor is closed only in the cancel handler of the last fd-backed source to finish
-/// cancelling (the read source, and the write source once one was needed).
-final class Connection: @unchecked Sendable {
+/// `@unchecked Sendable` is safe because every mutable property is read and written only on the
+/// loop's thread: events, timers and the request task's continuation run there, and the entry
+/// points called from elsewhere (``beginDrain()``, ``forceClose()``, the responder's completion
+/// when it finishes on another executor, stream elements) hop there with ``EventLoop/execute(_:)``.
+final class Connection: EventLoopHandler, @unchecked Sendable {
     private enum Deadline { case none, header, body, idle, send, linger }
 
     let fd: Int32
     let remoteAddress: String?
-    private let queue: DispatchQueue
+    let loop: EventLoop
     private let core: ServerCore
     private var configuration: HTTPServerConfiguration { core.configuration }
-
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var timer: (any DispatchSourceTimer)?
-    private var heartbeat: (any DispatchSourceTimer)?
-    private var openSources = 0
-    private var readSuspended = true
-    private var writeSuspended = true
 
     private var parser: RequestParser
     private var out: [UInt8] = []
     private var outOffset = 0
     private var afterFlush: (() -> Void)?
+    /// The last read edge may have left bytes unread.
+    private var readable = false
+    /// The socket took everything so far; false after `EAGAIN` until the next write edge.
+    private var writable = true
+    /// The peer shut its sending side: reads continue until they return end of stream.
+    private var peerShutdown = false
 
     private var inFlight = false
     private var lingering = false
@@ -40,90 +43,74 @@ final class Connection: @unchecked Sendable {
     private var streaming = false
     private var chunkedStream = false
     private var streamTask: Task<Void, Never>?
+    /// Changes when a stream starts or ends, so a heartbeat timer of an earlier stream stops.
+    private var streamGeneration = 0
     private var readPhase: RequestParser.Phase? = .head
     private var deadline = Deadline.none
-    private var deadlineAt = DispatchTime.distantFuture
-    private var timerFiresAt = DispatchTime.distantFuture
+    private var deadlineAt = UInt64.max
+    private var timerFiresAt = UInt64.max
 
-    private let executor: QueueTaskExecutor
-
-    init(fd: Int32, remoteAddress: String?, executor: QueueTaskExecutor, core: ServerCore) {
+    init(fd: Int32, remoteAddress: String?, loop: EventLoop, core: ServerCore) {
         self.fd = fd
         self.remoteAddress = remoteAddress
-        self.executor = executor
-        self.queue = DispatchQueue(label: "hubhttp.connection", target: executor.queue)
+        self.loop = loop
         self.core = core
         self.parser = RequestParser(limits: core.configuration.limits)
     }
 
-    private func assertOnQueue() {
+    private func assertInLoop() {
         #if DEBUG
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(loop.inLoop, "connection used off its event loop")
         #endif
+    }
+
+    /// Runs `body` on the loop: now when already there.
+    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if loop.inLoop { body() } else { loop.execute(body) }
     }
 
     // MARK: - Lifecycle
 
-    /// Creates the sources and starts reading; the header deadline runs from now.
+    /// Registers the socket with the loop; the header deadline runs from now. On the loop's thread.
     func start() {
-        queue.async { [self] in
-            let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            read.setEventHandler { [unowned self] in handleReadable() }
-            read.setCancelHandler { [self] in sourceCancelled() }
-            readSource = read
-            openSources += 1
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [unowned self] in deadlineFired() }
-            timer.schedule(deadline: .distantFuture)
-            timer.resume()
-            self.timer = timer
-            setDeadline(.header, configuration.timeouts.header)
-            resumeRead()
+        assertInLoop()
+        guard loop.register(fd, self) else {
+            closed = true
+            Syscall.close(fd)
+            core.unregister(self)
+            return
         }
+        setDeadline(.header, configuration.timeouts.header)
     }
 
-    /// Shutdown began: idle connections close now, a request in progress finishes with `Connection: close`.
+    /// Shutdown began: a request in progress finishes with `Connection: close`; an idle
+    /// connection gets `timeouts.drainIdle` for a request already on its way, then closes.
     func beginDrain() {
-        queue.async { [self] in
+        loop.execute { [self] in
             draining = true
-            if !closed, !inFlight, !lingering, parser.phase == .idle { close() }
+            guard !closed, !inFlight, !lingering, parser.phase == .idle else { return }
+            let timeouts = configuration.timeouts
+            setDeadline(.idle, min(timeouts.drainIdle, timeouts.drain))
         }
     }
 
     /// Closes now, whatever is in progress (end of the drain deadline).
     func forceClose() {
-        queue.async { [self] in close() }
+        loop.execute { [self] in close() }
     }
 
     private func close() {
-        assertOnQueue()
+        assertInLoop()
         guard !closed else { return }
         closed = true
         streaming = false
+        streamGeneration += 1
         streamTask?.cancel()
         streamTask = nil
-        heartbeat?.cancel()
-        heartbeat = nil
-        timer?.cancel()
         afterFlush = nil
-        if let readSource {
-            readSource.cancel()
-            if readSuspended { readSource.resume(); readSuspended = false }
-        }
-        if let writeSource {
-            writeSource.cancel()
-            if writeSuspended { writeSource.resume(); writeSuspended = false }
-        }
-        if openSources == 0 { finalClose() }
-    }
-
-    private func sourceCancelled() {
-        assertOnQueue()
-        openSources -= 1
-        if openSources == 0 { finalClose() }
-    }
-
-    private func finalClose() {
+        out = []
+        outOffset = 0
+        loop.deregister(fd, closing: true)
         Syscall.close(fd)
         core.unregister(self)
     }
@@ -131,57 +118,75 @@ final class Connection: @unchecked Sendable {
     /// Half-closes, then reads and discards until the peer closes or a short deadline passes, so an
     /// early error response (413, 400) is not destroyed by a reset while the client still sends.
     private func lingerThenClose() {
-        assertOnQueue()
+        assertInLoop()
         guard !closed else { return }
         inFlight = false
         lingering = true
         Syscall.shutdownWrite(fd)
         setDeadline(.linger, .seconds(2))
-        resumeRead()
+        readAvailable()
+    }
+
+    // MARK: - Events
+
+    func handleEvents(_ events: UInt32) {
+        guard !closed else { return }
+        if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+            // Reset, or both directions shut: nothing more can be read or delivered.
+            close()
+            return
+        }
+        if events & EPOLLOUT.rawValue != 0 {
+            writable = true
+            if outOffset < out.count { flush() }
+            if closed { return }
+        }
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {
+            readable = true
+            if events & EPOLLRDHUP.rawValue != 0 {
+                peerShutdown = true
+                // A stream's listener left: stop now rather than at the next heartbeat.
+                if streaming {
+                    close()
+                    return
+                }
+            }
+            if !inFlight { readAvailable() }
+        }
     }
 
     // MARK: - Reading
 
-    private func resumeRead() {
-        if readSuspended, !closed, let readSource {
-            readSuspended = false
-            readSource.resume()
-        }
-    }
-
-    private func suspendRead() {
-        if !readSuspended, let readSource {
-            readSuspended = true
-            readSource.suspend()
-        }
-    }
-
-    private func handleReadable() {
-        assertOnQueue()
-        guard !closed else { return }
-        if inFlight {
-            // One request at a time: stop watching the socket until the response is written.
-            // (Suspending lazily, only when bytes arrive early, saves two source operations per request.)
-            suspendRead()
-            return
-        }
-        let result = withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { buffer -> IOResult in
-            let result = Syscall.read(fd, into: buffer)
-            if case .bytes(let count) = result, !lingering {
-                parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    /// Reads while the socket may have bytes and no request is in flight (one request at a time:
+    /// pipelined bytes wait in the socket until the response is written).
+    private func readAvailable() {
+        assertInLoop()
+        let chunk = 16 * 1024
+        while readable, !inFlight, !closed {
+            let result = withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 16) { buffer -> IOResult in
+                let result = Syscall.read(fd, into: buffer)
+                if case .bytes(let count) = result, !lingering {
+                    parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                }
+                return result
             }
-            return result
-        }
-        switch result {
-        case .wouldBlock: return
-        case .closed: close()
-        case .bytes: if !lingering { processBuffer() }
+            switch result {
+            case .wouldBlock:
+                readable = false
+            case .closed:
+                close()
+            case .bytes(let count):
+                // A short read emptied the socket; new bytes raise a new edge. After the peer's
+                // FIN there is no further edge, so read on until end of stream.
+                if count < chunk, !peerShutdown { readable = false }
+                if !lingering { processBuffer() }
+            }
         }
     }
 
     /// Parses what is buffered: starts the next request, or waits for more bytes.
     private func processBuffer() {
-        assertOnQueue()
+        assertInLoop()
         while !inFlight, !closed, !lingering {
             let result: RequestParser.Result
             do {
@@ -193,7 +198,6 @@ final class Connection: @unchecked Sendable {
             switch result {
             case .needMoreData:
                 updateReadDeadline()
-                resumeRead()
                 return
             case .expectContinue:
                 write(ResponseEncoder.continueHead, [], then: nil)
@@ -218,7 +222,7 @@ final class Connection: @unchecked Sendable {
 
     /// Answers a request the connection cannot serve (parse error, 408) and closes.
     private func fail(with error: HTTPParseError) {
-        assertOnQueue()
+        assertInLoop()
         guard !closed, !inFlight, !lingering else { return }
         inFlight = true
         setDeadline(.none, nil)
@@ -239,16 +243,16 @@ final class Connection: @unchecked Sendable {
         let version = request.version
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
         let core = self.core
-        Task(executorPreference: executor) { [self] in
+        Task(executorPreference: loop) { [self] in
             let response = await core.respond(to: request, context: context)
-            queue.async { [self] in
+            onLoop { [self] in
                 send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
             }
         }
     }
 
     private func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: String) {
-        assertOnQueue()
+        assertInLoop()
         guard !closed else { return }
         let keepAlive = keepAlive && !draining
         let noBody = response.status.forbidsBody
@@ -279,7 +283,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func responseFinished(keepAlive: Bool) {
-        assertOnQueue()
+        assertInLoop()
         guard !closed else { return }
         inFlight = false
         streaming = false
@@ -290,6 +294,7 @@ final class Connection: @unchecked Sendable {
         setDeadline(.none, nil)
         readPhase = nil
         processBuffer()
+        readAvailable()
     }
 
     // MARK: - Streaming
@@ -297,31 +302,42 @@ final class Connection: @unchecked Sendable {
     private func startStream(_ stream: HTTPBodyStream, head: [UInt8], chunked: Bool, keepAlive: Bool) {
         streaming = true
         chunkedStream = chunked
+        streamGeneration += 1
         write(head, [], then: nil)
         guard !closed else { return }
+        if peerShutdown {
+            // The listener left before the stream began (its FIN arrived with the request).
+            close()
+            return
+        }
         let interval = configuration.sseHeartbeat.nanoseconds
         if stream.wantsHeartbeat, interval > 0, interval < Int(Int32.max) * 1_000_000_000 {
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + .nanoseconds(interval), repeating: .nanoseconds(interval))
-            timer.setEventHandler { [unowned self] in _ = enqueueStreamBytes(ServerSentEvent.heartbeat) }
-            timer.resume()
-            heartbeat = timer
+            scheduleHeartbeat(generation: streamGeneration, every: UInt64(interval))
         }
-        streamTask = Task { [self] in
+        streamTask = Task(executorPreference: loop) { [self] in
             await stream.forEachChunk { chunk in await deliver(chunk) }
-            queue.async { [self] in streamFinished(keepAlive: keepAlive) }
+            onLoop { [self] in streamFinished(keepAlive: keepAlive) }
+        }
+    }
+
+    private func scheduleHeartbeat(generation: Int, every interval: UInt64) {
+        loop.schedule(at: MonotonicClock.now &+ interval) { [self] in
+            guard streaming, !closed, generation == streamGeneration else { return }
+            guard enqueueStreamBytes(ServerSentEvent.heartbeat) else { return }
+            scheduleHeartbeat(generation: generation, every: interval)
         }
     }
 
     private func deliver(_ chunk: [UInt8]) async -> Bool {
-        await withCheckedContinuation { continuation in
-            queue.async { [self] in continuation.resume(returning: enqueueStreamBytes(chunk)) }
+        if loop.inLoop { return enqueueStreamBytes(chunk) }
+        return await withCheckedContinuation { continuation in
+            loop.execute { [self] in continuation.resume(returning: enqueueStreamBytes(chunk)) }
         }
     }
 
     /// Queues stream bytes; drops the client when more than `sseBufferBytes` would be waiting.
     private func enqueueStreamBytes(_ bytes: [UInt8]) -> Bool {
-        assertOnQueue()
+        assertInLoop()
         guard streaming, !closed else { return false }
         let framed = chunkedStream ? ResponseEncoder.chunk(bytes) : bytes
         if out.count - outOffset + framed.count > configuration.sseBufferBytes {
@@ -333,10 +349,9 @@ final class Connection: @unchecked Sendable {
     }
 
     private func streamFinished(keepAlive: Bool) {
-        assertOnQueue()
+        assertInLoop()
         guard streaming, !closed else { return }
-        heartbeat?.cancel()
-        heartbeat = nil
+        streamGeneration += 1
         streamTask = nil
         if chunkedStream {
             write(ResponseEncoder.lastChunk, []) { [unowned self] in responseFinished(keepAlive: keepAlive) }
@@ -347,17 +362,17 @@ final class Connection: @unchecked Sendable {
 
     // MARK: - Writing
 
-    /// Sends straight away; only what the socket does not take waits for the write source.
-    /// `completion` runs once everything queued so far has been sent.
+    /// Sends straight away when the socket has room; what it does not take waits for the next
+    /// write edge. `completion` runs once everything queued so far has been sent.
     private func write(_ head: [UInt8], _ body: [UInt8], then completion: (() -> Void)?) {
-        assertOnQueue()
+        assertInLoop()
         guard !closed else { return }
         let total = head.count + body.count
-        if outOffset == out.count {
-            if total == 0 {
-                completion?()
-                return
-            }
+        if outOffset == out.count, total == 0 {
+            completion?()
+            return
+        }
+        if outOffset == out.count, writable {
             let result = head.withUnsafeBytes { head in body.withUnsafeBytes { body in Syscall.send(fd, head, body) } }
             switch result {
             case .closed:
@@ -374,106 +389,89 @@ final class Connection: @unchecked Sendable {
                     out.append(contentsOf: body[(count - head.count)...])
                 }
             case .wouldBlock:
+                writable = false
                 out.append(contentsOf: head)
                 out.append(contentsOf: body)
             }
         } else {
+            // Behind bytes already waiting (or the socket is full): queue, in order.
             out.append(contentsOf: head)
             out.append(contentsOf: body)
         }
-        if let completion {
-            if let previous = afterFlush {
-                afterFlush = { previous(); completion() }
-            } else {
-                afterFlush = completion
-            }
-        }
-        armWrite()
+        queue(completion)
+        // Either more goes out now, or `EAGAIN` guarantees an edge when the socket has room.
+        if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
-    private func armWrite() {
-        if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in flush() }
-            source.setCancelHandler { [self] in sourceCancelled() }
-            writeSource = source
-            openSources += 1
+    private func queue(_ completion: (() -> Void)?) {
+        guard let completion else { return }
+        if let previous = afterFlush {
+            afterFlush = { previous(); completion() }
+        } else {
+            afterFlush = completion
         }
-        if writeSuspended, let writeSource {
-            writeSuspended = false
-            writeSource.resume()
-        }
-        if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
+    /// Sends what is queued until it is all out or the socket is full.
     private func flush() {
-        assertOnQueue()
-        guard !closed else { return }
-        if outOffset == out.count {
-            suspendWrite()
-            return
-        }
-        let result = out.withUnsafeBytes { bytes in
-            Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outOffset...]), UnsafeRawBufferPointer(start: nil, count: 0))
-        }
-        switch result {
-        case .closed:
-            close()
-        case .wouldBlock:
-            return
-        case .bytes(let count):
-            outOffset += count
-            if outOffset == out.count {
-                out.removeAll(keepingCapacity: out.capacity <= 256 * 1024)
-                outOffset = 0
-                suspendWrite()
-                if deadline == .send { setDeadline(.none, nil) }
-                let completion = afterFlush
-                afterFlush = nil
-                completion?()
-            } else {
+        assertInLoop()
+        while outOffset < out.count, !closed {
+            let result = out.withUnsafeBytes { bytes in
+                Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outOffset...]), UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            switch result {
+            case .closed:
+                close()
+                return
+            case .wouldBlock:
+                writable = false
                 if outOffset > 64 * 1024 {
                     out.removeSubrange(0..<outOffset)
                     outOffset = 0
                 }
+                // The send deadline runs from the last progress.
                 if inFlight { setDeadline(.send, configuration.timeouts.send) }
+                return
+            case .bytes(let count):
+                outOffset += count
             }
         }
-    }
-
-    private func suspendWrite() {
-        if !writeSuspended, let writeSource {
-            writeSuspended = true
-            writeSource.suspend()
-        }
+        guard !closed else { return }
+        out.removeAll(keepingCapacity: out.capacity <= 256 * 1024)
+        outOffset = 0
+        if deadline == .send { setDeadline(.none, nil) }
+        let completion = afterFlush
+        afterFlush = nil
+        completion?()
     }
 
     // MARK: - Deadlines
 
-    /// Sets the current deadline. The timer is reprogrammed only when the new deadline is earlier
-    /// than the one it is armed for (each reprogramming wakes Dispatch's manager thread); a timer
-    /// that fires early re-arms itself for the current deadline.
+    /// Sets the current deadline. A timer is armed only when the new deadline is earlier than the
+    /// one already armed; a timer that fires early re-arms itself for the current deadline.
     private func setDeadline(_ kind: Deadline, _ duration: Duration?) {
         deadline = kind
         guard let duration, kind != .none else {
-            deadlineAt = .distantFuture
+            deadlineAt = .max
             return
         }
-        let nanoseconds = duration.nanoseconds
-        deadlineAt = nanoseconds >= Int(Int32.max) * 1_000_000_000 ? .distantFuture : .now() + .nanoseconds(nanoseconds)
-        if deadlineAt < timerFiresAt, let timer {
-            timerFiresAt = deadlineAt
-            timer.schedule(deadline: deadlineAt)
-        }
+        deadlineAt = MonotonicClock.deadline(after: duration)
+        if deadlineAt < timerFiresAt { armTimer(at: deadlineAt) }
     }
 
-    private func deadlineFired() {
-        assertOnQueue()
-        timerFiresAt = .distantFuture
+    private func armTimer(at instant: UInt64) {
+        timerFiresAt = instant
+        loop.schedule(at: instant) { [self] in deadlineFired(armedFor: instant) }
+    }
+
+    private func deadlineFired(armedFor instant: UInt64) {
+        assertInLoop()
+        // A timer superseded by an earlier one has nothing to do.
+        guard instant == timerFiresAt else { return }
+        timerFiresAt = .max
         guard !closed, deadline != .none else { return }
-        if DispatchTime.now() < deadlineAt {
-            timerFiresAt = deadlineAt
-            timer?.schedule(deadline: deadlineAt)
+        if MonotonicClock.now < deadlineAt {
+            if deadlineAt != .max { armTimer(at: deadlineAt) }
             return
         }
         switch deadline {
