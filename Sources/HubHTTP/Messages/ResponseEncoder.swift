@@ -84,9 +84,17 @@ enum ResponseEncoder {
     }
 
     /// Appends a header name or value with CR, LF and NUL replaced by spaces (no response splitting).
+    /// (A scan, then one copy: header values are almost always clean.)
     private static func appendSanitized(_ string: String, to out: inout [UInt8]) {
-        for byte in string.utf8 {
-            out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+        var string = string
+        string.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+            }
         }
     }
 }
