@@ -41,8 +41,7 @@ public final class SessionStore: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         /// Records in append order; stale ones (tick no longer the entry's) are skipped.
-        var order: [Record] = []
-        var orderStart = 0
+        var order = RingQueue<Record>()
         var tick: UInt64 = 0
         var statistics = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0, failed: 0)
 
@@ -52,18 +51,12 @@ public final class SessionStore: Sendable {
             order.append(Record(id: id, tick: tick, time: time))
         }
 
-        /// Drops consumed records once they are most of the array (a memmove), and stale
-        /// records once the log holds four times more records than sessions. Both amortize to
-        /// O(1) per append.
+        /// Drops stale records once the log holds four times more records than sessions
+        /// (amortized O(1) per append). Consumed records leave the ring one at a time.
         mutating func compact() {
-            if orderStart > 1024, orderStart * 2 > order.count {
-                order.removeFirst(orderStart)
-                orderStart = 0
-            }
-            let live = order.count - orderStart
-            if live > 1024, live > 4 * entries.count {
-                order = order[orderStart...].filter { entries[$0.id]?.tick == $0.tick }
-                orderStart = 0
+            if order.count > 1024, order.count > 4 * entries.count {
+                let entries = self.entries
+                order.retain { entries[$0.id]?.tick == $0.tick }
             }
         }
     }
@@ -157,11 +150,10 @@ public final class SessionStore: Sendable {
         let expired: [ViewSession] = state.withLock { state in
             var victims: [ViewSession] = []
             let lastTick = state.tick
-            while state.orderStart < state.order.count {
-                let record = state.order[state.orderStart]
+            while let record = state.order.first {
                 // Records are in time order: once one is younger than the TTL, all after are.
                 guard record.tick <= lastTick, now - record.time >= idleTimeout else { break }
-                state.orderStart += 1
+                _ = state.order.popFirst()
                 guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
                 if now - entry.lastUse >= idleTimeout && !Self.isListenedTo(entry.session) {
                     state.entries[record.id] = nil
@@ -201,9 +193,7 @@ public final class SessionStore: Sendable {
 
     /// The least recently used session, removed (stale records skipped).
     private static func popLeastRecentlyUsed(_ state: inout State) -> ViewSession? {
-        while state.orderStart < state.order.count {
-            let record = state.order[state.orderStart]
-            state.orderStart += 1
+        while let record = state.order.popFirst() {
             guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
             state.entries[record.id] = nil
             return entry.session
