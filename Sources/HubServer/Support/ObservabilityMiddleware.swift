@@ -12,8 +12,9 @@ struct ObservabilityMiddleware: HTTPMiddleware {
         defer {
             let elapsed = ContinuousClock.now - start
             let route = context.routeTemplate ?? "unmatched"
-            metrics.requests.labels(route, request.method.rawValue, String(status)).increment()
-            metrics.requestDuration.labels(route).observe(elapsed)
+            let children = metrics.request(route: route, method: request.method.rawValue, status: status)
+            children.count.increment()
+            children.duration.observe(elapsed)
             let level: JSONLogger.Level = status >= 500 ? .error : .info
             if logger.isEnabled(level) {
                 let (seconds, attoseconds) = elapsed.components

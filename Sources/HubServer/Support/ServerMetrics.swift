@@ -1,4 +1,5 @@
 import HubMetrics
+import HubSync
 
 /// Every metric the server exposes on `/metrics` (README "Metrics").
 final class ServerMetrics: Sendable {
@@ -15,6 +16,25 @@ final class ServerMetrics: Sendable {
     let upstreamDuration: MetricFamily<Histogram>
     let sseStreamsFamily: MetricFamily<Gauge>
     var sseStreams: Gauge { sseStreamsFamily.labels() }
+
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    /// The request counter and duration children by route, method and status: one lookup per
+    /// request instead of two label-array lookups (an array and a status string each).
+    private let requestChildren = Locked<[RequestKey: (count: Counter, duration: Histogram)]>([:])
+
+    /// The `hub_http_requests_total` and `hub_http_request_duration_seconds` children for a request.
+    func request(route: String, method: String, status: Int) -> (count: Counter, duration: Histogram) {
+        let key = RequestKey(route: route, method: method, status: status)
+        if let children = requestChildren.withLock({ $0[key] }) { return children }
+        let children = (count: requests.labels(route, method, String(status)), duration: requestDuration.labels(route))
+        requestChildren.withLock { $0[key] = children }
+        return children
+    }
 
     init() {
         requests = registry.counter(
