@@ -70,6 +70,11 @@ public final class SessionStore: Sendable {
     public init(capacity: Int = 100_000, idleTimeout: Duration = .seconds(1800)) {
         self.capacity = max(1, capacity)
         self.idleTimeout = idleTimeout
+        // The table is sized for the cap up front (up to a million sessions): growing it rehashes
+        // every session under the lock, which stalled all requests for tens of milliseconds as the
+        // store filled. Pages of the reserved table are only touched as sessions arrive.
+        let reserved = min(self.capacity, 1 << 20)
+        state.withLock { $0.entries.reserveCapacity(reserved) }
     }
 
     /// Adds a session, evicting the least recently used past the cap.
