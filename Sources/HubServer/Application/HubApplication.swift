@@ -245,16 +245,6 @@ public final class HubApplication: Sendable {
 
     /// Suspends until SIGTERM or SIGINT.
     static func waitForTerminationSignal() async {
-        let resumer = SignalResumer()
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { resumer.resume() }
-            source.resume()
-            sources.append(source)
-        }
-        await resumer.wait()
-        for source in sources { source.cancel() }
+        await TerminationSignal.wait()
     }
 }
