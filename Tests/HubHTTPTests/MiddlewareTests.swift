@@ -15,6 +15,9 @@ import Testing
         ("*;q=0", false), ("identity", false), ("identity, *;q=0.5", false), ("br", false), ("", false),
         ("gzip;q=0.5, identity;q=0.9", false), ("x-gzip", true), ("gzip;q=1.000", true), ("gzip;q=abc", false),
         ("*, gzip;q=0", false),
+        // Without parameters (read without splitting): listed or not, case and spacing aside.
+        ("gzip, deflate, br", true), ("deflate,br,GZip", true), (" \tbr ,  x-GZIP ", true), ("deflate, br, zstd", false),
+        ("gzipx, xgzip", false), ("identity, deflate", false), (",,", false),
     ])
     func acceptEncodingQValues(header: String, gzip: Bool) {
         #expect(AcceptEncoding.prefersGzip([header]) == gzip, "\(header)")

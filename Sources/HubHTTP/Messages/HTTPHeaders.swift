@@ -84,9 +84,26 @@ extension StringProtocol {
     func asciiCaseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        // Native strings: compare the contiguous bytes (iterating two UTF8Views is far slower).
+        let contiguous = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in Self.asciiCaseInsensitiveEquals(left, right) }
+        }
+        if let contiguous, let result = contiguous { return result }
         for (a, b) in zip(lhs, rhs) where a != b {
             guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
                 return false
+            }
+        }
+        return true
+    }
+
+    private static func asciiCaseInsensitiveEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<lhs.count {
+            let a = lhs[index], b = rhs[index]
+            if a != b {
+                guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
+                    return false
+                }
             }
         }
         return true

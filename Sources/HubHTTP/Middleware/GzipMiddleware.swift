@@ -45,6 +45,7 @@ public enum AcceptEncoding {
     /// Whether gzip should be used: its q-value (explicit `gzip`/`x-gzip`, else `*`, else 0) is
     /// above 0 and not below an explicit preference for identity (`identity`, else `*`).
     public static func prefersGzip(_ values: [String]) -> Bool {
+        if values.count == 1, let answer = withoutParameters(values[0]) { return answer }
         var gzip: Double?
         var identity: Double?
         var star: Double?
@@ -73,5 +74,42 @@ public enum AcceptEncoding {
         let gzipQ = gzip ?? star ?? 0
         let identityQ = identity ?? star ?? 0
         return gzipQ > 0 && gzipQ >= identityQ
+    }
+
+    /// The answer for one field value with no parameters (`;`) and no `*`, such as browsers'
+    /// `gzip, deflate, br`, read without splitting: every coding listed has q=1, so gzip is
+    /// preferred exactly when `gzip` or `x-gzip` is listed. `nil` when the full rules are needed.
+    private static func withoutParameters(_ value: String) -> Bool? {
+        var value = value
+        return value.withUTF8 { bytes -> Bool? in
+            if bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "*")) { return nil }
+            var index = 0
+            while index < bytes.count {
+                while index < bytes.count, isSeparator(bytes[index]) { index += 1 }
+                let start = index
+                while index < bytes.count, !isSeparator(bytes[index]) { index += 1 }
+                let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if token.asciiCaseInsensitiveEquals("gzip") || token.asciiCaseInsensitiveEquals("x-gzip") { return true }
+            }
+            return false
+        }
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// ASCII case-insensitive comparison with a lowercase literal.
+    fileprivate func asciiCaseInsensitiveEquals(_ lowercase: StaticString) -> Bool {
+        guard count == lowercase.utf8CodeUnitCount else { return false }
+        let other = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for index in 0..<count {
+            let byte = self[index]
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != other[index] { return false }
+        }
+        return true
     }
 }

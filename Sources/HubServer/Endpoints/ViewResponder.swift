@@ -42,7 +42,14 @@ struct ViewResponder {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
-        if !viewState.timings.isEmpty { headers.add(name: "Server-Timing", value: Self.serverTiming(viewState.timings)) }
+        if !viewState.timings.isEmpty {
+            // Memoized timings repeat on every request for a shared view model: format them once.
+            let timings = viewState.timings
+            let memoized = timings.allSatisfy(\.memoized)
+            headers.add(
+                name: "Server-Timing",
+                value: memoized ? rendered.serverTiming(timings, make: Self.serverTiming) : Self.serverTiming(timings))
+        }
         return finish(bytes: rendered.bytes, rendered: rendered, headers: headers, request: request)
     }
 
