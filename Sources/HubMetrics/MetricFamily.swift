@@ -15,6 +15,8 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     public let labelNames: [String]
     private let make: @Sendable () -> Metric
     private let children = Locked<[[String]: Metric]>([:])
+    /// One-label children by their value (the same metrics as in `children`).
+    private let singleLabelChildren = Locked<[String: Metric]>([:])
     /// Children in creation order, for stable exposition.
     private let order = Locked<[[String]]>([])
 
@@ -29,6 +31,15 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     /// The child for these label values (in ``labelNames`` order), created on first use.
     public func labels(_ values: String...) -> Metric {
         labels(values)
+    }
+
+    /// The child for a one-label family's value: looked up by the string itself, without
+    /// building a label array (a family with one label is looked up on hot paths).
+    public func labels(_ value: String) -> Metric {
+        if let metric = singleLabelChildren.withLock({ $0[value] }) { return metric }
+        let metric = labels([value])
+        singleLabelChildren.withLock { $0[value] = metric }
+        return metric
     }
 
     /// The child for these label values (in ``labelNames`` order), created on first use.
