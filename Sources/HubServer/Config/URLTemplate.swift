@@ -87,6 +87,8 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// The URL with every placeholder substituted and percent-encoded; missing values are empty.
     public func expand(_ values: Values) -> String {
+        // A URL without placeholders is the literal itself (no copy).
+        if parts.count == 1, case .literal(let text) = parts[0] { return text }
         var url = ""
         for part in parts {
             switch part {
