@@ -19,7 +19,10 @@ json)
     ;;
 http)
     sources=$(find Sources/HubHTTP -name '*.swift')
-    flags=(-I Sources/CZlib -lz)
+    # HubHTTP imports HubSync (a module of its own) and the CEpoll/CZlib headers.
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HubSync -emit-library -static \
+        -emit-module -emit-module-path "$out/HubSync.swiftmodule" Sources/HubSync/*.swift -o "$out/libHubSync.a"
+    flags=(-I Sources/CZlib -I Sources/CEpoll -I "$out" -L "$out" -lHubSync -lz)
     ;;
 *)
     echo "unknown fuzz target: $name" >&2
