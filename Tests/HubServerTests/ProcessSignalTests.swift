@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `hub-server` binary itself: SIGTERM and SIGINT drain and exit 0 (Kubernetes sends
+/// SIGTERM; a signal that went unnoticed would leave the pod to be killed after its grace
+/// period, dropping what it had accepted).
+@Suite(.serialized) struct ProcessSignalTests {
+    /// `hub-server`, built next to the test bundle (`swift build --build-tests` builds every product).
+    static var binary: URL? {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidate = bundleDirectory.appendingPathComponent("hub-server")
+        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+    }
+
+    static let configDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Config")
+
+    /// Lines of a pipe, read on a thread of their own.
+    final class LineReader: @unchecked Sendable {
+        // Safe: `lines` is only touched under `lock`.
+        private let lock = NSLock()
+        private var lines: [String] = []
+
+        init(_ handle: FileHandle) {
+            let thread = Thread { [self] in
+                var pending = Data()
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { return }
+                    pending.append(data)
+                    while let newline = pending.firstIndex(of: 0x0A) {
+                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        pending.removeSubrange(pending.startIndex...newline)
+                        lock.withLock { lines.append(line) }
+                    }
+                }
+            }
+            thread.start()
+        }
+
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalDrainsAndExitsZero(signalNumber: Int32) async throws {
+        let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--config", Self.configDirectory.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUB_HOST"] = "127.0.0.1"
+        environment["HUB_PORT"] = "0"
+        environment["HUB_LOG_LEVEL"] = "info"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let reader = LineReader(output.fileHandleForReading)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The port from the "listening" log line.
+        var port: Int?
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(60)
+        while port == nil, clock.now < deadline, process.isRunning {
+            port = reader.all.lazy.compactMap(Self.listeningPort).first
+            if port == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let listening = try #require(port, "no listening line: \(reader.all)")
+
+        // Serve a request on a kept-alive connection, then signal while it is open.
+        let connection = try SocketConnection(port: listening)
+        let response = try await blocking {
+            try connection.send(Array("GET /view?uri=hub:home HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            return try connection.readResponse(method: "GET")
+        }
+        #expect(response.status == 200)
+        kill(process.processIdentifier, signalNumber)
+
+        while process.isRunning, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!process.isRunning, "hub-server still running after signal \(signalNumber)")
+        guard !process.isRunning else { return }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let lines = reader.all
+        #expect(lines.contains { $0.contains("\"msg\":\"draining\"") })
+        #expect(lines.contains { $0.contains("\"msg\":\"stopped\"") })
+        connection.close()
+    }
+
+    static func listeningPort(_ line: String) -> Int? {
+        guard line.contains("\"msg\":\"listening\""), let range = line.range(of: "\"port\":\"") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+}
