@@ -67,6 +67,32 @@ struct SessionStoreTests {
         #expect(count == 1)  // the current state, then the end
     }
 
+    @Test("A large store is sharded: the cap holds exactly, the newest sessions stay, counts add up")
+    func shardedStore() async throws {
+        let sessions = try await Self.sessions(20_000)
+        let store = SessionStore(capacity: 16_500, idleTimeout: .seconds(1_000_000))
+        let start = ContinuousClock.now
+        for (offset, session) in sessions.enumerated() {
+            store.insert(session, now: start + .milliseconds(offset))
+        }
+        #expect(store.count == 16_500)
+        let statistics = store.statistics
+        #expect(statistics.active == 16_500)
+        #expect(statistics.created == 20_000)
+        #expect(statistics.evicted == 3_500)
+        // Each shard evicts its own least recently used: the newest sessions are all kept...
+        let later = start + .seconds(30)
+        #expect(sessions.suffix(500).allSatisfy { store.session($0.id, now: later) === $0 })
+        // ...and the oldest are the ones gone (each shard's first ~220 of ~1 250).
+        #expect(sessions.prefix(100).allSatisfy { store.session($0.id, now: later) == nil })
+        #expect(store.remove(sessions[19_999].id))
+        #expect(store.count == 16_499)
+        #expect(store.statistics.ended == 1)
+        // Expiry runs over every shard.
+        #expect(store.removeExpired(now: start + .seconds(2_000_000)) == 16_499)
+        #expect(store.count == 0)
+    }
+
     @Test("The sweep expires a session used since its record within one more TTL (incremental sweep)")
     func sweepExpiresTouchedSessionsLate() async throws {
         let sessions = try await Self.sessions(1)

@@ -7,6 +7,11 @@ import Synchronization
 ///
 /// Eviction and expiry close the session (subscribers finish) and drop the store's reference,
 /// so the session frees its snapshots as soon as no request holds it.
+///
+/// A large store (a cap of 16 384 or more) is split into 16 shards by session identifier, each
+/// with its own lock, LRU and share of the cap, so concurrent requests do not serialize on one
+/// lock; eviction is then least recently used within the new session's shard (identifiers are
+/// random, so the shards fill evenly). Smaller stores are one shard: exact LRU.
 public final class SessionStore: Sendable {
     /// Counts since start, for metrics.
     public struct Statistics: Sendable, Equatable {
@@ -61,25 +66,48 @@ public final class SessionStore: Sendable {
         }
     }
 
-    private let state = Locked(State())
+    private let shards: [Locked<State>]
+    /// Each shard's share of the cap (they add up to `capacity`).
+    private let shardCapacities: [Int]
     /// The most sessions kept; the least recently used goes first.
     public let capacity: Int
     /// Sessions unused for this long expire.
     public let idleTimeout: Duration
 
     public init(capacity: Int = 100_000, idleTimeout: Duration = .seconds(1800)) {
-        self.capacity = max(1, capacity)
+        let total = max(1, capacity)
+        self.capacity = total
         self.idleTimeout = idleTimeout
-        // The table is sized for the cap up front (up to a million sessions): growing it rehashes
-        // every session under the lock, which stalled all requests for tens of milliseconds as the
-        // store filled. Pages of the reserved table are only touched as sessions arrive.
-        let reserved = min(self.capacity, 1 << 20)
-        state.withLock { $0.entries.reserveCapacity(reserved) }
+        let shardCount = total >= 16_384 ? 16 : 1
+        let shardCapacities = (0..<shardCount).map { index in
+            total / shardCount + (index < total % shardCount ? 1 : 0)
+        }
+        self.shardCapacities = shardCapacities
+        // Each table is sized for its cap up front (up to a million sessions in all): growing it
+        // rehashes every session under the lock, which stalled all requests for tens of
+        // milliseconds as the store filled. Pages are only touched as sessions arrive.
+        shards = shardCapacities.map { shardCapacity in
+            var state = State()
+            state.entries.reserveCapacity(min(shardCapacity, (1 << 20) / shardCount))
+            return Locked(state)
+        }
+    }
+
+    /// The shard of an identifier: FNV-1a over its first bytes (identifiers are random).
+    private func shardIndex(_ id: String) -> Int {
+        guard shards.count > 1 else { return 0 }
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8.prefix(8) {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        return Int(hash % UInt32(shards.count))
     }
 
     /// Adds a session, evicting the least recently used past the cap.
     public func insert(_ session: ViewSession, now: ContinuousClock.Instant = .now) {
-        let evicted: [ViewSession] = state.withLock { state in
+        let index = shardIndex(session.id)
+        let capacity = shardCapacities[index]
+        let evicted: [ViewSession] = shards[index].withLock { state in
             state.entries[session.id] = Entry(session: session, lastUse: now, tick: 0)
             state.append(session.id, at: now)
             state.statistics.created += 1
@@ -97,7 +125,7 @@ public final class SessionStore: Sendable {
 
     /// The session with this identifier, marking it used; `nil` when unknown or expired.
     public func session(_ id: String, now: ContinuousClock.Instant = .now) -> ViewSession? {
-        let (found, expired): (ViewSession?, ViewSession?) = state.withLock { state in
+        let (found, expired): (ViewSession?, ViewSession?) = shards[shardIndex(id)].withLock { state in
             guard var entry = state.entries[id] else { return (nil, nil) }
             if now - entry.lastUse >= idleTimeout, !Self.isListenedTo(entry.session) {
                 state.entries[id] = nil
@@ -120,7 +148,7 @@ public final class SessionStore: Sendable {
     /// Ends a session; returns whether it existed.
     @discardableResult
     public func remove(_ id: String) -> Bool {
-        let removed: ViewSession? = state.withLock { state in
+        let removed: ViewSession? = shards[shardIndex(id)].withLock { state in
             guard let entry = state.entries.removeValue(forKey: id) else { return nil }
             state.statistics.ended += 1
             state.statistics.active = state.entries.count
@@ -135,7 +163,7 @@ public final class SessionStore: Sendable {
     /// evicted one. Returns whether it was in the store.
     @discardableResult
     func withdraw(_ id: String) -> Bool {
-        let withdrawn: ViewSession? = state.withLock { state in
+        let withdrawn: ViewSession? = shards[shardIndex(id)].withLock { state in
             guard let entry = state.entries.removeValue(forKey: id) else { return nil }
             state.statistics.failed += 1
             state.statistics.active = state.entries.count
@@ -152,7 +180,13 @@ public final class SessionStore: Sendable {
     /// it checks the TTL exactly.
     @discardableResult
     public func removeExpired(now: ContinuousClock.Instant = .now) -> Int {
-        let expired: [ViewSession] = state.withLock { state in
+        var count = 0
+        for shard in shards { count += removeExpired(in: shard, now: now) }
+        return count
+    }
+
+    private func removeExpired(in shard: Locked<State>, now: ContinuousClock.Instant) -> Int {
+        let expired: [ViewSession] = shard.withLock { state in
             var victims: [ViewSession] = []
             let lastTick = state.tick
             while let record = state.order.first {
@@ -177,11 +211,23 @@ public final class SessionStore: Sendable {
         return expired.count
     }
 
-    /// Current counts.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    /// Current counts (summed over the shards).
+    public var statistics: Statistics {
+        var total = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0, failed: 0)
+        for shard in shards {
+            let counts = shard.withLock { $0.statistics }
+            total.active += counts.active
+            total.created += counts.created
+            total.evicted += counts.evicted
+            total.expired += counts.expired
+            total.ended += counts.ended
+            total.failed += counts.failed
+        }
+        return total
+    }
 
     /// Number of live sessions.
-    public var count: Int { state.withLock { $0.entries.count } }
+    public var count: Int { shards.reduce(0) { $0 + $1.withLock { $0.entries.count } } }
 
     /// `true` while a Server-Sent Events stream follows the session: it is in use.
     private static func isListenedTo(_ session: ViewSession) -> Bool {
