@@ -22,10 +22,12 @@ protocol EventLoopHandler: AnyObject {
 /// loop through an `eventfd`.
 ///
 /// `@unchecked Sendable` is safe because the mutable state is split in two: `handlers`,
-/// `localJobs`, `spareJobs`, `timers` and `registered` are touched only on the loop's thread
-/// (every method that does so asserts ``inLoop`` in debug builds, and the public entry points
-/// from other threads, ``execute(_:)`` and ``enqueue(_:)``, hand over through `remote`);
-/// `remote` is behind a lock and `threadID` is atomic. The descriptors are immutable.
+/// `localJobs`, `spareJobs`, `timers` and `registered` are touched only on the loop's own thread
+/// (every method that does so asserts it in debug builds, and the entry points for other
+/// threads, ``execute(_:)`` and ``enqueue(_:)``, hand over through `remote`); `remote` is behind
+/// a lock and the thread identifiers are atomic. The descriptors are immutable. Once the thread
+/// has exited (it sets `stopped` under `remote`'s lock, so everything it did happens before), jobs
+/// run one at a time on the serial `fallback` queue, and those never touch the loop's own state.
 final class EventLoop: TaskExecutor, @unchecked Sendable {
     private enum Job {
         case closure(() -> Void)
@@ -95,8 +97,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         let unmanaged = Unmanaged.passRetained(self)
         var thread = pthread_t()
         // The thread starts with every signal blocked (it inherits the mask in force here), so
-        // SIGTERM and SIGINT reach the thread that waits for them (Dispatch's signal thread)
-        // instead of interrupting a loop that has no handler for them.
+        // the program's signals (SIGTERM, SIGINT) are taken by one of its own threads, where its
+        // handlers or Dispatch sources expect them, and never interrupt a loop.
         var all = sigset_t()
         var previous = sigset_t()
         sigfillset(&all)
