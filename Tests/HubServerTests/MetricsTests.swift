@@ -29,4 +29,14 @@ struct MetricsTests {
             }
         }
     }
+
+    @Test("a memo hit is counted apart from chain runs")
+    func chainMemoHits() async throws {
+        try await withStandardHub { client, _, _ in
+            for _ in 0..<3 { #expect(try await client.view("hub:static").status == 200) }
+            let lines = Set(try await client.get("/metrics").text.split(separator: "\n").map(String.init))
+            #expect(lines.contains(#"hub_chain_duration_seconds_count{feature="static"} 1"#))
+            #expect(lines.contains(#"hub_chain_memo_hits_total{feature="static"} 2"#))
+        }
+    }
 }

@@ -184,6 +184,11 @@ public final class HubApplication: Sendable {
                 componentDefaults: settings.components, maxSessions: settings.sessions.max,
                 sessionIdleTimeout: .milliseconds(Int64(settings.sessions.idleSeconds * 1000)), memoEntries: 1024,
                 chainObserver: { report in
+                    // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
+                    if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
+                        metrics.chainMemoHits.labels(report.featureIdentifier).increment()
+                        return
+                    }
                     var total = Duration.zero
                     for timing in report.timings where !timing.memoized {
                         total += timing.duration

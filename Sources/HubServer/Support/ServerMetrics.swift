@@ -7,6 +7,7 @@ final class ServerMetrics: Sendable {
     let requests: MetricFamily<Counter>
     let requestDuration: MetricFamily<Histogram>
     let chainDuration: MetricFamily<Histogram>
+    let chainMemoHits: MetricFamily<Counter>
     let operationDuration: MetricFamily<Histogram>
     let operationErrors: MetricFamily<Counter>
     let actions: MetricFamily<Counter>
@@ -43,7 +44,11 @@ final class ServerMetrics: Sendable {
         requestDuration = registry.histogram(
             "hub_http_request_duration_seconds", help: "Time to produce a response, by route template.", labels: ["route"])
         chainDuration = registry.histogram(
-            "hub_chain_duration_seconds", help: "Content loading chain runs, by feature.", labels: ["feature"])
+            "hub_chain_duration_seconds", help: "Content loading chain runs, by feature (memo hits excluded).",
+            labels: ["feature"])
+        chainMemoHits = registry.counter(
+            "hub_chain_memo_hits_total", help: "Views answered from the chain memo (no operation ran), by feature.",
+            labels: ["feature"])
         operationDuration = registry.histogram(
             "hub_operation_duration_seconds", help: "Content operation runs, by feature and operation.",
             labels: ["feature", "operation"])
