@@ -86,27 +86,10 @@ extension StringProtocol {
         guard lhs.count == rhs.count else { return false }
         // Native strings: compare the contiguous bytes (iterating two UTF8Views is far slower).
         let contiguous = lhs.withContiguousStorageIfAvailable { left in
-            rhs.withContiguousStorageIfAvailable { right in Self.asciiCaseInsensitiveEquals(left, right) }
+            rhs.withContiguousStorageIfAvailable { right in ASCII.caseInsensitiveEquals(left, right) }
         }
         if let contiguous, let result = contiguous { return result }
-        for (a, b) in zip(lhs, rhs) where a != b {
-            guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
-                return false
-            }
-        }
-        return true
-    }
-
-    private static func asciiCaseInsensitiveEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-        for index in 0..<lhs.count {
-            let a = lhs[index], b = rhs[index]
-            if a != b {
-                guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
-                    return false
-                }
-            }
-        }
-        return true
+        return zip(lhs, rhs).allSatisfy { ASCII.caseInsensitiveEqual($0, $1) }
     }
 
     /// The string without leading and trailing spaces and tabs (RFC 9110 OWS).

@@ -89,7 +89,7 @@ public enum AcceptEncoding {
                 let start = index
                 while index < bytes.count, !isSeparator(bytes[index]) { index += 1 }
                 let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                if token.asciiCaseInsensitiveEquals("gzip") || token.asciiCaseInsensitiveEquals("x-gzip") { return true }
+                if ASCII.caseInsensitiveEquals(token, "gzip") || ASCII.caseInsensitiveEquals(token, "x-gzip") { return true }
             }
             return false
         }
@@ -97,19 +97,5 @@ public enum AcceptEncoding {
 
     private static func isSeparator(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: ",") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-    }
-}
-
-extension UnsafeBufferPointer<UInt8> {
-    /// ASCII case-insensitive comparison with a lowercase literal.
-    fileprivate func asciiCaseInsensitiveEquals(_ lowercase: StaticString) -> Bool {
-        guard count == lowercase.utf8CodeUnitCount else { return false }
-        let other = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        for index in 0..<count {
-            let byte = self[index]
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            if folded != other[index] { return false }
-        }
-        return true
     }
 }
