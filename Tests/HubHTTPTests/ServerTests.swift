@@ -413,6 +413,38 @@ func withServer(
         #expect(try await blocking { client.waitForClose() })
     }
 
+    @Test func responseFinishingAfterShutdownIsDroppedHarmlessly() async throws {
+        // The drain cuts the connection and the loops stop; the handler finishes later and its
+        // response is handed to a stopped loop (run on its fallback queue, dropped). A second
+        // server in the same process keeps serving.
+        let finished = TerminationFlag()
+        var router = testRouter()
+        router.add(.get, "/late") { _, _ in
+            try? await Task.sleep(for: .milliseconds(600))
+            finished.value.store(true, ordering: .relaxed)
+            return .text("late")
+        }
+        let configuration = testConfiguration { $0.timeouts.drain = .milliseconds(100) }
+        let server = HTTPServer(configuration: configuration, responder: router)
+        try server.start()
+        let client = try TestClient(port: server.localPort)
+        try await blocking { try client.send("GET /late HTTP/1.1\r\nHost: x\r\n\r\n") }
+        #expect(await eventually { server.openConnections == 1 })
+        await server.shutdown()
+        #expect(server.openConnections == 0)
+        #expect(try await blocking { client.waitForClose() })
+        #expect(await eventually(within: 20) { finished.value.load(ordering: .relaxed) })
+        try await Task.sleep(for: .milliseconds(100))
+        try await withServer { other in
+            let response = try await blocking {
+                let again = try TestClient(port: other.localPort)
+                try again.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try again.readResponse()
+            }
+            #expect(response.text == "hello")
+        }
+    }
+
     @Test func shutdownClosesStragglersAfterDrain() async throws {
         let configuration = testConfiguration { $0.timeouts.drain = .milliseconds(300) }
         let server = HTTPServer(configuration: configuration, responder: testRouter())

@@ -5,6 +5,19 @@ import Testing
 /// Every endpoint of the HTTP API (v1), over real sockets.
 @Suite("Endpoints")
 struct EndpointTests {
+    @Test("A memoized chain's Server-Timing names every operation (memo) with zero duration, the same each time")
+    func memoizedServerTiming() async throws {
+        try await withStandardHub { client, _, _ in
+            _ = try await client.view("hub:static")
+            let expected = #"op0;desc="static (memo)";dur=0, op1;desc="static (memo)";dur=0"#
+            for _ in 0..<3 {
+                let response = try await client.view("hub:static")
+                #expect(response.status == 200)
+                #expect(response.header("Server-Timing") == expected)
+            }
+        }
+    }
+
     @Test("GET /view?uri opens a session: Hub-Session, ETag, one Server-Timing entry per operation")
     func viewByURI() async throws {
         try await withStandardHub { client, _, _ in
