@@ -39,7 +39,6 @@ struct TimerHeap {
     private var nextSequence: UInt64 = 0
 
     var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
 
     /// The earliest deadline, if any.
     var earliest: UInt64? { entries.first?.at }
