@@ -21,10 +21,16 @@ public final class TodoStore: Sendable {
     private let state = Locked(State())
     /// Lists kept at most (oldest sessions' lists dropped first).
     public let capacity: Int
+    /// Items per list at most: `todo:add` on a full list is not performed.
+    public let maximumItems: Int
 
-    public init(capacity: Int = 10_000) {
+    public init(capacity: Int = 10_000, maximumItems: Int = 100) {
         self.capacity = capacity
+        self.maximumItems = maximumItems
     }
+
+    /// Lists held now.
+    public var listCount: Int { state.withLock { $0.lists.count } }
 
     static let starter = ["Buy milk", "Write the HubServer talk", "Water the plants"]
 
@@ -39,12 +45,26 @@ public final class TodoStore: Sendable {
         }
     }
 
-    func add(_ title: String, for session: String) {
+    /// Adds an item; `false` when the list already holds ``maximumItems``.
+    func add(_ title: String, for session: String) -> Bool {
         _ = items(for: session)
-        state.withLock { state in
+        return state.withLock { state in
+            guard state.lists[session, default: []].count < maximumItems else { return false }
             let item = TodoItem(id: "todo-\(state.nextID)", title: title)
             state.nextID += 1
             state.lists[session, default: []].append(item)
+            return true
+        }
+    }
+
+    /// Frees a session's list (its session ended).
+    func remove(session: String) {
+        state.withLock { state in
+            state.lists[session] = nil
+            // Ids of freed lists stay in `order` until it is compacted: amortized O(1).
+            if state.order.count > 2 * state.lists.count + 64 {
+                state.order.removeAll { state.lists[$0] == nil }
+            }
         }
     }
 
@@ -63,8 +83,8 @@ public final class TodoStore: Sendable {
     }
 
     private static func store(_ list: [TodoItem], for session: String, in state: inout State, capacity: Int) {
-        if state.lists.count >= capacity, let oldest = state.order.first {
-            state.order.removeFirst()
+        while state.lists.count >= capacity, !state.order.isEmpty {
+            let oldest = state.order.removeFirst()
             state.lists[oldest] = nil
         }
         state.lists[session] = list
@@ -82,8 +102,7 @@ public final class TodoStore: Sendable {
         ClosureActionFactory([
             "add": { [self] context in
                 guard let title = context.customData?["title"]?.stringValue, !title.isEmpty else { return .notPerformed }
-                add(String(title.prefix(200)), for: context.sessionID)
-                return .performed
+                return add(String(title.prefix(200)), for: context.sessionID) ? .performed : .notPerformed
             },
             "clear": { [self] context in
                 clear(for: context.sessionID)
@@ -99,13 +118,27 @@ public final class TodoStore: Sendable {
 }
 
 /// Renders the session's todo list; rescheduled after every `todo:*` action.
-struct TodoListOperation: ActionObservingContentOperation {
+///
+/// One instance per session (the engine makes a session's operations when it opens): when
+/// the session ends (deleted, evicted, expired) and the instance goes, the list goes with it.
+final class TodoListOperation: ActionObservingContentOperation {
     let store: TodoStore
+    /// The session this instance renders, learned on its first run.
+    private let session = Locked<String?>(nil)
+
+    init(store: TodoStore) {
+        self.store = store
+    }
+
+    deinit {
+        if let id = session.withLock({ $0 }) { store.remove(session: id) }
+    }
 
     var name: String { "todoList" }
     var completesSynchronously: Bool { true }
 
     func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        session.withLock { $0 = context.sessionID }
         let items = store.items(for: context.sessionID)
         for item in items {
             builder.body.update(item.id) { component in

@@ -1,3 +1,4 @@
+import Synchronization
 import HubModel
 
 /// The engine: features, actions and sessions together. The server (or a test) opens
@@ -15,14 +16,21 @@ public final class ViewEngine: Sendable {
         public var sessionIdleTimeout: Duration
         /// Memoized chain results kept (0 disables memoization).
         public var memoEntries: Int
+        /// Bytes the chain memo may hold (estimated from its views' JSON size).
+        public var memoBytes: Int
+        /// Pages a session may load (``ViewSession/loadNextPage()`` past it is a no-op), so one
+        /// client cannot grow a session without bound.
+        public var maxPages: Int
         /// Called after every drained queue of every session (for metrics and logs).
         public var chainObserver: (@Sendable (ChainReport) -> Void)?
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
             maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024,
-            chainObserver: (@Sendable (ChainReport) -> Void)? = nil
+            memoBytes: Int = 64 << 20, maxPages: Int = 100, chainObserver: (@Sendable (ChainReport) -> Void)? = nil
         ) {
+            self.maxPages = maxPages
+            self.memoBytes = memoBytes
             self.chainObserver = chainObserver
             self.operationDeadline = operationDeadline
             self.componentDefaults = componentDefaults
@@ -37,6 +45,22 @@ public final class ViewEngine: Sendable {
     public let sessions: SessionStore
     public let configuration: Configuration
     private let environment: SessionEnvironment
+    private let activity = ActivityCounter()
+
+    /// Chain runs under way now (actions, reloads, pages, first loads), in every session.
+    public var runningChains: Int { activity.value.load(ordering: .relaxed) }
+
+    /// Waits until no chain runs (or `timeout` passes); `true` when idle. A drain calls it after
+    /// the HTTP server has stopped, so that work already started (an action's chain, a
+    /// rescheduled remote operation) finishes before the upstream client shuts down.
+    public func waitUntilIdle(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while runningChains > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
 
     public init(features: FeatureRegistry, actions: ActionRegistry, configuration: Configuration = Configuration()) {
         self.features = features
@@ -47,7 +71,8 @@ public final class ViewEngine: Sendable {
         self.environment = SessionEnvironment(
             actions: actions, actionHandler: features.defaultActionHandler,
             operationDeadline: configuration.operationDeadline, componentDefaults: configuration.componentDefaults,
-            memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries) : nil,
+            maxPages: configuration.maxPages, activity: activity,
+            memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries, budgetBytes: configuration.memoBytes) : nil,
             chainObserver: configuration.chainObserver,
             // Weak: the store holds the sessions, which hold this environment.
             withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) })

@@ -3,7 +3,9 @@ import HubSync
 /// One metric name with its label names, and a child per distinct label values.
 ///
 /// Children are created once and cached; keep label values low-cardinality (route
-/// templates, not raw paths).
+/// templates, not raw paths). As a backstop against a label fed by client input, a family
+/// holds at most ``maximumChildren`` label sets: values past it share one child whose every
+/// label is ``overflowLabel``, so memory and the exposition stay bounded whatever arrives.
 public final class MetricFamily<Metric: Sendable>: Sendable {
     public enum Kind: String, Sendable {
         case counter, gauge, histogram
@@ -13,6 +15,10 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     public let help: String
     public let kind: Kind
     public let labelNames: [String]
+    /// Most distinct label sets (the overflow child included).
+    public let maximumChildren: Int
+    /// The label value of the child that collects label sets past ``maximumChildren``.
+    public static var overflowLabel: String { "_overflow" }
     private let make: @Sendable () -> Metric
     private let children = Locked<[[String]: Metric]>([:])
     /// One-label children by their value (the same metrics as in `children`).
@@ -20,7 +26,11 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     /// Children in creation order, for stable exposition.
     private let order = Locked<[[String]]>([])
 
-    init(name: String, help: String, kind: Kind, labelNames: [String], make: @escaping @Sendable () -> Metric) {
+    init(
+        name: String, help: String, kind: Kind, labelNames: [String], maximumChildren: Int = 2000,
+        make: @escaping @Sendable () -> Metric
+    ) {
+        self.maximumChildren = max(2, maximumChildren)
         self.name = name
         self.help = help
         self.kind = kind
@@ -38,7 +48,9 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     public func labels(_ value: String) -> Metric {
         if let metric = singleLabelChildren.withLock({ $0[value] }) { return metric }
         let metric = labels([value])
-        singleLabelChildren.withLock { $0[value] = metric }
+        singleLabelChildren.withLock { children in
+            if children.count < maximumChildren { children[value] = metric }
+        }
         return metric
     }
 
@@ -47,9 +59,14 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
         precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label values")
         return children.withLock { children in
             if let existing = children[values] { return existing }
+            var key = values
+            if children.count >= maximumChildren - 1 {
+                key = Array(repeating: Self.overflowLabel, count: labelNames.count)
+                if let overflow = children[key] { return overflow }
+            }
             let metric = make()
-            children[values] = metric
-            order.withLock { $0.append(values) }
+            children[key] = metric
+            order.withLock { $0.append(key) }
             return metric
         }
     }

@@ -49,11 +49,18 @@ struct Validate: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let path = directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
         do {
-            let loaded = try ConfigLoader(environment: environment).load(directory: path)
+            // The same loading and engine construction as `serve` (Swift names, feature ids,
+            // action namespaces), so a config `validate` accepts is one `serve` starts with.
+            let extensions = DemoExtensions.make()
+            let loaded = try ConfigLoader(
+                swiftOperationNames: Set(extensions.operations.keys), swiftActionNames: Set(extensions.actionFactories.keys),
+                environment: environment
+            ).load(directory: path)
+            _ = try HubApplication(configuration: loaded, extensions: extensions, logger: JSONLogger(level: .error) { _ in })
             for warning in loaded.warnings { print("warning: \(warning)") }
             print("OK: \(path): \(loaded.features.count) feature(s), \(loaded.schemas.count) schema(s), "
                 + "\(loaded.toggles.count) toggle(s), \(loaded.actions.count) action namespace(s)")
-        } catch {
+        } catch let error as ConfigurationError {
             for issue in error.issues { print("\(issue.severity.rawValue): \(issue)") }
             let errors = error.issues.filter { $0.severity == .error }.count
             print("FAILED: \(path): \(errors) error(s)")

@@ -96,7 +96,7 @@ import Glibc
     }
 
     static func listeningPort(_ line: String) -> Int? {
-        guard line.contains("\"msg\":\"listening\""), let range = line.range(of: "\"port\":\"") else { return nil }
+        guard line.contains("\"msg\":\"listening\""), let range = line.range(of: "\"port\":") else { return nil }
         return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 }

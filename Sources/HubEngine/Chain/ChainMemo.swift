@@ -6,7 +6,10 @@ import HubSync
 ///
 /// A hit replaces running the chain with a lookup, and sessions share the snapshots and the
 /// built view model, so a hundred thousand sessions of one view hold one copy of it.
-/// Bounded by entry count with least-recently-used eviction.
+/// Bounded by entry count and by bytes, with least-recently-used eviction: each entry is
+/// charged ``costFactor`` times the JSON size of its view model (the snapshots and the model
+/// it keeps), so memoizable chains whose keys a client can vary (`{query.*}` in a remote
+/// URL) cannot fill memory with distinct large views.
 final class ChainMemo: Sendable {
     struct Entry: Sendable {
         let snapshots: [ViewModelBuilder?]
@@ -42,17 +45,26 @@ final class ChainMemo: Sendable {
         return key
     }
 
+    /// What an entry costs, as a multiple of its view model's JSON size.
+    static let costFactor = 3
+
     private struct State {
-        var entries: [String: (entry: Entry, lastUse: UInt64)] = [:]
+        var entries: [String: (entry: Entry, lastUse: UInt64, cost: Int)] = [:]
+        var totalCost = 0
         var tick: UInt64 = 0
     }
 
     private let state = Locked(State())
     let capacity: Int
+    let budgetBytes: Int
 
-    init(capacity: Int) {
+    init(capacity: Int, budgetBytes: Int = 64 << 20) {
         self.capacity = max(1, capacity)
+        self.budgetBytes = max(1, budgetBytes)
     }
+
+    /// Entries and their charged bytes now.
+    var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.totalCost) } }
 
     func entry(for key: String) -> Entry? {
         state.withLock { state in
@@ -66,13 +78,20 @@ final class ChainMemo: Sendable {
     func store(_ entry: Entry, for key: String) {
         state.withLock { state in
             state.tick += 1
-            state.entries[key] = (entry, state.tick)
-            if state.entries.count > capacity {
-                // Evict the least recently used quarter at once: amortized O(1) per store.
-                let evictCount = max(1, capacity / 4)
-                let victims = state.entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(evictCount)
-                for (victim, _) in victims { state.entries[victim] = nil }
-            }
+            if let old = state.entries.updateValue((entry, state.tick, 0), forKey: key) { state.totalCost -= old.cost }
+            if state.entries.count > capacity { evict(&state) }
+        }
+    }
+
+    /// Evicts least recently used entries until three quarters of both bounds are left: one
+    /// sort per quarter of the capacity, amortized O(log n) per store.
+    private func evict(_ state: inout State) {
+        let targetCount = max(1, capacity / 4 * 3)
+        let targetCost = budgetBytes / 4 * 3
+        for (victim, value) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.entries.count > targetCount || state.totalCost > targetCost else { break }
+            state.entries[victim] = nil
+            state.totalCost -= value.cost
         }
     }
 
@@ -80,9 +99,20 @@ final class ChainMemo: Sendable {
         state.withLock { $0.entries[key]?.entry.viewModel }
     }
 
+    /// Keeps the view model built from the entry's snapshots; charges the entry for its size.
+    /// A model too large for half the budget is not shared (sessions build their own).
     func storeViewModel(_ viewModel: ViewModel, for key: String) {
+        let cost = viewModel.jsonBytes(capacityHint: 32 * 1024).count * Self.costFactor
         state.withLock { state in
-            state.entries[key]?.entry.viewModel = viewModel
+            guard state.entries[key] != nil else { return }
+            guard cost <= budgetBytes / 2 else {
+                state.totalCost -= state.entries.removeValue(forKey: key)?.cost ?? 0
+                return
+            }
+            state.entries[key]!.entry.viewModel = viewModel
+            state.totalCost += cost - state.entries[key]!.cost
+            state.entries[key]!.cost = cost
+            if state.totalCost > budgetBytes { evict(&state) }
         }
     }
 

@@ -17,6 +17,10 @@ public struct ViewState: Sendable {
         self.failure = failure
         self.timings = timings
     }
+
+    /// `true` when the latest run was answered from the chain memo: the view model is then the
+    /// memo's, shared by every session with the same inputs.
+    public var isMemoized: Bool { !timings.isEmpty && timings.allSatisfy(\.memoized) }
 }
 
 /// How long one operation took in the latest run, and whether it failed.

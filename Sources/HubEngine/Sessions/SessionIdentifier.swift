@@ -29,6 +29,19 @@ public enum SessionIdentifier {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A tag that names a session in logs without revealing it: the identifier is a bearer
+    /// credential, so logs carry 64 bits of its FNV-1a hash (16 hex digits) instead. Equal ids
+    /// give equal tags, so lines of one session can still be correlated.
+    public static func logTag(_ id: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     /// `true` when `text` has the shape of an identifier (22 base64url characters).
     public static func isWellFormed(_ text: String) -> Bool {
         text.utf8.count == 22 && text.utf8.allSatisfy { alphabet.contains($0) }

@@ -28,14 +28,19 @@ extension ViewSession {
 
     private func runOperations(from start: Int) async {
         // Every operation of one run sees the connectivity the run started with (S110); a
-        // change arriving meanwhile schedules its own full run (S111).
+        // change arriving meanwhile schedules its own full run (S111). Likewise the request: a
+        // `load` arriving while an operation awaits replaces `self.request`, but this run's
+        // operations keep the one `prepare` saw (a remote prefetch is found by its URL).
         let connectivity = self.connectivity
+        let request = self.request
         if timings.count != operations.count {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
         if start == 0 {
             for index in operations.indices {
-                operations[index].prepare(context: makeContext(operationIndex: index, previousError: nil, page: 0))
+                operations[index].prepare(
+                    context: makeContext(
+                        operationIndex: index, previousError: nil, page: 0, connectivity: connectivity, request: request))
             }
         }
         for index in start..<operations.count {
@@ -44,7 +49,7 @@ extension ViewSession {
                 : (snapshots[index - 1] ?? ViewModelBuilder(defaults: environment.componentDefaults))
             let context = makeContext(
                 operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0,
-                connectivity: connectivity)
+                connectivity: connectivity, request: request)
             let result = await OperationRunner.run(
                 name: operation.name, inline: operation.completesSynchronously,
                 deadline: environment.operationDeadline, builder: input
@@ -59,9 +64,10 @@ extension ViewSession {
 
     /// Runs the chain in pagination mode (S120..S123): op 0 starts from a copy of the last
     /// snapshot, op i from snapshot i-1; paginated ops append, the others pass their input
-    /// and their own stored error through. Returns `false` when it was a no-op (S119).
+    /// and their own stored error through. Returns `false` when it was a no-op (S119), and
+    /// past the engine's `maxPages` (a session's growth is bounded).
     func runPage() async -> Bool {
-        guard currentViewModel != nil, let last = snapshots.last ?? nil,
+        guard currentViewModel != nil, pageIndex < environment.maxPages, let last = snapshots.last ?? nil,
             operations.contains(where: { $0 is any ContentOperationWithPaginatedContent })
         else { return false }
         pageIndex += 1
@@ -166,12 +172,13 @@ extension ViewSession {
     }
 
     func makeContext(
-        operationIndex: Int, previousError: (any Error)?, page: Int, connectivity: Connectivity? = nil
+        operationIndex: Int, previousError: (any Error)?, page: Int, connectivity: Connectivity? = nil,
+        request: ViewRequest? = nil
     ) -> ContentContext {
         ContentContext(
             viewURI: viewURI, feature: feature.info, connectivity: connectivity ?? self.connectivity,
             previousError: previousError,
-            pageIndex: page, request: request, sessionID: id, operationIndex: operationIndex,
+            pageIndex: page, request: request ?? self.request, sessionID: id, operationIndex: operationIndex,
             actions: actionPerformer)
     }
 }

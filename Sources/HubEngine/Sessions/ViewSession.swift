@@ -180,7 +180,11 @@ public actor ViewSession {
         guard !isDriving, !queue.isEmpty else { return }
         isDriving = true
         // A client that disconnects does not cancel a shared run: the chain runs in its own task.
-        Task { await self.drive() }
+        environment.activity.value.add(1, ordering: .relaxed)
+        Task {
+            await self.drive()
+            self.environment.activity.value.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// Drains the queue, then emits once (S92).
@@ -266,9 +270,18 @@ struct SessionEnvironment: Sendable {
     let actionHandler: (any ActionHandler)?
     let operationDeadline: Duration
     let componentDefaults: ComponentDefaults
+    /// Pages a session may load at most.
+    let maxPages: Int
+    /// Chain runs under way across the engine (for a drain to wait on).
+    let activity: ActivityCounter
     let memo: ChainMemo?
     let chainObserver: (@Sendable (ChainReport) -> Void)?
     /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
     /// is not there: ended, evicted, or never kept).
     let withdrawViewless: @Sendable (String) -> Void
+}
+
+/// A count shared by every session of an engine: chain runs under way.
+final class ActivityCounter: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -19,4 +19,14 @@ public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible {
     public static let patch = HTTPMethod("PATCH")
     public static let connect = HTTPMethod("CONNECT")
     public static let trace = HTTPMethod("TRACE")
+
+    /// The methods of RFC 9110 and PATCH (RFC 5789).
+    public static let standard: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .options, .patch, .connect, .trace]
+
+    /// `true` for a method of ``standard``.
+    public var isStandard: Bool { Self.standard.contains(self) }
+
+    /// The method as a metric label or log field: a standard method's token, `OTHER` for any
+    /// other token (the client chooses it: it must never become an unbounded label set).
+    public var boundedLabel: String { isStandard ? rawValue : "OTHER" }
 }

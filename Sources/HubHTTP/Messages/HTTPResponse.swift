@@ -21,6 +21,8 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: Body
+    /// The problem `code` when this is an RFC 9457 problem response (for logs; never sent).
+    public var problemCode: String?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: Body = .bytes([])) {
         self.status = status
@@ -55,10 +57,12 @@ public struct HTTPResponse: Sendable {
 
     /// An RFC 9457 problem response (`application/problem+json`).
     public static func problem(_ problem: ProblemDetails) -> HTTPResponse {
-        HTTPResponse(
+        var response = HTTPResponse(
             status: HTTPStatus(code: problem.status),
             headers: ["Content-Type": "application/problem+json"],
             body: .bytes(problem.jsonBytes)
         )
+        response.problemCode = problem.code
+        return response
     }
 }

@@ -49,26 +49,14 @@ public enum AcceptEncoding {
         var gzip: Double?
         var identity: Double?
         var star: Double?
-        for value in values {
-            for item in value.split(separator: ",") {
-                let parts = item.split(separator: ";")
-                guard let first = parts.first else { continue }
-                let coding = first.trimmingOWS()
-                var q = 1.0
-                for parameter in parts.dropFirst() {
-                    let pair = parameter.trimmingOWS()
-                    if pair.count > 2, pair.prefix(2).asciiCaseInsensitiveEquals("q=") {
-                        guard let parsed = Double(pair.dropFirst(2)), parsed >= 0, parsed <= 1 else { q = 0; break }
-                        q = parsed
-                    }
-                }
-                if coding.asciiCaseInsensitiveEquals("gzip") || coding.asciiCaseInsensitiveEquals("x-gzip") {
-                    gzip = max(gzip ?? 0, q)
-                } else if coding.asciiCaseInsensitiveEquals("identity") {
-                    identity = q
-                } else if coding == "*" {
-                    star = q
-                }
+        for element in WeightedList(values).elements {
+            let coding = element.value
+            if coding.asciiCaseInsensitiveEquals("gzip") || coding.asciiCaseInsensitiveEquals("x-gzip") {
+                gzip = max(gzip ?? 0, element.quality)
+            } else if coding.asciiCaseInsensitiveEquals("identity") {
+                identity = element.quality
+            } else if coding == "*" {
+                star = element.quality
             }
         }
         let gzipQ = gzip ?? star ?? 0

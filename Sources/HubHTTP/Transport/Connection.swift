@@ -335,12 +335,14 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    /// Queues stream bytes; drops the client when more than `sseBufferBytes` would be waiting.
+    /// Queues stream bytes; drops the client when more than `sseBufferBytes` are already
+    /// waiting (it stopped reading). Only what is queued counts: one event larger than the
+    /// buffer (a view over 1 MiB) still goes out to a client that keeps up.
     private func enqueueStreamBytes(_ bytes: [UInt8]) -> Bool {
         assertInLoop()
         guard streaming, !closed else { return false }
         let framed = chunkedStream ? ResponseEncoder.chunk(bytes) : bytes
-        if out.count - outOffset + framed.count > configuration.sseBufferBytes {
+        if out.count - outOffset > configuration.sseBufferBytes {
             close()
             return false
         }

@@ -12,8 +12,21 @@ struct RemoteActionFactory: ActionFactory {
     let headers: [(name: String, value: String)]
     let client: any UpstreamClient
 
+    /// Names are restricted to `[A-Za-z0-9_-]{1,128}`: the name becomes part of the upstream
+    /// URL (`{action.name}`), so a client must not be able to add path segments, a query or
+    /// anything that needs encoding. Other names are unknown actions (404 `action_not_found`).
     func makeAction(name: String) -> (any Action)? {
-        RemoteAction(factory: self, name: name)
+        guard Self.isValidName(name) else { return nil }
+        return RemoteAction(factory: self, name: name)
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        return !utf8.isEmpty && utf8.count <= 128
+            && utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
     }
 }
 

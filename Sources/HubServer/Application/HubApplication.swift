@@ -58,7 +58,9 @@ public final class HubApplication: Sendable {
         let engine = try Self.makeEngine(
             configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger)
         self.engine = engine
-        let state = ServerState(engine: engine, settings: settings, metrics: metrics, logger: logger)
+        let bridge = RequestBridge(
+            retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
+        let state = ServerState(engine: engine, settings: settings, metrics: metrics, logger: logger, bridge: bridge)
         self.state = state
 
         let router = Routes.makeRouter(state: state)
@@ -66,7 +68,8 @@ public final class HubApplication: Sendable {
             RequestIDMiddleware(),
             ObservabilityMiddleware(metrics: metrics, logger: logger),
             ErrorMiddleware { error, request, context in
-                logger.log(.error, "unhandled error", ["request_id": context.requestId, "path": request.path, "error": "\(error)"])
+                logger.log(
+                    .error, "unhandled error", ["request_id": .string(context.requestId), "path": .string(request.path), "error": .string("\(error)")])
             },
             GzipMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
@@ -74,8 +77,11 @@ public final class HubApplication: Sendable {
         self.http = http
 
         Self.registerCollectedMetrics(metrics: metrics, engine: engine, http: http, upstream: upstream)
+        metrics.registry.collectedCounter(
+            "hub_log_lines_dropped_total", help: "Log lines dropped: the log pipe was full, slow or closed."
+        ) { [(labels: [], value: Double(logger.droppedLines))] }
         for warning in configuration.warnings {
-            logger.log(.warning, "config", ["file": warning.file, "path": warning.path, "problem": warning.message])
+            logger.log(.warning, "config", ["file": .string(warning.file), "path": .string(warning.path), "problem": .string(warning.message)])
         }
     }
 
@@ -99,8 +105,8 @@ public final class HubApplication: Sendable {
         }
         logger.log(
             .info, "listening",
-            ["address": http.localAddress, "port": String(http.localPort), "config": configuration.directory,
-             "features": String(engine.features.features.count)])
+            ["address": .string(http.localAddress), "port": .int(http.localPort), "config": .string(configuration.directory),
+             "features": .int(engine.features.features.count)])
     }
 
     /// The bound port (useful with port 0).
@@ -115,15 +121,29 @@ public final class HubApplication: Sendable {
     /// The Prometheus text exposition of every metric (what `GET /metrics` answers).
     public func metricsExposition() -> String { state.metrics.registry.exposition() }
 
-    /// Drains: `/ready` turns 503, the listener closes, in-flight requests finish (with
-    /// `Connection: close`), the rest are closed after `timeouts.drainSeconds`.
+    /// Drains: `/ready` turns 503 while the server keeps accepting for
+    /// `timeouts.drainDelaySeconds` (a balancer or Kubernetes stops sending meanwhile), then
+    /// event streams end, the listener closes, in-flight requests finish (with
+    /// `Connection: close`) and the rest are closed after `timeouts.drainSeconds`; chain runs
+    /// still under way (an action's) finish before the upstream client shuts down.
     public func shutdown() async {
         state.beginDraining()
-        logger.log(.info, "draining", ["open_connections": String(http.openConnections)])
+        let settings = configuration.settings
+        logger.log(
+            .info, "draining",
+            ["open_connections": .int(http.openConnections), "delay_seconds": .double(settings.timeouts.drainDelaySeconds)])
+        if settings.timeouts.drainDelaySeconds > 0 {
+            try? await Task.sleep(for: .milliseconds(Int64(settings.timeouts.drainDelaySeconds * 1000)))
+        }
+        state.streams.endAll()
         await http.shutdown()
         sweeper.stop()
+        if !(await engine.waitUntilIdle(timeout: .milliseconds(Int64(settings.timeouts.drainSeconds * 1000)))) {
+            logger.log(.warning, "chains still running at shutdown", ["running": .int(engine.runningChains)])
+        }
         upstream.shutdown()
         logger.log(.info, "stopped")
+        logger.flush()
     }
 
     /// Starts, serves until SIGTERM or SIGINT, then drains.
@@ -182,7 +202,9 @@ public final class HubApplication: Sendable {
             let engineConfiguration = ViewEngine.Configuration(
                 operationDeadline: .milliseconds(Int64(settings.timeouts.operationSeconds * 1000)),
                 componentDefaults: settings.components, maxSessions: settings.sessions.max,
-                sessionIdleTimeout: .milliseconds(Int64(settings.sessions.idleSeconds * 1000)), memoEntries: 1024,
+                sessionIdleTimeout: .milliseconds(Int64(settings.sessions.idleSeconds * 1000)),
+                memoEntries: settings.caches.memoEntries, memoBytes: settings.caches.memoBytes,
+                maxPages: settings.sessions.maxPages,
                 chainObserver: { report in
                     // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
                     if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {

@@ -67,8 +67,10 @@ final class ConfigReader {
         return integer
     }
 
-    /// A number of seconds or milliseconds (integer or decimal), positive.
-    func positiveNumber(_ object: JSONObject, _ key: String, at path: String) -> Double? {
+    /// A number of seconds (integer or decimal) within `range`. Every duration in the config
+    /// has a range, so a value `validate` accepts can always become a `Duration` (1e300 once
+    /// trapped `serve` in the conversion), and `validate` and `serve` read the same rules.
+    func seconds(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
         let fieldPath = Self.join(path, key)
         guard let value = object[key] else { return nil }
         let number: Double
@@ -76,14 +78,18 @@ final class ConfigReader {
         case .int(let integer): number = Double(integer)
         case .double(let double): number = double
         default:
-            error(fieldPath, "must be a number")
+            error(fieldPath, "must be a number of seconds")
             return nil
         }
-        guard number > 0 else {
-            error(fieldPath, "must be greater than 0")
+        guard number.isFinite, range.contains(number) else {
+            error(fieldPath, "must be a number of seconds between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))")
             return nil
         }
         return number
+    }
+
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
     func bool(_ object: JSONObject, _ key: String, at path: String) -> Bool? {

@@ -102,7 +102,7 @@ struct FeatureReader {
         case .string("never"): return .never
         case .object(let object):
             reader.checkKeys(object, at: "$.reload", known: ["maxAgeSeconds"])
-            if let seconds = reader.positiveNumber(object, "maxAgeSeconds", at: "$.reload") {
+            if let seconds = reader.seconds(object, "maxAgeSeconds", at: "$.reload", range: ServerSettings.Ranges.maxAge) {
                 return .maxAge(.milliseconds(Int64(seconds * 1000)))
             }
             reader.error("$.reload", "must be \"always\", \"never\" or {\"maxAgeSeconds\": N}")

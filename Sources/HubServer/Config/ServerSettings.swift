@@ -17,11 +17,26 @@ public struct ServerSettings: Sendable, Equatable {
         public var idleSeconds: Double = 60
         public var operationSeconds: Double = 2
         public var drainSeconds: Double = 20
+        /// On SIGTERM, how long the server keeps serving (and accepting) with `/ready` at 503
+        /// before it closes its listener: the time a balancer needs to notice (0: at once).
+        public var drainDelaySeconds: Double = 0
     }
 
     public struct Sessions: Sendable, Equatable {
         public var max = 100_000
         public var idleSeconds: Double = 1800
+        /// Next pages a session may load; past it `POST /view/next-page` changes nothing.
+        public var maxPages = 100
+    }
+
+    /// Memory the shared caches may use (estimated from the JSON size of what they hold).
+    public struct Caches: Sendable, Equatable {
+        /// Rendered views (JSON, gzip) shared across requests.
+        public var renderBytes = 64 << 20
+        /// Memoized chain results.
+        public var memoBytes = 64 << 20
+        /// Memoized chain results kept at most (0 turns the memo off).
+        public var memoEntries = 1024
     }
 
     public struct Upstream: Sendable, Equatable {
@@ -54,6 +69,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var sessions = Sessions()
+    public var caches = Caches()
     public var upstream = Upstream()
     public var gzip = Gzip()
     public var components = ComponentDefaults.standard
@@ -64,13 +80,30 @@ public struct ServerSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// The accepted range of every number without a range of its own above.
+    enum Ranges {
+        /// Request, operation and drain deadlines: 1 ms to an hour.
+        static let requestTimeout: ClosedRange<Double> = 0.001...3600
+        /// A kept-alive connection's idle time: 1 ms to a day.
+        static let connectionIdle: ClosedRange<Double> = 0.001...86_400
+        /// A session's idle time: 1 ms to 30 days.
+        static let sessionIdle: ClosedRange<Double> = 0.001...2_592_000
+        /// A feature's `reload.maxAgeSeconds`: 1 ms to a year.
+        static let maxAge: ClosedRange<Double> = 0.001...31_536_000
+        /// Byte limits: 1 byte to 1 GiB.
+        static let bytes: ClosedRange<Int> = 1...1 << 30
+    }
+
     /// Reads `server.json`; unknown keys are warnings, wrong types and ranges errors.
     init(json: JSONValue?, reader: ConfigReader) {
         guard let json else { return }
         guard let root = reader.object(json, at: "$") else { return }
         reader.checkKeys(
             root, at: "$",
-            known: ["host", "port", "limits", "timeouts", "sessions", "upstream", "gzip", "components", "log", "allowToggleOverride"])
+            known: [
+                "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
+                "allowToggleOverride", "$schema",
+            ])
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
         if let flag = reader.bool(root, "allowToggleOverride", at: "$") { allowToggleOverride = flag }
@@ -78,28 +111,36 @@ public struct ServerSettings: Sendable, Equatable {
         if let limits = reader.object(root["limits"], at: "$.limits") {
             let path = "$.limits"
             reader.checkKeys(limits, at: path, known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections"])
-            let positive = 1...Int.max
             if let value = reader.int(limits, "requestLineBytes", at: path, range: 64...1_048_576) { self.limits.requestLineBytes = value }
             if let value = reader.int(limits, "headerBytes", at: path, range: 256...16_777_216) { self.limits.headerBytes = value }
             if let value = reader.int(limits, "headerCount", at: path, range: 1...10_000) { self.limits.headerCount = value }
-            if let value = reader.int(limits, "bodyBytes", at: path, range: positive) { self.limits.bodyBytes = value }
+            if let value = reader.int(limits, "bodyBytes", at: path, range: Ranges.bytes) { self.limits.bodyBytes = value }
             if let value = reader.int(limits, "jsonDepth", at: path, range: 1...1024) { self.limits.jsonDepth = value }
             if let value = reader.int(limits, "connections", at: path, range: 1...1_000_000) { self.limits.connections = value }
         }
         if let timeouts = reader.object(root["timeouts"], at: "$.timeouts") {
             let path = "$.timeouts"
-            reader.checkKeys(timeouts, at: path, known: ["headerSeconds", "bodySeconds", "idleSeconds", "operationSeconds", "drainSeconds"])
-            if let value = reader.positiveNumber(timeouts, "headerSeconds", at: path) { self.timeouts.headerSeconds = value }
-            if let value = reader.positiveNumber(timeouts, "bodySeconds", at: path) { self.timeouts.bodySeconds = value }
-            if let value = reader.positiveNumber(timeouts, "idleSeconds", at: path) { self.timeouts.idleSeconds = value }
-            if let value = reader.positiveNumber(timeouts, "operationSeconds", at: path) { self.timeouts.operationSeconds = value }
-            if let value = reader.positiveNumber(timeouts, "drainSeconds", at: path) { self.timeouts.drainSeconds = value }
+            reader.checkKeys(timeouts, at: path, known: ["headerSeconds", "bodySeconds", "idleSeconds", "operationSeconds", "drainSeconds", "drainDelaySeconds"])
+            if let value = reader.seconds(timeouts, "drainDelaySeconds", at: path, range: 0...300) { self.timeouts.drainDelaySeconds = value }
+            if let value = reader.seconds(timeouts, "headerSeconds", at: path, range: Ranges.requestTimeout) { self.timeouts.headerSeconds = value }
+            if let value = reader.seconds(timeouts, "bodySeconds", at: path, range: Ranges.requestTimeout) { self.timeouts.bodySeconds = value }
+            if let value = reader.seconds(timeouts, "idleSeconds", at: path, range: Ranges.connectionIdle) { self.timeouts.idleSeconds = value }
+            if let value = reader.seconds(timeouts, "operationSeconds", at: path, range: Ranges.requestTimeout) { self.timeouts.operationSeconds = value }
+            if let value = reader.seconds(timeouts, "drainSeconds", at: path, range: Ranges.requestTimeout) { self.timeouts.drainSeconds = value }
         }
         if let sessions = reader.object(root["sessions"], at: "$.sessions") {
             let path = "$.sessions"
-            reader.checkKeys(sessions, at: path, known: ["max", "idleSeconds"])
+            reader.checkKeys(sessions, at: path, known: ["max", "idleSeconds", "maxPages"])
+            if let value = reader.int(sessions, "maxPages", at: path, range: 0...100_000) { self.sessions.maxPages = value }
             if let value = reader.int(sessions, "max", at: path, range: 1...100_000_000) { self.sessions.max = value }
-            if let value = reader.positiveNumber(sessions, "idleSeconds", at: path) { self.sessions.idleSeconds = value }
+            if let value = reader.seconds(sessions, "idleSeconds", at: path, range: Ranges.sessionIdle) { self.sessions.idleSeconds = value }
+        }
+        if let caches = reader.object(root["caches"], at: "$.caches") {
+            let path = "$.caches"
+            reader.checkKeys(caches, at: path, known: ["renderBytes", "memoBytes", "memoEntries"])
+            if let value = reader.int(caches, "renderBytes", at: path, range: Ranges.bytes) { self.caches.renderBytes = value }
+            if let value = reader.int(caches, "memoBytes", at: path, range: Ranges.bytes) { self.caches.memoBytes = value }
+            if let value = reader.int(caches, "memoEntries", at: path, range: 0...1_000_000) { self.caches.memoEntries = value }
         }
         if let upstream = reader.object(root["upstream"], at: "$.upstream") {
             let path = "$.upstream"
@@ -107,13 +148,13 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.int(upstream, "timeoutMs", at: path, range: 1...3_600_000) { self.upstream.timeoutMs = value }
             if let value = reader.int(upstream, "connectTimeoutMs", at: path, range: 1...3_600_000) { self.upstream.connectTimeoutMs = value }
             if let value = reader.int(upstream, "maxConnectionsPerHost", at: path, range: 1...10_000) { self.upstream.maxConnectionsPerHost = value }
-            if let value = reader.int(upstream, "maxResponseBytes", at: path, range: 1...Int.max) { self.upstream.maxResponseBytes = value }
+            if let value = reader.int(upstream, "maxResponseBytes", at: path, range: Ranges.bytes) { self.upstream.maxResponseBytes = value }
             if let value = reader.int(upstream, "cacheEntries", at: path, range: 0...10_000_000) { self.upstream.cacheEntries = value }
         }
         if let gzip = reader.object(root["gzip"], at: "$.gzip") {
             let path = "$.gzip"
             reader.checkKeys(gzip, at: path, known: ["minBytes", "level"])
-            if let value = reader.int(gzip, "minBytes", at: path, range: 0...Int.max) { self.gzip.minBytes = value }
+            if let value = reader.int(gzip, "minBytes", at: path, range: 0...Ranges.bytes.upperBound) { self.gzip.minBytes = value }
             if let value = reader.int(gzip, "level", at: path, range: 0...9) { self.gzip.level = value }
         }
         if let components = reader.object(root["components"], at: "$.components") {
@@ -139,13 +180,18 @@ public struct ServerSettings: Sendable, Equatable {
         }
     }
 
-    /// Applies `HUB_HOST`, `HUB_PORT` and `HUB_LOG_LEVEL` (`HUB_CONFIG` picks the directory and
+    /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL` and `HUB_LOG_FORMAT` (`HUB_CONFIG` picks the directory and
     /// is read by the loader). Invalid values are issues naming the variable.
     mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let host = environment["HUB_HOST"], !host.isEmpty { self.host = host }
         if let portText = environment["HUB_PORT"], !portText.isEmpty {
             if let port = Int(portText), (0...65535).contains(port) { self.port = port } else {
                 reader.error("HUB_PORT", "must be a port number between 0 and 65535, got '\(portText)'")
+            }
+        }
+        if let formatText = environment["HUB_LOG_FORMAT"], !formatText.isEmpty {
+            if let format = LogFormat(rawValue: formatText.lowercased()) { logFormat = format } else {
+                reader.error("HUB_LOG_FORMAT", "must be json or text, got '\(formatText)'")
             }
         }
         if let levelText = environment["HUB_LOG_LEVEL"], !levelText.isEmpty {

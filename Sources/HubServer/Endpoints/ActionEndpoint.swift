@@ -56,17 +56,15 @@ struct ActionEndpoint {
         do {
             outcome = try await session.perform(
                 ActionInvocation(action: action, componentIdentifier: component, customData: custom),
-                request: RequestBridge.viewRequest(viewURI: session.viewURI, from: request))
+                request: state.bridge.viewRequest(viewURI: session.viewURI, from: request))
         } catch {
-            state.metrics.actions.labels(action?.namespace ?? "selection", "failed").increment()
+            state.metrics.actions.labels(namespaceLabel(action), "failed").increment()
             throw ProblemMapping.actionError(error)
         }
-        state.metrics.actions.labels(action?.namespace ?? "selection", outcome.performed ? "performed" : "not_performed")
-            .increment()
+        state.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
 
         let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.id)
-        let clientModel = views.responder.clientViewModel(viewModel, for: request)
-        let rendered = views.responder.rendered(clientModel, original: viewModel)
+        let rendered = views.responder.rendered(viewModel, for: request, shared: outcome.state.isMemoized)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rendered.bytes.count + 32)
         bytes.append(contentsOf: outcome.performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))
@@ -77,5 +75,12 @@ struct ActionEndpoint {
         headers.add(name: "Hub-Version", value: String(outcome.state.version))
         headers.add(name: "ETag", value: rendered.etag)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
+    }
+
+    /// The `namespace` label of `hub_actions_total`: a namespace the registry knows, `selection`
+    /// for a component selection, `unknown` for anything else (client text never becomes a label).
+    private func namespaceLabel(_ action: ComponentIdentifier?) -> String {
+        guard let action else { return "selection" }
+        return state.engine.actions.hasNamespace(action.namespace) ? action.namespace : "unknown"
     }
 }

@@ -18,7 +18,7 @@ struct ViewEndpoints {
         let uri = try QueryParameters.single("uri", in: request)
         if let sessionID = try QueryParameters.single("session", in: request) {
             if let session = state.engine.session(sessionID) {
-                let viewState = await session.load(RequestBridge.viewRequest(viewURI: session.viewURI, from: request))
+                let viewState = await session.load(state.bridge.viewRequest(viewURI: session.viewURI, from: request))
                 return try responder.response(for: viewState, sessionID: session.id, request: request)
             }
             guard uri != nil else {
@@ -29,7 +29,7 @@ struct ViewEndpoints {
         if request.method == .head {
             let viewState: ViewState
             do {
-                viewState = try await state.engine.loadView(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))
+                viewState = try await state.engine.loadView(for: state.bridge.viewRequest(viewURI: viewURI, from: request))
             } catch {
                 throw ProblemMapping.engineError(error)
             }
@@ -43,7 +43,7 @@ struct ViewEndpoints {
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
     func openSession(viewURI: String, request: HTTPRequest) async throws -> (session: ViewSession, state: ViewState) {
         do {
-            return try await state.engine.openSession(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))
+            return try await state.engine.openSession(for: state.bridge.viewRequest(viewURI: viewURI, from: request))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -54,7 +54,7 @@ struct ViewEndpoints {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
         let viewModel: ViewModel
         do {
-            viewModel = try state.engine.initialViewModel(for: RequestBridge.viewRequest(viewURI: viewURI, from: request))
+            viewModel = try state.engine.initialViewModel(for: state.bridge.viewRequest(viewURI: viewURI, from: request))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -101,20 +101,32 @@ struct ViewEndpoints {
         let responder = self.responder
         let metrics = state.metrics
         let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
+        let streams = state.streams
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
             for await viewState in updates {
                 guard let viewModel = viewState.viewModel else { continue }
-                let clientModel = responder.clientViewModel(viewModel, for: request)
-                let rendered = responder.rendered(clientModel, original: viewModel)
+                let rendered = responder.rendered(viewModel, for: request, shared: viewState.isMemoized)
                 continuation.yield(
                     ServerSentEvent(
                         event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: String(viewState.version)))
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in pump.cancel() }
+        // A drain ends the stream (the client reconnects elsewhere) instead of waiting for it.
+        let token = streams.register {
+            pump.cancel()
+            continuation.finish()
+        }
+        if token == nil {
+            pump.cancel()
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            pump.cancel()
+            if let token { streams.unregister(token) }
+        }
         var response = HTTPResponse.serverSentEvents(events)
         response.headers.add(name: "Hub-Session", value: session.id)
         return response

@@ -7,16 +7,24 @@ import HubModel
 struct ViewResponder {
     let state: ServerState
 
+    /// The rendered form of `original` for this client: component fallback applied when it
+    /// said what it renders (`Hub-Components`), cached per view model and component set.
+    /// `shared`: the view model is the chain memo's (many sessions answer with it).
+    func rendered(_ original: ViewModel, for request: HTTPRequest, shared: Bool) -> RenderedView {
+        guard let header = request.headers["Hub-Components"] else {
+            return state.renderCache.rendered(original, variant: "", shared: shared) { original }
+        }
+        let renderable = RequestBridge.components(header)
+        let variant = renderable.map(\.identifierString).sorted().joined(separator: ",")
+        return state.renderCache.rendered(original, variant: "|" + variant, shared: shared) {
+            state.fallback.apply(to: original, renderable: renderable)
+        }
+    }
+
     /// The view model a client should get: component fallback applied when it said what it renders.
     func clientViewModel(_ viewModel: ViewModel, for request: HTTPRequest) -> ViewModel {
         guard let header = request.headers["Hub-Components"] else { return viewModel }
         return state.fallback.apply(to: viewModel, renderable: RequestBridge.components(header))
-    }
-
-    /// The rendered forms of a view model (cached when it is a shared instance).
-    func rendered(_ viewModel: ViewModel, original: ViewModel) -> RenderCache.Rendered {
-        if viewModel === original { return state.renderCache.rendered(viewModel) }
-        return RenderCache.Rendered(bytes: viewModel.jsonBytes(capacityHint: 32 * 1024), gzipLevel: state.settings.gzip.level)
     }
 
     /// The view model of `viewState`, or the problem for its failure. The problem names the
@@ -38,7 +46,7 @@ struct ViewResponder {
     /// The full response for a view.
     func response(for viewState: ViewState, sessionID: String?, request: HTTPRequest) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
-        let rendered = rendered(clientViewModel(original, for: request), original: original)
+        let rendered = rendered(original, for: request, shared: viewState.isMemoized)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
@@ -54,7 +62,7 @@ struct ViewResponder {
     }
 
     /// Adds ETag, answers 304 on a matching `If-None-Match`, and uses the cached gzip.
-    func finish(bytes: [UInt8], rendered: RenderCache.Rendered?, headers: HTTPHeaders, request: HTTPRequest) -> HTTPResponse {
+    func finish(bytes: [UInt8], rendered: RenderedView?, headers: HTTPHeaders, request: HTTPRequest) -> HTTPResponse {
         var headers = headers
         let etag = rendered?.etag ?? ETag.strong(for: bytes)
         let gzipEligible = bytes.count >= state.settings.gzip.minBytes

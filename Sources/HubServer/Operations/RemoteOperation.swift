@@ -47,7 +47,16 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         let url = url(for: context, page: 0)
         do {
             let body: [UInt8]
-            if let task = prefetched.withLock({ $0.removeValue(forKey: url) }) {
+            // Take this run's prefetch; any other is stale (a run that did not reach this
+            // operation): cancel it rather than let it hold a connection and its body.
+            let (task, stale) = prefetched.withLock { prefetched in
+                let task = prefetched.removeValue(forKey: url)
+                let stale = Array(prefetched.values)
+                prefetched.removeAll()
+                return (task, stale)
+            }
+            for other in stale { other.cancel() }
+            if let task {
                 body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
             } else {
                 body = try await fetch(url)
@@ -78,8 +87,24 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         let detail = (error as? UpstreamError).map { $0.logDetail ?? $0.description } ?? "\(error)"
         logger.log(
             level, "remote operation failed",
-            ["feature": context.feature.identifier, "operation": String(context.operationIndex), "url": url,
-             "page": String(context.pageIndex), "error": detail, "session": context.sessionID])
+            ["feature": .string(context.feature.identifier), "operation": .int(context.operationIndex),
+             "url": .string(Self.loggableURL(url)), "page": .int(context.pageIndex), "error": .string(detail),
+             "session": .string(SessionIdentifier.logTag(context.sessionID))])
+    }
+
+    /// The URL as logs may show it: without its query and fragment (config secrets and
+    /// `{header.*}` values travel there) and without user information.
+    static func loggableURL(_ url: String) -> String {
+        var text = Substring(url)
+        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
+        if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") {
+            let authorityStart = text.index(colon, offsetBy: 3)
+            let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
+            if let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                text = text[..<authorityStart] + text[text.index(after: at)...]
+            }
+        }
+        return String(text)
     }
 
     /// Deterministic while the upstream response for this URL is fresh.

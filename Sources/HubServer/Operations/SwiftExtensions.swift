@@ -19,6 +19,9 @@ public struct SwiftExtensions: Sendable {
 
     public private(set) var operations: [String: OperationMaker] = [:]
     public private(set) var actionFactories: [String: any ActionFactory] = [:]
+    /// Request headers (besides `Hub-*` and those the config names) that Swift operations and
+    /// actions read through `ViewRequest.header(_:)`; no other header reaches the engine.
+    public private(set) var retainedRequestHeaders: Set<String> = []
 
     public init() {}
 
@@ -30,5 +33,12 @@ public struct SwiftExtensions: Sendable {
     /// Registers an action factory under `name` (`actions.json`: `{"kind": "swift", "name": ...}`).
     public mutating func registerActionFactory(_ name: String, _ factory: any ActionFactory) {
         actionFactories[name] = factory
+    }
+
+    /// Declares request headers your Swift operations or actions read (`context.request.header`).
+    /// The engine keeps only `Hub-*` headers, the headers the config names and these, each value
+    /// at most 4 KiB: a session holds its latest request, so unread headers are not kept.
+    public mutating func retainRequestHeaders(_ names: String...) {
+        for name in names { retainedRequestHeaders.insert(name.lowercased()) }
     }
 }

@@ -2,43 +2,44 @@ import HubEngine
 import HubHTTP
 import HubModel
 
-/// Turns HTTP requests into what the engine reads (DESIGN.md "Request headers the engine
-/// reads"); the engine never sees an HTTP type.
-enum RequestBridge {
-    static func viewRequest(viewURI: String, from request: HTTPRequest) -> ViewRequest {
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(request.headers.count)
-        for (name, value) in request.headers { headers.append((name, value)) }
+/// Turns HTTP requests into what the engine reads (README "Request headers the engine
+/// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
+struct RequestBridge: Sendable {
+    let retained: RetainedHeaders
+
+    func viewRequest(viewURI: String, from request: HTTPRequest) -> ViewRequest {
         let connectivity: Connectivity =
             request.headers["Hub-Connectivity"].map { $0.trimmed.lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
-            viewURI: viewURI, headers: headers, connectivity: connectivity,
-            languages: languages(request.headers["Accept-Language"]), client: request.headers["Hub-Client"],
-            clientComponents: request.headers["Hub-Components"].map(components))
+            viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
+            languages: Self.languages(request.headers["Accept-Language"]),
+            client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
+            clientComponents: request.headers["Hub-Components"].map(Self.components))
     }
 
-    /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored.
+    /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most
+    /// ``maximumLanguages`` tags of at most 64 bytes each (RFC 5646 tags are far shorter).
     static func languages(_ header: String?) -> [String] {
         guard let header else { return [] }
-        var weighted: [(tag: String, q: Double, position: Int)] = []
-        for (position, part) in header.split(separator: ",").enumerated() {
-            let pieces = part.split(separator: ";")
-            let tag = String(pieces[0]).trimmed
-            guard !tag.isEmpty, tag != "*" else { continue }
-            var q = 1.0
-            for parameter in pieces.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1)
-                if pair.count == 2, String(pair[0]).trimmed.lowercased() == "q" { q = Double(String(pair[1]).trimmed) ?? 0 }
-            }
-            if q > 0 { weighted.append((tag, q, position)) }
+        var tags: [String] = []
+        for element in WeightedList(header).preferred where element.value != "*" && element.value.utf8.count <= 64 {
+            tags.append(String(element.value))
+            if tags.count == maximumLanguages { break }
         }
-        return weighted.sorted { $0.q != $1.q ? $0.q > $1.q : $0.position < $1.position }.map(\.tag)
+        return tags
     }
 
+    /// Languages a request keeps (operations rarely look past the first few).
+    static let maximumLanguages = 8
+
     /// `Hub-Components: ns:name, ns:name`.
+    /// At most ``maximumComponents`` identifiers are read.
     static func components(_ header: String) -> Set<ComponentIdentifier> {
-        Set(header.split(separator: ",").compactMap { ComponentIdentifier(string: String($0).trimmed) })
+        Set(header.split(separator: ",").prefix(maximumComponents).compactMap { ComponentIdentifier(string: String($0).trimmed) })
     }
+
+    /// Component identifiers read from one `Hub-Components` header.
+    static let maximumComponents = 512
 }
 
 extension String {

@@ -12,13 +12,18 @@ final class ServerState: Sendable {
     let fallback: ComponentFallback
     let metrics: ServerMetrics
     let logger: JSONLogger
+    /// What crosses from HTTP requests into the engine.
+    let bridge: RequestBridge
+    /// Open event streams (ended when a drain starts).
+    let streams = StreamRegistry()
     let startedAt = ContinuousClock.now
     private let draining = Atomic<Bool>(false)
 
-    init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger) {
+    init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge) {
         self.engine = engine
+        self.bridge = bridge
         self.settings = settings
-        self.renderCache = RenderCache(gzipLevel: settings.gzip.level)
+        self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes, gzipLevel: settings.gzip.level)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
         self.logger = logger

@@ -1,0 +1,110 @@
+import HubEngine
+import HubModel
+import HubSync
+
+/// Rendered forms of view models, keyed by instance and by the client's component set
+/// (`Hub-Components`): with the chain memo, thousands of sessions share one view model, so its
+/// JSON, ETag and gzip are computed once per component set.
+///
+/// Bounded by bytes, not only by count: every entry is charged ``costFactor`` times its JSON
+/// size (the view model it keeps alive, the JSON, the gzip), and past ``budgetBytes`` the
+/// least recently used entries go until a quarter of the budget is free. A view model shared by
+/// sessions (a memo hit) is cached at once; a session's own view model only when it is asked
+/// for a second time (a reload, a poll, a second listener): a view that one client sees once
+/// never displaces the shared ones. One client adding todo items makes a new view per action,
+/// and those are not kept.
+final class RenderCache: Sendable {
+    /// What an entry costs, as a multiple of its JSON size.
+    static let costFactor = 4
+
+    private struct Key: Hashable {
+        let model: ObjectIdentifier
+        /// The sorted component set the fallback was applied for; empty when none.
+        let variant: String
+    }
+
+    private struct Entry {
+        /// Keeps the identity of `Key.model` unique while cached.
+        let model: ViewModel
+        let rendered: RenderedView
+        let cost: Int
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var totalCost = 0
+        var tick: UInt64 = 0
+        /// Keys seen once (admission on the second sighting); cleared when full.
+        var seenOnce: Set<Key> = []
+    }
+
+    private let state = Locked(State())
+    let budgetBytes: Int
+    let maximumEntries: Int
+    private let gzipLevel: Int
+
+    init(budgetBytes: Int = 64 << 20, maximumEntries: Int = 4096, gzipLevel: Int = 6) {
+        self.budgetBytes = max(1, budgetBytes)
+        self.maximumEntries = max(1, maximumEntries)
+        self.gzipLevel = gzipLevel
+    }
+
+    /// Entries and their charged bytes now.
+    var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.totalCost) } }
+
+    /// The rendered form of `client` (the view model after component fallback, made by
+    /// `client` on a miss) for `original` and the component set `variant`.
+    func rendered(
+        _ original: ViewModel, variant: String, shared: Bool, client: () -> ViewModel
+    ) -> RenderedView {
+        let key = Key(model: ObjectIdentifier(original), variant: variant)
+        enum Lookup { case hit(RenderedView), miss(admit: Bool) }
+        let lookup = state.withLock { state -> Lookup in
+            if let entry = state.entries[key] {
+                state.tick += 1
+                state.entries[key]!.lastUse = state.tick
+                return .hit(entry.rendered)
+            }
+            if shared || state.seenOnce.remove(key) != nil { return .miss(admit: true) }
+            if state.seenOnce.count >= maximumEntries { state.seenOnce.removeAll(keepingCapacity: true) }
+            state.seenOnce.insert(key)
+            return .miss(admit: false)
+        }
+        guard case .miss(let admit) = lookup else {
+            if case .hit(let rendered) = lookup { return rendered }
+            return render(client())
+        }
+        let rendered = render(client())
+        guard admit else { return rendered }
+        let cost = rendered.bytes.count * Self.costFactor
+        guard cost <= budgetBytes / 2 else { return rendered }  // one huge view never empties the cache
+        state.withLock { state in
+            state.tick += 1
+            if let old = state.entries.updateValue(
+                Entry(model: original, rendered: rendered, cost: cost, lastUse: state.tick), forKey: key)
+            {
+                state.totalCost -= old.cost
+            }
+            state.totalCost += cost
+            if state.totalCost > budgetBytes || state.entries.count > maximumEntries { evict(&state) }
+        }
+        return rendered
+    }
+
+    /// Drops least recently used entries until three quarters of both bounds are left.
+    private func evict(_ state: inout State) {
+        let targetCost = budgetBytes / 4 * 3
+        let targetCount = maximumEntries / 4 * 3
+        let byAge = state.entries.sorted { $0.value.lastUse < $1.value.lastUse }
+        for (key, entry) in byAge {
+            guard state.totalCost > targetCost || state.entries.count > targetCount else { break }
+            state.entries[key] = nil
+            state.totalCost -= entry.cost
+        }
+    }
+
+    private func render(_ model: ViewModel) -> RenderedView {
+        RenderedView(bytes: model.jsonBytes(capacityHint: 32 * 1024), gzipLevel: gzipLevel)
+    }
+}

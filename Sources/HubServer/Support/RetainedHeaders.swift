@@ -1,0 +1,86 @@
+import HubEngine
+import HubHTTP
+
+/// Which request headers a ``ViewRequest`` carries into the engine, and how much of them.
+///
+/// A session keeps its latest request for as long as it lives, so copying every header a
+/// client sent (up to `limits.headerBytes` per request) let one client grow memory with
+/// large headers and many sessions. The engine gets only what something can read:
+/// - every `Hub-*` header (the client protocol: `Hub-Toggle`, `Hub-Client`, ...);
+/// - the headers the config names: `{header.NAME}` placeholders of remote operations and
+///   remote actions, and toggles keyed by `header:NAME`;
+/// - the headers the embedding app declared with ``SwiftExtensions/retainRequestHeaders(_:)``.
+///
+/// Each kept value is at most ``maximumValueBytes`` (longer values are dropped, never cut:
+/// a cut credential would be forwarded as garbage), at most ``maximumHeaders`` are kept, and
+/// their values add up to at most ``maximumTotalBytes``.
+struct RetainedHeaders: Sendable {
+    /// Longest value kept.
+    static let maximumValueBytes = 4096
+    /// Most headers kept per request.
+    static let maximumHeaders = 32
+    /// Most value bytes kept per request.
+    static let maximumTotalBytes = 16 * 1024
+
+    /// Lowercased names kept besides `hub-*`.
+    let names: Set<String>
+
+    init(names: Set<String>) {
+        self.names = Set(names.map { $0.lowercased() })
+    }
+
+    /// The names `configuration` reads, plus `extra`.
+    init(configuration: LoadedConfiguration, extra: Set<String> = []) {
+        var names = extra
+        func collect(_ template: URLTemplate) {
+            for case .header(let name) in template.parts { names.insert(name) }
+        }
+        func collect(_ operations: [OperationDefinition]) {
+            for operation in operations {
+                switch operation.kind {
+                case .remote(let remote): collect(remote.url)
+                case .variant(_, let variants): variants.values.forEach(collect)
+                default: break
+                }
+            }
+        }
+        configuration.features.forEach { collect($0.operations) }
+        for (_, action) in configuration.actions {
+            if case .remote(let url, _, _) = action { collect(url) }
+        }
+        for toggle in configuration.toggles.values {
+            if case .header(let name)? = toggle.key { names.insert(name) }
+        }
+        self.init(names: names)
+    }
+
+    /// The headers of `request` the engine keeps, in order.
+    func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
+        var kept: [(name: String, value: String)] = []
+        var totalBytes = 0
+        for (name, value) in headers {
+            guard kept.count < Self.maximumHeaders else { break }
+            let valueBytes = value.utf8.count
+            guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes,
+                Self.isHubHeader(name) || names.contains(name.lowercased())
+            else { continue }
+            totalBytes += valueBytes
+            kept.append((name, value))
+        }
+        return kept
+    }
+
+    /// `Hub-` prefix, ASCII case-insensitive.
+    static func isHubHeader(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count > 4 else { return false }
+        var index = utf8.startIndex
+        for expected in "hub-".utf8 {
+            var byte = utf8[index]
+            if byte >= 65 && byte <= 90 { byte += 32 }
+            guard byte == expected else { return false }
+            index = utf8.index(after: index)
+        }
+        return true
+    }
+}
