@@ -90,6 +90,8 @@ struct ViewEndpoints {
     }
 
     /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
+    /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
+    /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
     func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard let sessionID = try QueryParameters.single("session", in: request), !sessionID.isEmpty else {
             throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
@@ -97,6 +99,12 @@ struct ViewEndpoints {
         guard let session = state.engine.session(sessionID) else {
             throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'")
         }
+        if request.method == .head {
+            var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
+            response.headers.add(name: "Hub-Session", value: session.id)
+            return response
+        }
+        let lease = try state.streamLimiter.acquire(session: session.id)
         let updates = await session.updates()
         let responder = self.responder
         let metrics = state.metrics
@@ -114,7 +122,10 @@ struct ViewEndpoints {
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in pump.cancel() }
+        continuation.onTermination = { _ in
+            pump.cancel()
+            lease.release()
+        }
         var response = HTTPResponse.serverSentEvents(events)
         response.headers.add(name: "Hub-Session", value: session.id)
         return response

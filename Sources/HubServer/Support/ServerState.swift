@@ -12,6 +12,8 @@ final class ServerState: Sendable {
     let fallback: ComponentFallback
     let metrics: ServerMetrics
     let logger: JSONLogger
+    /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`, `limits.sseStreams`).
+    let streamLimiter: StreamLimiter
     let startedAt = ContinuousClock.now
     private let draining = Atomic<Bool>(false)
 
@@ -22,6 +24,8 @@ final class ServerState: Sendable {
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
         self.logger = logger
+        self.streamLimiter = StreamLimiter(
+            perSession: settings.limits.sseListenersPerSession, global: settings.limits.sseStreams, registry: metrics.registry)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).
