@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-browser test-browser test-deploy build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
+.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -24,7 +24,7 @@ run: deps
 	.build/release/hub-server serve
 
 ## Build and run the whole test suite, then the cross-origin browser test and the balancer configs.
-test: deps deps-browser
+test: deps deps-browser deps-deploy
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory test-browser test-deploy
@@ -46,6 +46,15 @@ deps-browser:
 test-browser: deps-browser
 	$(SWIFT) build --product hub-server
 	$(VENV)/bin/python Tests/browser/cors_test.py --server .build/debug/hub-server
+
+## nginx and HAProxy, only to check the configs in deploy/ (their services are not used).
+DEPLOY_APT := nginx haproxy
+deps-deploy:
+	@missing=""; for p in $(DEPLOY_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 ## Syntax checks of deploy/nginx and deploy/haproxy (skipped, with a note, when the tool is absent).
 test-deploy:
