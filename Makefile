@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
+.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -23,10 +23,42 @@ run: deps
 	$(SWIFT) build -c release --product hub-server
 	.build/release/hub-server serve
 
-## Build and run the whole test suite.
-test: deps
+## Build and run the whole test suite, then the cross-origin browser test and the balancer configs.
+test: deps deps-browser deps-deploy
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-browser test-deploy
+
+## Headless Chromium and its driver (apt), Selenium in a virtualenv (.venv/, git-ignored).
+BROWSER_APT := chromium chromium-driver
+VENV        := .venv
+deps-browser:
+	@missing=""; for p in $(BROWSER_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@$(VENV)/bin/python -c 'import selenium' 2>/dev/null || { \
+		echo "creating $(VENV) with selenium"; \
+		python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check 'selenium>=4.11,<5'; }
+
+## A page on one loopback origin uses the API on another in headless Chromium (debug build).
+test-browser: deps-browser
+	$(SWIFT) build --product hub-server
+	$(VENV)/bin/python Tests/browser/cors_test.py --server .build/debug/hub-server
+
+## nginx and HAProxy, only to check the configs in deploy/ (their services are not used).
+DEPLOY_APT := nginx haproxy
+deps-deploy:
+	@missing=""; for p in $(DEPLOY_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+## Syntax checks of deploy/nginx and deploy/haproxy (skipped, with a note, when the tool is absent).
+test-deploy:
+	deploy/check.sh
 
 ## The test suite under ThreadSanitizer (separate build folder).
 test-tsan: deps

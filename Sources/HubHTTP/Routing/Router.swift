@@ -83,6 +83,20 @@ public struct Router: HTTPResponder {
         )
     }
 
+    /// The template and methods of the route `path` matches (HEAD included with GET), or nil
+    /// when no route matches; what a CORS preflight answers in `Access-Control-Allow-Methods`.
+    public func route(for path: String) -> (template: String, methods: Set<HTTPMethod>)? {
+        var index = staticIndex[path]
+        if index == nil, !dynamicRoutes.isEmpty {
+            let parts = Self.split(path)
+            index = dynamicRoutes.first { Self.match(routes[$0].segments, parts) != nil }
+        }
+        guard let index else { return nil }
+        var methods = Set(routes[index].handlers.keys)
+        if methods.contains(.get) { methods.insert(.head) }
+        return (routes[index].template, methods)
+    }
+
     private func respond(
         _ route: Route, _ parameters: [String: String], _ request: HTTPRequest, _ context: RequestContext,
         _ allowed: inout Set<HTTPMethod>

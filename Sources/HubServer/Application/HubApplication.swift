@@ -64,9 +64,11 @@ public final class HubApplication: Sendable {
         self.state = state
 
         let router = Routes.makeRouter(state: state)
+        let cors = Self.corsMiddleware(settings.cors, router: router, registry: metrics.registry)
         let responder = router.wrapped(in: [
             RequestIDMiddleware(),
             ObservabilityMiddleware(metrics: metrics, logger: logger),
+        ] + cors + [
             ErrorMiddleware { error, request, context in
                 logger.log(
                     .error, "unhandled error", ["request_id": .string(context.requestId), "path": .string(request.path), "error": .string("\(error)")])

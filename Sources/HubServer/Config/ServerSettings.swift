@@ -1,3 +1,4 @@
+import HubHTTP
 import HubModel
 
 /// `Config/server.json`: every key optional, defaults as DESIGN.md "Config format v1".
@@ -9,6 +10,10 @@ public struct ServerSettings: Sendable, Equatable {
         public var bodyBytes = 1_048_576
         public var jsonDepth = 64
         public var connections = 10_000
+        /// Server-Sent Events streams one session may have open at once (more: 429).
+        public var sseListenersPerSession = 8
+        /// Server-Sent Events streams open at once across all sessions (more: 503); at most `connections`.
+        public var sseStreams = 5000
     }
 
     public struct Timeouts: Sendable, Equatable {
@@ -77,6 +82,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var logFormat = LogFormat.json
     /// Whether `Hub-Toggle` may force toggle values.
     public var allowToggleOverride = true
+    /// Cross-origin access for web apps; nil (the default) answers no CORS headers.
+    public var cors: CORSPolicy?
 
     public init() {}
 
@@ -102,7 +109,7 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "$schema",
+                "allowToggleOverride", "cors", "$schema",
             ])
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
@@ -110,13 +117,28 @@ public struct ServerSettings: Sendable, Equatable {
 
         if let limits = reader.object(root["limits"], at: "$.limits") {
             let path = "$.limits"
-            reader.checkKeys(limits, at: path, known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections"])
+            reader.checkKeys(
+                limits, at: path,
+                known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections",
+                        "sseListenersPerSession", "sseStreams"])
             if let value = reader.int(limits, "requestLineBytes", at: path, range: 64...1_048_576) { self.limits.requestLineBytes = value }
             if let value = reader.int(limits, "headerBytes", at: path, range: 256...16_777_216) { self.limits.headerBytes = value }
             if let value = reader.int(limits, "headerCount", at: path, range: 1...10_000) { self.limits.headerCount = value }
             if let value = reader.int(limits, "bodyBytes", at: path, range: Ranges.bytes) { self.limits.bodyBytes = value }
             if let value = reader.int(limits, "jsonDepth", at: path, range: 1...1024) { self.limits.jsonDepth = value }
             if let value = reader.int(limits, "connections", at: path, range: 1...1_000_000) { self.limits.connections = value }
+            if let value = reader.int(limits, "sseListenersPerSession", at: path, range: 1...1000) {
+                self.limits.sseListenersPerSession = value
+            }
+            let sseStreams = reader.int(limits, "sseStreams", at: path, range: 1...1_000_000)
+            if let sseStreams { self.limits.sseStreams = sseStreams }
+            if self.limits.sseStreams > self.limits.connections {
+                if sseStreams != nil {
+                    reader.error("\(path).sseStreams", "must be at most limits.connections (\(self.limits.connections))")
+                } else {
+                    self.limits.sseStreams = self.limits.connections  // the default follows a lower connection cap
+                }
+            }
         }
         if let timeouts = reader.object(root["timeouts"], at: "$.timeouts") {
             let path = "$.timeouts"
@@ -164,6 +186,7 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.string(components, "defaultName", at: path) { self.components.name = value }
             if let value = reader.string(components, "defaultCategory", at: path) { self.components.category = value }
         }
+        if root["cors"] != nil { cors = CORSSettingsReader.read(root["cors"], reader: reader) }
         if let log = reader.object(root["log"], at: "$.log") {
             let path = "$.log"
             reader.checkKeys(log, at: path, known: ["level", "format"])

@@ -2,6 +2,7 @@ import HubMetrics
 import HubEngine
 import HubHTTP
 import HubModel
+import HubSync
 
 /// `GET /view`, `GET /view/initial`, `POST /view/next-page`, `DELETE /view`, `GET /view/events`.
 struct ViewEndpoints {
@@ -90,6 +91,8 @@ struct ViewEndpoints {
     }
 
     /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
+    /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
+    /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
     func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard let sessionID = try QueryParameters.single("session", in: request), !sessionID.isEmpty else {
             throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
@@ -97,6 +100,12 @@ struct ViewEndpoints {
         guard let session = state.engine.session(sessionID) else {
             throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'")
         }
+        if request.method == .head {
+            var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
+            response.headers.add(name: "Hub-Session", value: session.id)
+            return response
+        }
+        let lease = try state.streamLimiter.acquire(session: session.id)
         let updates = await session.updates()
         let responder = self.responder
         let metrics = state.metrics
@@ -114,18 +123,21 @@ struct ViewEndpoints {
             }
             continuation.finish()
         }
-        // A drain ends the stream (the client reconnects elsewhere) instead of waiting for it.
-        let token = streams.register {
-            pump.cancel()
-            continuation.finish()
-        }
-        if token == nil {
-            pump.cancel()
-            continuation.finish()
-        }
+        let token = Locked<Int?>(nil)
         continuation.onTermination = { _ in
             pump.cancel()
-            if let token { streams.unregister(token) }
+            if let token = token.withLock({ $0 }) { streams.unregister(token) }
+            lease.release()
+        }
+        // A drain ends the stream (the client reconnects elsewhere) instead of waiting for it.
+        let registered = streams.register {
+            pump.cancel()
+            continuation.finish()
+        }
+        token.withLock { $0 = registered }
+        if registered == nil {
+            pump.cancel()
+            continuation.finish()
         }
         var response = HTTPResponse.serverSentEvents(events)
         response.headers.add(name: "Hub-Session", value: session.id)

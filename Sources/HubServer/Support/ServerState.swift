@@ -16,6 +16,8 @@ final class ServerState: Sendable {
     let bridge: RequestBridge
     /// Open event streams (ended when a drain starts).
     let streams = StreamRegistry()
+    /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`, `limits.sseStreams`).
+    let streamLimiter: StreamLimiter
     let startedAt = ContinuousClock.now
     private let draining = Atomic<Bool>(false)
 
@@ -27,6 +29,8 @@ final class ServerState: Sendable {
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
         self.logger = logger
+        self.streamLimiter = StreamLimiter(
+            perSession: settings.limits.sseListenersPerSession, global: settings.limits.sseStreams, registry: metrics.registry)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).
