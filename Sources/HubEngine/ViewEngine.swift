@@ -47,6 +47,9 @@ public final class ViewEngine: Sendable {
     private let environment: SessionEnvironment
     private let activity = ActivityCounter()
 
+    /// The chain memo's entries and charged bytes (zero when memoization is off).
+    public var memoUsage: (entries: Int, bytes: Int) { environment.memo?.usage ?? (0, 0) }
+
     /// Chain runs under way now (actions, reloads, pages, first loads), in every session.
     public var runningChains: Int { activity.value.load(ordering: .relaxed) }
 

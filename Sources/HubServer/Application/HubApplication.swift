@@ -79,6 +79,17 @@ public final class HubApplication: Sendable {
         self.http = http
 
         Self.registerCollectedMetrics(metrics: metrics, engine: engine, http: http, upstream: upstream)
+        let renderCache = state.renderCache
+        metrics.registry.collectedGauge(
+            "hub_cache_bytes", help: "Bytes charged to the shared caches (estimated from the JSON they hold), by cache."
+        ) {
+            [(labels: [("cache", "render")], value: Double(renderCache.usage.bytes)),
+             (labels: [("cache", "memo")], value: Double(engine.memoUsage.bytes))]
+        }
+        metrics.registry.collectedGauge("hub_cache_entries", help: "Entries in the shared caches, by cache.") {
+            [(labels: [("cache", "render")], value: Double(renderCache.usage.entries)),
+             (labels: [("cache", "memo")], value: Double(engine.memoUsage.entries))]
+        }
         metrics.registry.collectedCounter(
             "hub_log_lines_dropped_total", help: "Log lines dropped: the log pipe was full, slow or closed."
         ) { [(labels: [], value: Double(logger.droppedLines))] }

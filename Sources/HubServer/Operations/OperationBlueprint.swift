@@ -47,8 +47,14 @@ struct BlueprintBuilder {
         // Content written in config (static, recover, patch, initial) is in the default schema.
         let featureSchema = feature.schema.flatMap { schemas[$0] } ?? .default
         let memoKey = "\(feature.identifier)\(path)"
+        // A remote operation pages when its definition says so; a Swift operation when its type
+        // adopts ContentOperationWithPaginatedContent (the embedding app decides).
         let paginated: Bool
-        if case .remote(let remote) = definition.kind { paginated = remote.paginated } else { paginated = false }
+        switch definition.kind {
+        case .remote(let remote): paginated = remote.paginated
+        case .swift: paginated = true
+        default: paginated = false
+        }
         let wrapping = OperationBlueprint.Wrapping(
             initial: definition.initial, rescheduleOn: Set(definition.rescheduleOn),
             paginated: paginated)
