@@ -92,32 +92,86 @@ public final class ViewEngine: Sendable {
     /// caller holding it (outside the store). So the session is kept exactly when
     /// `state.viewModel` is not `nil`.
     ///
+    /// `lazy`: a view answered from the chain memo is not stored at all; the session's token
+    /// (``ViewSession/token``) creates it on first use (``resolve(_:request:)``), so a one-shot
+    /// view costs no session. A session is likewise not stored when every slot holds a used
+    /// session; its token is then lazy too.
+    ///
     /// `initialViewModel` injects the session's initial content, e.g. the `target.view` of the
     /// component the client selected to get here; operations are then not asked for theirs (S117).
     public func openSession(
-        for request: ViewRequest, initialViewModel: ViewModel? = nil
+        for request: ViewRequest, initialViewModel: ViewModel? = nil, lazy: Bool = false
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
-        try await start(request, initialViewModel: initialViewModel, keep: true)
+        try await start(request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil)
     }
 
     /// Runs the chain a new session for `request.viewURI` would run (chain memo included) and
     /// returns its result without keeping any session: for callers that must not create server
-    /// state (`HEAD /view?uri=`) or want a one-off render. Throws like ``openSession(for:initialViewModel:)``.
+    /// state (`HEAD /view?uri=`) or want a one-off render. Throws like ``openSession(for:initialViewModel:lazy:)``.
     /// The session identifier the operations see was never in the store.
     public func loadView(
         for request: ViewRequest, initialViewModel: ViewModel? = nil
     ) async throws(EngineError) -> ViewState {
-        try await start(request, initialViewModel: initialViewModel, keep: false).state
+        try await start(request, initialViewModel: initialViewModel, storage: .none, id: nil).state
+    }
+
+    /// A session named by a token, and how it was found.
+    public enum ResolvedSession: Sendable {
+        /// This process holds it.
+        case held(ViewSession)
+        /// Created from the token (same identifier, chain run for its URI): its first load's
+        /// result. `reason` is `nil` for a lazy token's first use (not a rebuild).
+        case rebuilt(ViewSession, ViewState, reason: SessionStore.RebuildReason?)
+    }
+
+    /// The session `token` names: the held one, or one rebuilt from the token when this process
+    /// does not hold it (evicted, expired, restarted, another replica): the same identifier, the
+    /// chain run for the token's URI with `request(uri)` (the current request's headers). `nil`
+    /// when the token cannot rebuild (no URI in it) or its session was deleted here. Throws like
+    /// ``openSession(for:initialViewModel:lazy:)`` for the token's URI. A rebuilt session is
+    /// stored as used (protected from one-shot views); when its load fails it is not kept.
+    public func resolve(
+        _ token: SessionToken, request: (String) -> ViewRequest
+    ) async throws(EngineError) -> ResolvedSession? {
+        if let held = sessions.session(token.id) { return .held(held) }
+        guard let viewURI = token.viewURI else { return nil }
+        let removal = sessions.removalReason(token.id)
+        if removal == .deleted { return nil }
+        let (session, state) = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token)
+        guard state.viewModel != nil else { return .rebuilt(session, state, reason: nil) }
+        let reason: SessionStore.RebuildReason?
+        switch removal {
+        case .evicted: reason = .evicted
+        case .expired: reason = .expired
+        case .deleted, nil: reason = token.lazy ? nil : .unknown
+        }
+        if let reason { sessions.recordRebuild(token.id, reason: reason) }
+        return .rebuilt(session, state, reason: reason)
+    }
+
+    /// Where a new session goes.
+    private enum Storage {
+        /// Stored before its first load (unless every slot holds a used session).
+        case store
+        /// Stored unless its first load is a memo hit.
+        case lazy
+        /// Stored as used (a token's session coming back).
+        case rebuild
+        /// Never stored.
+        case none
     }
 
     private func start(
-        _ request: ViewRequest, initialViewModel: ViewModel?, keep: Bool
+        _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
         let operations = try feature.makeOperations(for: request)
-        let id = SessionIdentifier.make()
+        let id = given?.id ?? SessionIdentifier.make()
+        func token(lazy: Bool) -> SessionToken {
+            given ?? SessionToken(id: id, viewURI: request.viewURI, lazy: lazy)
+        }
         // Fast path: a memoized, successful chain. The session starts loaded, sharing the
         // memo's snapshots and view model; no task, no actor hop, nothing runs. (Only successful
         // entries qualify, so a session started here always has a view model and is kept.)
@@ -128,22 +182,55 @@ public final class ViewEngine: Sendable {
             let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
             let shared = memo.viewModel(for: key)
         {
-            let session = ViewSession(
-                id: id, feature: feature, request: request, operations: operations, environment: environment,
-                memoized: ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: key))
-            if keep { sessions.insert(session) }
+            let memoized = ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: key)
+            func make(lazy: Bool) -> ViewSession {
+                ViewSession(
+                    token: token(lazy: lazy), feature: feature, request: request, operations: operations,
+                    environment: environment, memoized: memoized)
+            }
+            var session = make(lazy: storage != .store)
+            switch storage {
+            case .store:
+                // Not stored when every slot holds a used session: then its token is lazy.
+                if !sessions.insertIfAbsent(session).stored { session = make(lazy: true) }
+            case .rebuild:
+                let held = sessions.insertIfAbsent(session, protected: true).session
+                // Another request rebuilt it first: share its state.
+                if held !== session { return (held, await held.settled()) }
+            case .lazy, .none:
+                break
+            }
             environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
             return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings))
         }
-        let session = ViewSession(
-            id: id, feature: feature, request: request, operations: operations,
+        var session = ViewSession(
+            token: token(lazy: false), feature: feature, request: request, operations: operations,
             environment: environment, injectedInitialViewModel: initialViewModel)
         // Kept: in the store before the run. A drain that ends without a view model takes the
         // session out again (ViewSession.drive), before this caller resumes.
-        if keep { sessions.insert(session) }
+        switch storage {
+        case .store, .lazy:
+            let (held, stored) = sessions.insertIfAbsent(session, protected: false)
+            if !stored {
+                // Every slot holds a used session: this one is not kept; its lazy token
+                // creates it on first use.
+                session = ViewSession(
+                    token: token(lazy: true), feature: feature, request: request, operations: operations,
+                    environment: environment, injectedInitialViewModel: initialViewModel)
+            } else {
+                session = held
+            }
+        case .rebuild:
+            let held = sessions.insertIfAbsent(session, protected: true).session
+            // Another request rebuilt it first: share its load.
+            if held !== session { return (held, await held.settled()) }
+        case .none:
+            break
+        }
         let state = await session.loadFirst()
         return (session, state)
     }
+
 
     /// The live session with this identifier, or `nil` when unknown or expired.
     public func session(_ id: String) -> ViewSession? {

@@ -1,75 +1,29 @@
 import HubSync
 import Synchronization
 
-/// Live sessions by identifier, with a cap (least recently used evicted) and an idle TTL.
-/// A session followed by a Server-Sent Events listener is in use and does not expire. A session
-/// whose loads all failed (no view model) is withdrawn by the engine (``Statistics/failed``).
+/// Live sessions by identifier, with a cap and an idle TTL. A session followed by a
+/// Server-Sent Events listener is in use: it does not expire and is not evicted by sessions
+/// opened and never used again. A session whose loads all failed (no view model) is withdrawn by
+/// the engine (``Statistics/failed``).
+///
+/// Eviction is a segmented LRU (``SessionShard``): sessions used again after they were opened,
+/// or rebuilt from a token, are *protected* and make room only for each other; a flood of
+/// one-shot views evicts only sessions opened and never used. When every slot is protected, a
+/// new unused session is not stored at all (``insert(_:protected:now:)`` answers `false`): its
+/// token rebuilds it on first use.
 ///
 /// Eviction and expiry close the session (subscribers finish) and drop the store's reference,
-/// so the session frees its snapshots as soon as no request holds it.
+/// so the session frees its snapshots as soon as no request holds it. The store remembers
+/// recently removed identifiers (and why) for rebuild metrics.
 ///
 /// A large store (a cap of 16 384 or more) is split into 16 shards by session identifier, each
-/// with its own lock, LRU and share of the cap, so concurrent requests do not serialize on one
-/// lock; eviction is then least recently used within the new session's shard (identifiers are
-/// random, so the shards fill evenly). Smaller stores are one shard: exact LRU.
+/// with its own lock, segments and share of the cap, so concurrent requests do not serialize on
+/// one lock; eviction is then per shard (identifiers are random, so the shards fill evenly).
 public final class SessionStore: Sendable {
-    /// Counts since start, for metrics.
-    public struct Statistics: Sendable, Equatable {
-        public var active: Int
-        public var created: Int
-        public var evicted: Int
-        public var expired: Int
-        public var ended: Int
-        /// Sessions taken out because their first load produced no view model.
-        public var failed: Int
-    }
-
-    private struct Entry {
-        let session: ViewSession
-        var lastUse: ContinuousClock.Instant
-        var tick: UInt64
-    }
-
-    /// A session's place in the eviction order, appended when it was inserted or given a
-    /// second chance.
-    private struct Record {
-        let id: String
-        let tick: UInt64
-        let time: ContinuousClock.Instant
-    }
-
-    /// LRU by an append-only log of records: the front is the least recently used. A use
-    /// updates `lastUse` and appends a fresh record only when the session's record is older
-    /// than the newest quarter of the log (exact for small stores; for large ones it bounds
-    /// stale records, so a hot session does not grow the log per request). Eviction pops the
-    /// front; expiry scans from the front and stops at the first record still in use.
-    private struct State {
-        var entries: [String: Entry] = [:]
-        /// Records in append order; stale ones (tick no longer the entry's) are skipped.
-        var order = RingQueue<Record>()
-        var tick: UInt64 = 0
-        var statistics = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0, failed: 0)
-
-        mutating func append(_ id: String, at time: ContinuousClock.Instant) {
-            tick += 1
-            entries[id]?.tick = tick
-            order.append(Record(id: id, tick: tick, time: time))
-        }
-
-        /// Drops stale records once the log holds four times more records than sessions
-        /// (amortized O(1) per append). Consumed records leave the ring one at a time.
-        mutating func compact() {
-            if order.count > 1024, order.count > 4 * entries.count {
-                let entries = self.entries
-                order.retain { entries[$0.id]?.tick == $0.tick }
-            }
-        }
-    }
-
-    private let shards: [Locked<State>]
+    private let shards: [Locked<SessionShard>]
     /// Each shard's share of the cap (they add up to `capacity`).
     private let shardCapacities: [Int]
-    /// The most sessions kept; the least recently used goes first.
+    /// The most sessions kept.
     public let capacity: Int
     /// Sessions unused for this long expire.
     public let idleTimeout: Duration
@@ -86,8 +40,9 @@ public final class SessionStore: Sendable {
         // Each table is sized for its cap up front (up to a million sessions in all): growing it
         // rehashes every session under the lock, which stalled all requests for tens of
         // milliseconds as the store filled. Pages are only touched as sessions arrive.
+        let removalCapacity = max(1024, min(total, 1 << 16)) / shardCount
         shards = shardCapacities.map { shardCapacity in
-            var state = State()
+            var state = SessionShard(removalCapacity: removalCapacity)
             state.entries.reserveCapacity(min(shardCapacity, (1 << 20) / shardCount))
             return Locked(state)
         }
@@ -103,40 +58,68 @@ public final class SessionStore: Sendable {
         return Int(hash % UInt32(shards.count))
     }
 
-    /// Adds a session, evicting the least recently used past the cap.
-    public func insert(_ session: ViewSession, now: ContinuousClock.Instant = .now) {
-        let index = shardIndex(session.id)
-        let capacity = shardCapacities[index]
-        let evicted: [ViewSession] = shards[index].withLock { state in
-            state.entries[session.id] = Entry(session: session, lastUse: now, tick: 0)
-            state.append(session.id, at: now)
-            state.statistics.created += 1
-            var victims: [ViewSession] = []
-            while state.entries.count > capacity, let victim = Self.popLeastRecentlyUsed(&state) {
-                victims.append(victim)
-            }
-            state.statistics.evicted += victims.count
-            state.statistics.active = state.entries.count
-            state.compact()
-            return victims
-        }
-        Self.close(evicted)
+    /// Adds a session. Past the cap the least recently used unused session is evicted; a
+    /// `protected` session (rebuilt from a token) may also evict the least recently used
+    /// protected one. Returns `false` when the session was not stored: every slot holds a used
+    /// session and this one is unused.
+    @discardableResult
+    public func insert(_ session: ViewSession, protected: Bool = false, now: ContinuousClock.Instant = .now) -> Bool {
+        insertIfAbsent(session, protected: protected, now: now).stored
     }
 
-    /// The session with this identifier, marking it used; `nil` when unknown or expired.
+    /// Adds `session` unless its identifier is held already; returns the held session (the
+    /// existing one, or `session`) and whether it is in the store.
+    public func insertIfAbsent(
+        _ session: ViewSession, protected: Bool = false, now: ContinuousClock.Instant = .now
+    ) -> (session: ViewSession, stored: Bool) {
+        let index = shardIndex(session.id)
+        let capacity = shardCapacities[index]
+        let (result, evicted): ((ViewSession, Bool), [ViewSession]) = shards[index].withLock { state in
+            if let existing = state.entries[session.id] { return ((existing.session, true), []) }
+            var victims: [ViewSession] = []
+            while state.entries.count >= capacity {
+                guard let victim = state.popVictim(orProtected: protected, isListenedTo: Self.isListenedTo, now: now)
+                else { break }
+                victims.append(victim)
+                state.removals.record(victim.id, .evicted)
+            }
+            state.statistics.evicted += victims.count
+            guard state.entries.count < capacity else {
+                state.refreshCounts()
+                return ((session, false), victims)
+            }
+            state.entries[session.id] = SessionShard.Entry(session: session, lastUse: now, tick: 0, isProtected: false)
+            state.touch(session.id, at: now)
+            if protected { state.promote(session.id, at: now) }
+            state.statistics.created += 1
+            state.refreshCounts()
+            state.compact()
+            return ((session, true), victims)
+        }
+        Self.close(evicted)
+        return result
+    }
+
+    /// The session with this identifier, marked used (a session opened before is promoted to
+    /// the protected segment); `nil` when unknown or expired.
     public func session(_ id: String, now: ContinuousClock.Instant = .now) -> ViewSession? {
         let (found, expired): (ViewSession?, ViewSession?) = shards[shardIndex(id)].withLock { state in
             guard var entry = state.entries[id] else { return (nil, nil) }
             if now - entry.lastUse >= idleTimeout, !Self.isListenedTo(entry.session) {
-                state.entries[id] = nil
+                _ = state.remove(id)
+                state.removals.record(id, .expired)
                 state.statistics.expired += 1
-                state.statistics.active = state.entries.count
+                state.refreshCounts()
                 return (nil, entry.session)
             }
             entry.lastUse = now
             state.entries[id] = entry
-            if state.tick - entry.tick > UInt64(state.entries.count / 4) {
-                state.append(id, at: now)
+            if !entry.isProtected {
+                state.promote(id, at: now)
+                state.refreshCounts()
+                state.compact()
+            } else if state.tick - entry.tick > UInt64(state.entries.count / 4) {
+                state.touch(id, at: now)
                 state.compact()
             }
             return (entry.session, nil)
@@ -145,13 +128,32 @@ public final class SessionStore: Sendable {
         return found
     }
 
-    /// Ends a session; returns whether it existed.
+    /// Why this process no longer holds `id`, when it held it recently.
+    public func removalReason(_ id: String) -> RemovalReason? {
+        shards[shardIndex(id)].withLock { $0.removals.reason(id) }
+    }
+
+    /// Counts a rebuild (``Statistics/rebuiltEvicted`` and the like).
+    public func recordRebuild(_ id: String, reason: RebuildReason) {
+        shards[shardIndex(id)].withLock { state in
+            state.removals.forget(id)
+            switch reason {
+            case .evicted: state.statistics.rebuiltEvicted += 1
+            case .expired: state.statistics.rebuiltExpired += 1
+            case .unknown: state.statistics.rebuiltUnknown += 1
+            }
+        }
+    }
+
+    /// Ends a session; returns whether it was held. The identifier is remembered as deleted
+    /// either way, so its token does not bring it back in this process.
     @discardableResult
     public func remove(_ id: String) -> Bool {
         let removed: ViewSession? = shards[shardIndex(id)].withLock { state in
-            guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+            state.removals.record(id, .deleted)
+            guard let entry = state.remove(id) else { return nil }
             state.statistics.ended += 1
-            state.statistics.active = state.entries.count
+            state.refreshCounts()
             return entry.session
         }
         if let removed { Task { await removed.close() } }
@@ -159,25 +161,24 @@ public final class SessionStore: Sendable {
     }
 
     /// Takes out a session that has no view model (its loads failed, so no client was given its
-    /// id); counted as `failed`, not as ended by a client. Closed when listened to, like an
+    /// token); counted as `failed`, not as ended by a client. Closed when listened to, like an
     /// evicted one. Returns whether it was in the store.
     @discardableResult
     func withdraw(_ id: String) -> Bool {
         let withdrawn: ViewSession? = shards[shardIndex(id)].withLock { state in
-            guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+            guard let entry = state.remove(id) else { return nil }
             state.statistics.failed += 1
-            state.statistics.active = state.entries.count
+            state.refreshCounts()
             return entry.session
         }
         if let withdrawn { Self.close([withdrawn]) }
         return withdrawn != nil
     }
 
-    /// Removes every session idle past the TTL; returns how many expired. Scans from the
-    /// oldest record while records are older than the TTL, so a sweep costs what it removes
-    /// (plus sessions used since their record, which move to the back), not the number of
-    /// sessions. A session moved back is looked at again within one more TTL; a request for
-    /// it checks the TTL exactly.
+    /// Removes every session idle past the TTL; returns how many expired. Scans each segment
+    /// from its oldest record while records are older than the TTL, so a sweep costs what it
+    /// removes (plus sessions used since their record, which move to the back), not the number
+    /// of sessions. A request for a session checks the TTL exactly.
     @discardableResult
     public func removeExpired(now: ContinuousClock.Instant = .now) -> Int {
         var count = 0
@@ -185,25 +186,28 @@ public final class SessionStore: Sendable {
         return count
     }
 
-    private func removeExpired(in shard: Locked<State>, now: ContinuousClock.Instant) -> Int {
+    private func removeExpired(in shard: Locked<SessionShard>, now: ContinuousClock.Instant) -> Int {
+        let idleTimeout = self.idleTimeout
         let expired: [ViewSession] = shard.withLock { state in
             var victims: [ViewSession] = []
             let lastTick = state.tick
-            while let record = state.order.first {
-                // Records are in time order: once one is younger than the TTL, all after are.
-                guard record.tick <= lastTick, now - record.time >= idleTimeout else { break }
-                _ = state.order.popFirst()
-                guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
-                if now - entry.lastUse >= idleTimeout && !Self.isListenedTo(entry.session) {
-                    state.entries[record.id] = nil
-                    victims.append(entry.session)
-                } else {
-                    // Used since its record, or followed over SSE (in use).
-                    state.append(record.id, at: now)
+            for protected in [false, true] {
+                while let record = protected ? state.protected.first : state.probation.first {
+                    // Records are in time order: once one is younger than the TTL, all after are.
+                    guard record.tick <= lastTick, now - record.time >= idleTimeout else { break }
+                    _ = protected ? state.protected.popFirst() : state.probation.popFirst()
+                    guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
+                    if now - entry.lastUse >= idleTimeout && !Self.isListenedTo(entry.session) {
+                        _ = state.remove(record.id)
+                        state.removals.record(record.id, .expired)
+                        victims.append(entry.session)
+                    } else {
+                        state.touch(record.id, at: now)  // used since its record, or followed over SSE
+                    }
                 }
             }
             state.statistics.expired += victims.count
-            state.statistics.active = state.entries.count
+            state.refreshCounts()
             state.compact()
             return victims
         }
@@ -213,16 +217,8 @@ public final class SessionStore: Sendable {
 
     /// Current counts (summed over the shards).
     public var statistics: Statistics {
-        var total = Statistics(active: 0, created: 0, evicted: 0, expired: 0, ended: 0, failed: 0)
-        for shard in shards {
-            let counts = shard.withLock { $0.statistics }
-            total.active += counts.active
-            total.created += counts.created
-            total.evicted += counts.evicted
-            total.expired += counts.expired
-            total.ended += counts.ended
-            total.failed += counts.failed
-        }
+        var total = Statistics()
+        for shard in shards { total.add(shard.withLock { $0.statistics }) }
         return total
     }
 
@@ -240,15 +236,5 @@ public final class SessionStore: Sendable {
         for session in sessions where isListenedTo(session) {
             Task { await session.close() }
         }
-    }
-
-    /// The least recently used session, removed (stale records skipped).
-    private static func popLeastRecentlyUsed(_ state: inout State) -> ViewSession? {
-        while let record = state.order.popFirst() {
-            guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
-            state.entries[record.id] = nil
-            return entry.session
-        }
-        return nil
     }
 }

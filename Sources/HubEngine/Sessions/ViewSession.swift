@@ -11,6 +11,8 @@ import HubModel
 public actor ViewSession {
     /// Unguessable identifier (128 random bits, URL-safe).
     public nonisolated let id: String
+    /// What clients hold for this session (`Hub-Session`): the identifier and what rebuilds it.
+    public nonisolated let token: SessionToken
     public nonisolated let feature: Feature
     /// The view URI the session was opened for.
     public nonisolated let viewURI: String
@@ -66,11 +68,12 @@ public actor ViewSession {
     /// A new session. With `memoized`, its first full run was a memo hit: it starts loaded,
     /// sharing the memo's snapshots and view model, without running (or scheduling) anything.
     init(
-        id: String, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
+        token: SessionToken, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
         environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil, memoized: MemoizedStart? = nil
     ) {
         self.cachedInitialViewModel = injectedInitialViewModel
-        self.id = id
+        self.id = token.id
+        self.token = token
         self.feature = feature
         self.viewURI = request.viewURI
         self.request = request

@@ -272,7 +272,20 @@ public final class HubApplication: Sendable {
                 (labels: [("reason", "failed")], value: Double(statistics.failed)),
             ]
         }
-        metrics.registry.collectedCounter("hub_sessions_created_total", help: "Sessions opened.") {
+        metrics.registry.collectedCounter(
+            "hub_sessions_rebuilt_total", help: "Sessions rebuilt from their token, by why this process did not hold them."
+        ) {
+            let statistics = sessions.statistics
+            return [
+                (labels: [("reason", "evicted")], value: Double(statistics.rebuiltEvicted)),
+                (labels: [("reason", "expired")], value: Double(statistics.rebuiltExpired)),
+                (labels: [("reason", "unknown")], value: Double(statistics.rebuiltUnknown)),
+            ]
+        }
+        metrics.registry.collectedGauge(
+            "hub_sessions_protected", help: "Live sessions used since they opened (never evicted by unused ones)."
+        ) { [(labels: [], value: Double(sessions.statistics.protected))] }
+        metrics.registry.collectedCounter("hub_sessions_created_total", help: "Sessions stored (opened, rebuilt or first used).") {
             [(labels: [], value: Double(sessions.statistics.created))]
         }
         metrics.registry.collectedGauge("hub_open_connections", help: "Open client connections.") {

@@ -40,14 +40,14 @@ struct ActionEndpoint {
         }
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
-        var session = sessionID.flatMap { state.engine.session($0) }
+        // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
+        var session: ViewSession?
+        if let sessionID { session = try await views.sessions.find(sessionID, request: request)?.session }
         if session == nil {
-            guard let uri else {
-                throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID ?? "")'; give 'uri' to recover")
-            }
+            guard let uri else { throw SessionLookup.notFound }
             let opened = try await views.openSession(viewURI: try QueryParameters.viewURI(uri), request: request)
             // A failed first load answers like GET /view would (502/504/500).
-            _ = try views.responder.viewModel(of: opened.state, sessionID: opened.session.id)
+            _ = try views.responder.viewModel(of: opened.state, sessionID: nil)
             session = opened.session
         }
         guard let session else { throw HTTPError.internalError }
@@ -63,7 +63,7 @@ struct ActionEndpoint {
         }
         state.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
 
-        let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.id)
+        let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.token.encoded)
         let rendered = views.responder.rendered(viewModel, for: request, shared: outcome.state.isMemoized)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rendered.bytes.count + 32)
@@ -71,7 +71,7 @@ struct ActionEndpoint {
         bytes.append(contentsOf: rendered.bytes)
         bytes.append(UInt8(ascii: "}"))
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        headers.add(name: "Hub-Session", value: session.id)
+        headers.add(name: "Hub-Session", value: session.token.encoded)
         headers.add(name: "Hub-Version", value: String(outcome.state.version))
         headers.add(name: "ETag", value: rendered.etag)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))

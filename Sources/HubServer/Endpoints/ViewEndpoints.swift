@@ -8,6 +8,7 @@ import HubSync
 struct ViewEndpoints {
     let state: ServerState
     var responder: ViewResponder { ViewResponder(state: state) }
+    var sessions: SessionLookup { SessionLookup(state: state) }
 
     /// `GET /view?uri=U` opens a session; `GET /view?session=S` loads it (reload policy decides).
     /// A `session` that is unknown or expired falls back to `uri` when both are given.
@@ -17,14 +18,18 @@ struct ViewEndpoints {
     /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
     func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let uri = try QueryParameters.single("uri", in: request)
-        if let sessionID = try QueryParameters.single("session", in: request) {
-            if let session = state.engine.session(sessionID) {
-                let viewState = await session.load(state.bridge.viewRequest(viewURI: session.viewURI, from: request))
-                return try responder.response(for: viewState, sessionID: session.id, request: request)
+        if let token = try QueryParameters.single("session", in: request) {
+            if let found = try await sessions.find(token, request: request) {
+                let session = found.session
+                let viewState: ViewState
+                if let rebuilt = found.rebuiltState {
+                    viewState = rebuilt
+                } else {
+                    viewState = await session.load(state.bridge.viewRequest(viewURI: session.viewURI, from: request))
+                }
+                return try responder.response(for: viewState, sessionID: session.token.encoded, request: request)
             }
-            guard uri != nil else {
-                throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'; it may have expired")
-            }
+            guard uri != nil else { throw SessionLookup.notFound }
         }
         let viewURI = try QueryParameters.viewURI(uri)
         if request.method == .head {
@@ -36,15 +41,19 @@ struct ViewEndpoints {
             }
             return try responder.response(for: viewState, sessionID: nil, request: request)
         }
-        let opened = try await openSession(viewURI: viewURI, request: request)
-        return try responder.response(for: opened.state, sessionID: opened.session.id, request: request)
+        // A memoized view stores no session: its token creates it on first use.
+        let opened = try await openSession(viewURI: viewURI, request: request, lazy: true)
+        return try responder.response(for: opened.state, sessionID: opened.session.token.encoded, request: request)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
-    func openSession(viewURI: String, request: HTTPRequest) async throws -> (session: ViewSession, state: ViewState) {
+    func openSession(
+        viewURI: String, request: HTTPRequest, lazy: Bool = false
+    ) async throws -> (session: ViewSession, state: ViewState) {
         do {
-            return try await state.engine.openSession(for: state.bridge.viewRequest(viewURI: viewURI, from: request))
+            return try await state.engine.openSession(
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request), lazy: lazy)
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -69,100 +78,23 @@ struct ViewEndpoints {
     /// `POST /view/next-page {"session": S}`: the full view with the next page appended.
     func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
-        guard let sessionID = try JSONBody.string(body, "session") else {
+        guard let token = try JSONBody.string(body, "session") else {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'session' is required")
         }
-        guard let session = state.engine.session(sessionID) else {
-            throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'; it may have expired")
-        }
+        let session = try await sessions.require(token, request: request).session
         let viewState = await session.loadNextPage()
-        return try responder.response(for: viewState, sessionID: session.id, request: request)
+        return try responder.response(for: viewState, sessionID: session.token.encoded, request: request)
     }
 
     /// `DELETE /view?session=S`: 204, or 404 when unknown.
     func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard let sessionID = try QueryParameters.single("session", in: request), !sessionID.isEmpty else {
+        guard let text = try QueryParameters.single("session", in: request), !text.isEmpty else {
             throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to end: ?session=S")
         }
-        guard state.engine.endSession(sessionID) else {
-            throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'")
-        }
+        // A well-formed token ends whether or not this process holds its session (it may live
+        // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
+        guard let token = SessionToken(text) else { throw SessionLookup.notFound }
+        state.engine.endSession(token.id)
         return HTTPResponse(status: .noContent)
-    }
-
-    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
-    /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
-    /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
-    func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard let sessionID = try QueryParameters.single("session", in: request), !sessionID.isEmpty else {
-            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
-        }
-        guard let session = state.engine.session(sessionID) else {
-            throw HTTPError(.notFound, code: "session_not_found", detail: "no session '\(sessionID)'")
-        }
-        if request.method == .head {
-            var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
-            response.headers.add(name: "Hub-Session", value: session.id)
-            return response
-        }
-        let lease = try state.streamLimiter.acquire(session: session.id)
-        let updates = await session.updates()
-        let responder = self.responder
-        let metrics = state.metrics
-        let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
-        let streams = state.streams
-        let pump = Task {
-            metrics.sseStreams.increment()
-            defer { metrics.sseStreams.decrement() }
-            for await viewState in updates {
-                guard let viewModel = viewState.viewModel else { continue }
-                let rendered = responder.rendered(viewModel, for: request, shared: viewState.isMemoized)
-                continuation.yield(
-                    ServerSentEvent(
-                        event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: String(viewState.version)))
-            }
-            continuation.finish()
-        }
-        let token = Locked<Int?>(nil)
-        continuation.onTermination = { _ in
-            pump.cancel()
-            if let token = token.withLock({ $0 }) { streams.unregister(token) }
-            lease.release()
-        }
-        // A drain ends the stream (the client reconnects elsewhere) instead of waiting for it.
-        let registered = streams.register {
-            pump.cancel()
-            continuation.finish()
-        }
-        token.withLock { $0 = registered }
-        if registered == nil {
-            pump.cancel()
-            continuation.finish()
-        }
-        var response = HTTPResponse.serverSentEvents(events)
-        response.headers.add(name: "Hub-Session", value: session.id)
-        return response
-    }
-}
-
-/// Query parameter rules of DESIGN.md: `uri` and `session` at most once, non-empty.
-enum QueryParameters {
-    static func single(_ name: String, in request: HTTPRequest) throws -> String? {
-        let values = request.queryValues(name)
-        guard values.count <= 1 else {
-            throw HTTPError(.badRequest, code: "duplicate_parameter", detail: "'\(name)' may be given only once")
-        }
-        return values.first
-    }
-
-    /// A view URI: present, non-empty, no control characters, at most 4096 bytes.
-    static func viewURI(_ uri: String?) throws -> String {
-        guard let uri else {
-            throw HTTPError(.badRequest, code: "missing_uri", detail: "give the view URI: ?uri=hub:home")
-        }
-        guard !uri.isEmpty, uri.utf8.count <= 4096, !uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            throw HTTPError(.badRequest, code: "invalid_uri", detail: "the view URI must be non-empty printable text up to 4096 bytes")
-        }
-        return uri
     }
 }

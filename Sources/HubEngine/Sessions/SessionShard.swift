@@ -1,0 +1,133 @@
+/// One shard of the ``SessionStore``: its sessions, their eviction order as a segmented LRU,
+/// and the identifiers it recently let go of. Touched only under its shard's lock.
+///
+/// Two segments: *probation* holds sessions opened and not used since; *protected* holds
+/// sessions used again (any request naming their token) or rebuilt from a token. Eviction
+/// takes the least recently used probation session; a protected one goes only to make room for
+/// another protected one. A session followed over SSE found at the front of probation is
+/// promoted instead of evicted. So a flood of one-shot views evicts only its own kind.
+///
+/// Each segment's order is an append-only log of records (the front is the least recently
+/// used); a use appends a fresh record only when the session's record is older than the newest
+/// quarter of the log, so a hot session does not grow the log per request. Stale records (tick
+/// no longer the entry's) are skipped and compacted away.
+struct SessionShard {
+    struct Entry {
+        let session: ViewSession
+        var lastUse: ContinuousClock.Instant
+        var tick: UInt64
+        var isProtected: Bool
+    }
+
+    struct Record {
+        let id: String
+        let tick: UInt64
+        let time: ContinuousClock.Instant
+    }
+
+    var entries: [String: Entry] = [:]
+    var probation = RingQueue<Record>()
+    var protected = RingQueue<Record>()
+    var protectedCount = 0
+    var tick: UInt64 = 0
+    var statistics = SessionStore.Statistics()
+    var removals: RemovalLog
+
+    init(removalCapacity: Int) {
+        removals = RemovalLog(capacity: removalCapacity)
+    }
+
+    /// Moves `id` to the back of its segment's order.
+    mutating func touch(_ id: String, at time: ContinuousClock.Instant) {
+        guard let isProtected = entries[id]?.isProtected else { return }
+        tick += 1
+        entries[id]!.tick = tick
+        let record = Record(id: id, tick: tick, time: time)
+        if isProtected { protected.append(record) } else { probation.append(record) }
+    }
+
+    /// Moves a probation session to the protected segment.
+    mutating func promote(_ id: String, at time: ContinuousClock.Instant) {
+        guard entries[id]?.isProtected == false else { return }
+        entries[id]!.isProtected = true
+        protectedCount += 1
+        touch(id, at: time)
+    }
+
+    /// Removes an entry, keeping the protected count right.
+    mutating func remove(_ id: String) -> Entry? {
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        if entry.isProtected { protectedCount -= 1 }
+        return entry
+    }
+
+    /// The least recently used probation session, removed; listened-to ones are promoted on
+    /// the way. With `orProtected`, the least recently used protected session when probation
+    /// is empty.
+    mutating func popVictim(orProtected: Bool, isListenedTo: (ViewSession) -> Bool, now: ContinuousClock.Instant)
+        -> ViewSession?
+    {
+        while let record = probation.popFirst() {
+            guard let entry = entries[record.id], entry.tick == record.tick, !entry.isProtected else { continue }
+            if isListenedTo(entry.session) {
+                promote(record.id, at: now)
+                continue
+            }
+            return remove(record.id)?.session
+        }
+        guard orProtected else { return nil }
+        while let record = protected.popFirst() {
+            guard let entry = entries[record.id], entry.tick == record.tick else { continue }
+            return remove(record.id)?.session
+        }
+        return nil
+    }
+
+    /// Drops stale records once a log holds four times more records than sessions
+    /// (amortized O(1) per append).
+    mutating func compact() {
+        let total = probation.count + protected.count
+        guard total > 1024, total > 4 * entries.count else { return }
+        let entries = self.entries
+        probation.retain { entries[$0.id]?.tick == $0.tick }
+        protected.retain { entries[$0.id]?.tick == $0.tick }
+    }
+
+    mutating func refreshCounts() {
+        statistics.active = entries.count
+        statistics.protected = protectedCount
+    }
+}
+
+/// Identifiers a shard recently let go of, and why, so a rebuild can say whether the session
+/// was evicted or expired here (or is unknown: a restart, another replica), and a deleted
+/// session is not brought back. Bounded: the oldest are forgotten first. Keys are 64-bit
+/// hashes of the identifiers (16 bytes an entry instead of two strings).
+struct RemovalLog {
+    private var reasons: [UInt64: SessionStore.RemovalReason] = [:]
+    private var order = RingQueue<UInt64>()
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    mutating func record(_ id: String, _ reason: SessionStore.RemovalReason) {
+        let key = Self.key(id)
+        if reasons.updateValue(reason, forKey: key) == nil { order.append(key) }
+        while order.count > capacity, let oldest = order.popFirst() { reasons[oldest] = nil }
+    }
+
+    func reason(_ id: String) -> SessionStore.RemovalReason? { reasons[Self.key(id)] }
+
+    mutating func forget(_ id: String) { reasons[Self.key(id)] = nil }
+
+    static func key(_ id: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}

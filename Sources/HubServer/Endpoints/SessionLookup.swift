@@ -1,0 +1,49 @@
+import HubEngine
+import HubHTTP
+
+/// How endpoints find the session a client names by its token (`Hub-Session`): the one this
+/// process holds, or one rebuilt from the token (evicted, expired, restarted, another
+/// replica), transparently. Garbage, id-only tokens this process does not hold and sessions
+/// deleted here are 404 `session_not_found`.
+struct SessionLookup {
+    let state: ServerState
+
+    /// A session found or rebuilt. `rebuiltState`: the result of the rebuild's first load
+    /// (the chain just ran for this request), `nil` for a held session.
+    struct Found {
+        let session: ViewSession
+        let rebuiltState: ViewState?
+    }
+
+    /// The session named by `text`, or `nil` when it names nothing this process can serve.
+    /// A rebuild whose load fails answers the view's problem (502/504/500), as a failed first
+    /// load does, and keeps nothing.
+    func find(_ text: String, request: HTTPRequest) async throws -> Found? {
+        guard let token = SessionToken(text) else { return nil }
+        let resolved: ViewEngine.ResolvedSession?
+        do {
+            resolved = try await state.engine.resolve(token) { uri in state.bridge.viewRequest(viewURI: uri, from: request) }
+        } catch {
+            throw ProblemMapping.engineError(error)
+        }
+        switch resolved {
+        case nil:
+            return nil
+        case .held(let session):
+            return Found(session: session, rebuiltState: nil)
+        case .rebuilt(let session, let viewState, _):
+            _ = try ViewResponder(state: state).viewModel(of: viewState, sessionID: nil)
+            return Found(session: session, rebuiltState: viewState)
+        }
+    }
+
+    /// ``find(_:request:)``, or 404 `session_not_found`.
+    func require(_ text: String, request: HTTPRequest) async throws -> Found {
+        guard let found = try await find(text, request: request) else { throw Self.notFound }
+        return found
+    }
+
+    static let notFound = HTTPError(
+        .notFound, code: "session_not_found",
+        detail: "no such session: it ended or its token cannot be rebuilt; open a new one with 'uri'")
+}

@@ -1,0 +1,72 @@
+import HubEngine
+import HubHTTP
+import HubMetrics
+import HubModel
+import HubSync
+
+extension ViewEndpoints {
+    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
+    /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
+    /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
+    /// gets no duplicate; with an older id it gets the current view first.
+    /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
+    /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
+    func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard let token = try QueryParameters.single("session", in: request), !token.isEmpty else {
+            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
+        }
+        let session = try await sessions.require(token, request: request).session
+        if request.method == .head {
+            var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
+            response.headers.add(name: "Hub-Session", value: session.token.encoded)
+            return response
+        }
+        let lease = try state.streamLimiter.acquire(session: session.id)
+        let updates = await session.updates()
+        let responder = self.responder
+        let metrics = state.metrics
+        let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
+        let streams = state.streams
+        let lastEventID = request.headers["Last-Event-ID"].map { $0.trimmed }
+        let pump = Task {
+            metrics.sseStreams.increment()
+            defer { metrics.sseStreams.decrement() }
+            var skip = lastEventID
+            for await viewState in updates {
+                guard let viewModel = viewState.viewModel else { continue }
+                let rendered = responder.rendered(viewModel, for: request, shared: viewState.isMemoized)
+                let id = Self.eventID(rendered.etag)
+                // Only the first event can be the one the client already has.
+                defer { skip = nil }
+                if id == skip { continue }
+                continuation.yield(
+                    ServerSentEvent(event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: id))
+            }
+            continuation.finish()
+        }
+        let registration = Locked<Int?>(nil)
+        continuation.onTermination = { _ in
+            pump.cancel()
+            if let registered = registration.withLock({ $0 }) { streams.unregister(registered) }
+            lease.release()
+        }
+        // A drain ends the stream (the client reconnects elsewhere) instead of waiting for it.
+        let registered = streams.register {
+            pump.cancel()
+            continuation.finish()
+        }
+        registration.withLock { $0 = registered }
+        if registered == nil {
+            pump.cancel()
+            continuation.finish()
+        }
+        var response = HTTPResponse.serverSentEvents(events)
+        response.headers.add(name: "Hub-Session", value: session.token.encoded)
+        return response
+    }
+
+    /// The event id of a rendered view: its strong ETag without the quotes.
+    static func eventID(_ etag: String) -> String {
+        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
+    }
+}
