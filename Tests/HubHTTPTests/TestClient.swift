@@ -189,7 +189,7 @@ final class TestClient: Sendable {
 }
 
 /// Polls `condition` until it holds or `seconds` pass.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + .seconds(seconds)
     while clock.now < deadline {
