@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
+.PHONY: deps build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
 
 ## Install the system libraries (libcurl, zlib) if any is missing.
 deps:
@@ -18,15 +18,23 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## Build and serve the demo config (Config/) on :8080.
+## Build and serve the demo config (Config/) on 127.0.0.1:8080 (HUB_HOST=0.0.0.0 for every
+## interface, HUB_PORT for another port).
 run: deps
 	$(SWIFT) build -c release --product hub-server
-	.build/release/hub-server serve
+	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
 ## Build and run the whole test suite.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one
+## build; prints "stress: N of RUNS green" and fails unless every run passed.
+STRESS_RUNS ?= 10
+test-stress: deps
+	$(SWIFT) build --build-tests
+	Tests/scripts/stress.sh $(STRESS_RUNS)
 
 ## The test suite under ThreadSanitizer (separate build folder).
 test-tsan: deps
