@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test suite under CPU load: runs the built suite RUNS times (default 10) with two
-# CPU-burning processes beside it, and prints "stress: N of RUNS green". Exits non-zero unless
+# The test suite under CPU load: runs the built suite and the README check (what `make test`
+# runs) RUNS times (default 10) with two CPU-burning processes beside it, and prints "stress: N of RUNS green". Exits non-zero unless
 # every run passed. `make test-stress` builds first; STRESS_RUNS picks the count.
 set -u
 cd "$(dirname "$0")/../.."
@@ -20,12 +20,12 @@ green=0
 for run in $(seq 1 "$runs"); do
     log=".build/stress-$run.log"
     started=$(date +%s)
-    if "$swift" test --skip-build >"$log" 2>&1; then
+    if "$swift" test --skip-build >"$log" 2>&1 && Tests/scripts/readme.sh >>"$log" 2>&1; then
         green=$((green + 1))
         echo "stress: run $run green ($(( $(date +%s) - started )) s)"
     else
         echo "stress: run $run FAILED ($(( $(date +%s) - started )) s, log $log)"
-        grep -E "✘" "$log" | head -20
+        grep -E "✘|readme:" "$log" | head -20
     fi
 done
 echo "stress: $green of $runs green"
