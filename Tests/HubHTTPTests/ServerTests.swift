@@ -323,7 +323,7 @@ func withServer(
     }
 
     @Test func sendTimeoutDropsClientThatDoesNotRead() async throws {
-        let configuration = testConfiguration { $0.timeouts.idle = .seconds(30) }
+        let configuration = testConfiguration { $0.timeouts.send = .milliseconds(300) }
         try await withServer(configuration) { server in
             let client = try TestClient(port: server.localPort)
             client.shrinkReceiveBuffer()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite under CPU load: runs the built suite and the README check (what `make test`
-# runs) RUNS times (default 10) with two CPU-burning processes beside it, and prints "stress: N of RUNS green". Exits non-zero unless
-# every run passed. `make test-stress` builds first; STRESS_RUNS picks the count.
+# runs) RUNS times (default 10) with two CPU-burning processes beside it, and prints
+# "stress: N of RUNS green". Exits non-zero unless every run passed. `make test-stress`
+# builds first; STRESS_RUNS picks the count.
 set -u
 cd "$(dirname "$0")/../.."
 runs=${1:-10}
