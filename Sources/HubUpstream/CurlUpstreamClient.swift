@@ -36,6 +36,10 @@ public final class CurlUpstreamClient: UpstreamClient {
     /// Counters since creation.
     public var statistics: UpstreamStatistics { counters.snapshot }
 
+    /// Callers now waiting on an in-flight cacheable GET, the flight's leader included: lets a
+    /// test know that requests have joined a flight instead of guessing with a sleep.
+    var coalescingWaiters: Int { coalescer.waiterCount }
+
     /// Sends `request`; see ``UpstreamClient/send(_:)``. Cacheable GETs are answered from a fresh
     /// cache entry, revalidated when stale, and shared with identical concurrent GETs. A 2xx or
     /// 3xx answer to an unsafe method (POST, PUT, PATCH, DELETE, ...) drops the cached responses
