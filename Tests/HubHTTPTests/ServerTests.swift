@@ -41,6 +41,15 @@ func shortTimeouts(_ configuration: inout HTTPServerConfiguration) {
     configuration.timeouts.idle = .milliseconds(300)
 }
 
+/// Whether a new connection to `port` reaches the server whose `/token` route answers `token`.
+func reaches(port: Int, token: String) -> Bool {
+    guard let probe = try? TestClient(port: port, receiveTimeout: 5),
+          (try? probe.send("GET /token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil,
+          let response = try? probe.readResponse()
+    else { return false }
+    return response.text == token
+}
+
 func withServer(
     _ configuration: HTTPServerConfiguration = testConfiguration(), responder: any HTTPResponder = testRouter(),
     _ body: (HTTPServer) async throws -> Void
@@ -381,7 +390,10 @@ func withServer(
             $0.timeouts.drain = .seconds(20)
             $0.timeouts.drainIdle = .seconds(10)
         }
-        let server = HTTPServer(configuration: configuration, responder: testRouter())
+        var router = testRouter()
+        let token = String(UInt64.random(in: 1...UInt64.max))
+        router.add(.get, "/token") { _, _ in .text(token) }
+        let server = HTTPServer(configuration: configuration, responder: router)
         try server.start()
         let port = server.localPort
         let client = try TestClient(port: port)
@@ -392,8 +404,10 @@ func withServer(
         #expect(first.status == 200)
         #expect(first.headers["Connection"] == nil)
         let shutdown = Task { await server.shutdown() }
-        // The listener closes first: once new connections are refused, the drain has begun.
-        #expect(await eventually { (try? TestClient(port: port)) == nil })
+        // The listener closes first: once a new connection no longer reaches this server, the
+        // drain has begun. (Refused, or answered by another test's server that took the freed
+        // port: the token tells them apart.)
+        #expect(await eventually { !reaches(port: port, token: token) })
         let late = try await blocking {
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             return try client.readResponse()
