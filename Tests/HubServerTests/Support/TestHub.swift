@@ -28,10 +28,12 @@ struct TestConfig: Sendable {
     mutating func feature(_ name: String, _ json: String) { files["features/\(name).json"] = json }
 
     /// Timeouts a loaded machine must never reach, set in `server.json` unless the test sets them:
-    /// the operation deadline and the upstream total and connect limits (2 s, 2 s and 0.5 s by
-    /// default, which a test stalled behind the whole suite on two busy cores can exceed).
+    /// the operation deadline, the request head and body deadlines, and the upstream total and
+    /// connect limits (2 s, 10 s, 30 s, 2 s and 0.5 s by default; a test stalled behind the
+    /// whole suite on two busy cores has been seen to wait 10 s).
     static let generousTimeouts: [(section: String, key: String, value: Int)] = [
-        ("timeouts", "operationSeconds", 60), ("upstream", "timeoutMs", 60_000), ("upstream", "connectTimeoutMs", 30_000),
+        ("timeouts", "operationSeconds", 60), ("timeouts", "headerSeconds", 60), ("timeouts", "bodySeconds", 60),
+        ("upstream", "timeoutMs", 60_000), ("upstream", "connectTimeoutMs", 30_000),
     ]
 
     /// `server` with ``generousTimeouts`` added where it sets none; unchanged when it is not a JSON object.
