@@ -25,6 +25,7 @@ server_pid=$!
 port=""
 for _ in $(seq 1 600); do  # up to 60 s on a loaded machine
     port=$(grep -o '"port":"\?[0-9]*' "$work/server.log" | head -1 | grep -o '[0-9]*$' || true)
+    [ -n "$port" ] || port=$(grep -o '127\.0\.0\.1:[0-9][0-9]*' "$work/server.log" | head -1 | grep -o '[0-9]*$' || true)
     [ -n "$port" ] && break
     kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
     sleep 0.1
