@@ -9,12 +9,14 @@ RUN apt-get update \
         libcurl4-openssl-dev zlib1g-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
-# The manifest names targets under Sources/, Benchmarks/ and Examples/, so all three are
-# needed before SwiftPM will resolve or build.
+# SwiftPM refuses a manifest whose targets have no sources, even to build one product, so
+# every path Package.swift declares is copied: Sources/, Benchmarks/, Examples/ and Tests/.
+# (DockerContextTests fails when a target's path is missing here.)
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Benchmarks ./Benchmarks
 COPY Examples ./Examples
+COPY Tests ./Tests
 RUN swift package resolve
 RUN swift build -c release --product hub-server --static-swift-stdlib \
  && cp "$(swift build -c release --show-bin-path)/hub-server" /build/hub-server
@@ -30,6 +32,7 @@ WORKDIR /app
 COPY --from=build /build/hub-server /usr/local/bin/hub-server
 COPY Config ./Config
 USER hub
+# Every interface inside the container (`make run` on a workstation listens on 127.0.0.1 only).
 ENV HUB_CONFIG=/app/Config HUB_HOST=0.0.0.0 HUB_PORT=8080
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=2s --start-period=5s --retries=3 \

@@ -1,13 +1,13 @@
-# HubServer: the two commands are `make run` (serve the demo Config/) and `make test`.
-# Both install the Debian packages the build needs when they are missing.
+# HubServer: the two commands are `make run` (serve the demo Config/ on 127.0.0.1:8080) and
+# `make test`. Both install the Debian packages the build (and the README check) need when missing.
 
 SWIFT        ?= swift
-APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
+.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
 
-## Install the system libraries (libcurl, zlib) if any is missing.
+## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -18,15 +18,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## Build and serve the demo config (Config/) on :8080.
+## Build and serve the demo config (Config/) on 127.0.0.1:8080 (HUB_HOST=0.0.0.0 for every
+## interface, HUB_PORT for another port).
 run: deps
 	$(SWIFT) build -c release --product hub-server
-	.build/release/hub-server serve
+	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
-## Build and run the whole test suite, then the cross-origin browser test and the balancer configs.
+## Build and run the whole test suite, then the README's curl lines against the demo server, the
+## cross-origin browser test and the balancer configs.
 test: deps deps-browser deps-deploy
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	Tests/scripts/readme.sh
 	$(MAKE) --no-print-directory test-browser test-deploy
 
 ## Headless Chromium and its driver (apt), Selenium in a virtualenv (.venv/, git-ignored).
@@ -59,6 +62,13 @@ deps-deploy:
 ## Syntax checks of deploy/nginx and deploy/haproxy (skipped, with a note, when the tool is absent).
 test-deploy:
 	deploy/check.sh
+
+## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one
+## build; prints "stress: N of RUNS green" and fails unless every run passed.
+STRESS_RUNS ?= 10
+test-stress: deps
+	$(SWIFT) build --build-tests
+	Tests/scripts/stress.sh $(STRESS_RUNS)
 
 ## The test suite under ThreadSanitizer (separate build folder).
 test-tsan: deps

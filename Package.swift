@@ -35,7 +35,7 @@ let package = Package(
         // epoll and eventfd headers for HubHTTP's event loops (Linux; nothing to link).
         .systemLibrary(name: "CEpoll"),
 
-        // The module stack of DESIGN.md; dependencies point down only. HubSync is the leaf
+        // The module stack of docs/DESIGN.md; dependencies point down only. HubSync is the leaf
         // utility every concurrent module shares (a lock ThreadSanitizer can see).
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),

@@ -18,6 +18,7 @@ public final class CurlUpstreamClient: UpstreamClient {
     private let engine: CurlEngine
     private let cache: HTTPCache?
     private let coalescer = RequestCoalescer<UpstreamResponse>()
+    private var clock: UpstreamClock { configuration.clock }
 
     /// Creates a client and starts its curl thread.
     public init(configuration: UpstreamConfiguration = UpstreamConfiguration()) {
@@ -35,6 +36,10 @@ public final class CurlUpstreamClient: UpstreamClient {
     /// Counters since creation.
     public var statistics: UpstreamStatistics { counters.snapshot }
 
+    /// Callers now waiting on an in-flight cacheable GET, the flight's leader included: lets a
+    /// test know that requests have joined a flight instead of guessing with a sleep.
+    var coalescingWaiters: Int { coalescer.waiterCount }
+
     /// Sends `request`; see ``UpstreamClient/send(_:)``. Cacheable GETs are answered from a fresh
     /// cache entry, revalidated when stale, and shared with identical concurrent GETs. A 2xx or
     /// 3xx answer to an unsafe method (POST, PUT, PATCH, DELETE, ...) drops the cached responses
@@ -51,7 +56,7 @@ public final class CurlUpstreamClient: UpstreamClient {
                 cacheStatus: .bypass, freshUntil: nil, elapsed: started.duration(to: .now))
         }
         let key = request.cacheKey
-        if let cache, case .fresh(let entry) = cache.lookup(key, now: started) {
+        if let cache, case .fresh(let entry) = cache.lookup(key, now: clock.now()) {
             counters.cacheHits.add(1, ordering: .relaxed)
             return Self.response(entry, .hit, elapsed: started.duration(to: .now))
         }
@@ -77,7 +82,7 @@ public final class CurlUpstreamClient: UpstreamClient {
         }
         var upstreamRequest = request
         let stale: HTTPCache.Entry?
-        switch cache.lookup(key, now: .now) {
+        switch cache.lookup(key, now: clock.now()) {
         case .fresh(let entry):
             // Stored by a flight that finished between our lookup and this one.
             return Self.response(entry, .hit, elapsed: .zero)
@@ -87,14 +92,17 @@ public final class CurlUpstreamClient: UpstreamClient {
         case .none:
             stale = nil
         }
-        let sent = ContinuousClock.now
+        let sent = clock.now()
         let result = try await engine.perform(upstreamRequest)
-        let received = ContinuousClock.now
+        let received = clock.now()
+        let wallSeconds = clock.wallSeconds()
         if result.status == 304, let stale {
-            let entry = cache.revalidate(stale, with: result.headers, forKey: key, sent: sent, received: received)
+            let entry = cache.revalidate(
+                stale, with: result.headers, forKey: key, sent: sent, received: received, wallSeconds: wallSeconds)
             return Self.response(entry, .revalidated, elapsed: .zero)
         }
-        let stored = cache.store(result, forKey: key, url: request.url, sent: sent, received: received)
+        let stored = cache.store(
+            result, forKey: key, url: request.url, sent: sent, received: received, wallSeconds: wallSeconds)
         return UpstreamResponse(
             status: result.status, headers: result.headers, body: result.body,
             cacheStatus: .miss, freshUntil: stored?.publicFreshUntil, elapsed: .zero)

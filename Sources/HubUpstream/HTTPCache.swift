@@ -87,9 +87,9 @@ final class HTTPCache: Sendable {
     /// when the response arrived. Returns the stored entry, if any.
     @discardableResult
     func store(_ result: CurlResult, forKey key: String, url: String,
-               sent: ContinuousClock.Instant, received: ContinuousClock.Instant) -> Entry? {
+               sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int) -> Entry? {
         let control = CacheControl(headers: result.headers)
-        let lifetime = Self.freshSeconds(control, sent: sent, received: received)
+        let lifetime = Self.freshSeconds(control, sent: sent, received: received, wallSeconds: wallSeconds)
         guard Self.cacheableStatuses.contains(result.status), control.isStorable,
               lifetime > 0 || control.hasValidator
         else {
@@ -109,13 +109,13 @@ final class HTTPCache: Sendable {
     /// (the old lifetime when it has neither `Cache-Control` nor `Expires`), other headers
     /// updated in place. Stores and returns the refreshed entry.
     func revalidate(_ entry: Entry, with headers: [(name: String, value: String)], forKey key: String,
-                    sent: ContinuousClock.Instant, received: ContinuousClock.Instant) -> Entry {
+                    sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int) -> Entry {
         let control = CacheControl(headers: headers)
         var updated = entry
         let restatesLifetime = headers.contains {
             asciiCaseInsensitiveEquals($0.name, "cache-control") || asciiCaseInsensitiveEquals($0.name, "expires")
         }
-        updated.lifetime = restatesLifetime ? Self.freshSeconds(control, sent: sent, received: received) : entry.lifetime
+        updated.lifetime = restatesLifetime ? Self.freshSeconds(control, sent: sent, received: received, wallSeconds: wallSeconds) : entry.lifetime
         updated.freshUntil = received.advanced(by: .seconds(updated.lifetime))
         if let etag = control.etag { updated.etag = etag }
         if let lastModified = control.lastModified { updated.lastModified = lastModified }
@@ -154,10 +154,11 @@ final class HTTPCache: Sendable {
         }
     }
 
-    /// ``CacheControl/freshSeconds(receivedAt:responseDelay:)`` at the wall-clock time now.
+    /// ``CacheControl/freshSeconds(receivedAt:responseDelay:)`` at the wall-clock time
+    /// `wallSeconds` (seconds since the epoch when the response arrived).
     private static func freshSeconds(_ control: CacheControl, sent: ContinuousClock.Instant,
-                                     received: ContinuousClock.Instant) -> Int {
-        control.freshSeconds(receivedAt: HTTPDate.currentTime,
+                                     received: ContinuousClock.Instant, wallSeconds: Int) -> Int {
+        control.freshSeconds(receivedAt: wallSeconds,
                              responseDelay: Int(sent.duration(to: received).components.seconds))
     }
 

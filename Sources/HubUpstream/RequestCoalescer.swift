@@ -70,6 +70,9 @@ final class RequestCoalescer<Value: Sendable>: Sendable {
         return (value, joined.withLock { $0 })
     }
 
+    /// Callers waiting on a flight, leaders included (tests wait for joins with it).
+    var waiterCount: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.waiters.count } } }
+
     private func complete(key: String, flightID: UInt64, with result: Result<Value, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
             guard let flight = state.flights[key], flight.id == flightID else { return [] }

@@ -14,6 +14,8 @@ public struct UpstreamConfiguration: Sendable {
     public var cacheBytes: Int
     /// Most idle connections kept open for reuse, across hosts.
     public var maxIdleConnections: Int
+    /// The clocks the HTTP cache computes freshness with (``UpstreamClock/system``; tests inject their own).
+    public var clock: UpstreamClock = .system
 
     /// Creates a configuration; every parameter defaults to the `server.json` default.
     public init(

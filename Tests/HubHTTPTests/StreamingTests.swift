@@ -14,12 +14,18 @@ final class ProducedCounter: Sendable {
 
 @Suite(.serialized) struct StreamingTests {
     @Test func serverSentEventsWithHeartbeats() async throws {
+        // The second event waits until the client has read a heartbeat (not for a fixed time
+        // a loaded machine could outlast), so a heartbeat always falls between the two events.
+        let sawHeartbeat = TerminationFlag()
         var router = Router()
         router.add(.get, "/events") { _, _ in
             let (stream, continuation) = AsyncStream<ServerSentEvent>.makeStream()
             Task {
                 continuation.yield(ServerSentEvent(event: "view", data: "{\"a\":1}", id: "1"))
-                try? await Task.sleep(for: .milliseconds(300))
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !sawHeartbeat.value.load(ordering: .relaxed), ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
                 continuation.yield(ServerSentEvent(data: "second"))
                 continuation.finish()
             }
@@ -32,7 +38,10 @@ final class ProducedCounter: Sendable {
                 try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
                 let head = try client.readResponse(head: true)
                 var chunks: [String] = []
-                while let chunk = try client.readChunk() { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+                while let chunk = try client.readChunk() {
+                    chunks.append(String(decoding: chunk, as: UTF8.self))
+                    if chunks.last == ": heartbeat\n\n" { sawHeartbeat.value.store(true, ordering: .relaxed) }
+                }
                 try client.send("GET /events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 return (head, chunks, try client.readResponse())
             }
@@ -68,8 +77,8 @@ final class ProducedCounter: Sendable {
             let endedEarly = terminated.value.load(ordering: .relaxed)
             #expect(!endedEarly)
             client.disconnect()
-            #expect(await eventually(within: 20) { terminated.value.load(ordering: .relaxed) })
-            #expect(await eventually(within: 20) { server.openConnections == 0 })
+            #expect(await eventually { terminated.value.load(ordering: .relaxed) })
+            #expect(await eventually { server.openConnections == 0 })
         }
     }
 
@@ -99,7 +108,7 @@ final class ProducedCounter: Sendable {
             let client = try TestClient(port: server.localPort)
             client.shrinkReceiveBuffer()
             try await blocking { try client.send("GET /flood HTTP/1.1\r\nHost: x\r\n\r\n") }
-            #expect(await eventually(within: 15) { server.openConnections == 0 })
+            #expect(await eventually { server.openConnections == 0 })
             #expect(await eventually { terminated.value.load(ordering: .relaxed) })
             #expect(produced.value.load(ordering: .relaxed) < 20_000)
         }

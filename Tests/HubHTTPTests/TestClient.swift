@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 @testable import HubHTTP
 #if canImport(Glibc)
@@ -17,10 +18,13 @@ struct ClientResponse: Sendable {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Runs blocking socket work on a Dispatch thread so the cooperative pool stays free for the server.
+/// Runs blocking socket work on a thread of its own, so the cooperative pool stays free for the
+/// server. Not on Dispatch's global queue: on two cores its few threads can all be taken by
+/// other tests' blocking work, and a request then waited there past the server's timeouts.
 func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        let thread = Thread { continuation.resume(with: Result { try work() }) }
+        thread.start()
     }
 }
 
@@ -189,7 +193,7 @@ final class TestClient: Sendable {
 }
 
 /// Polls `condition` until it holds or `seconds` pass.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + .seconds(seconds)
     while clock.now < deadline {

@@ -168,7 +168,7 @@ struct ContractEdgeTests {
     struct Sleeper: ContentOperation {
         var name: String { "sleeper" }
         func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: .seconds(30))  // far past the 0.2 s deadline, however loaded the machine
         }
     }
 

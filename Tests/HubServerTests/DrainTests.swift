@@ -20,7 +20,7 @@ struct DrainTests {
 
     @Test("an in-flight request finishes during shutdown")
     func inFlightFinishes() async throws {
-        var config = TestConfig(server: #"{ "host": "127.0.0.1", "port": 0, "timeouts": { "drainSeconds": 5 }, "log": { "level": "error" } }"#)
+        var config = TestConfig(server: #"{ "host": "127.0.0.1", "port": 0, "timeouts": { "drainSeconds": 60 }, "log": { "level": "error" } }"#)
         config.feature("slow", #"{ "id": "slow", "title": "Slow", "match": { "root": "hub:slow" }, "operations": [ { "kind": "swift", "name": "slowpoke" } ] }"#)
         let started = Counter()
         var extensions = SwiftExtensions()
@@ -31,7 +31,7 @@ struct DrainTests {
         try app.start()
         let client = HubClient(port: app.port)
         let inFlight = Task { try await client.view("hub:slow") }
-        let began = try await eventually(seconds: 10) { started.count == 1 }
+        let began = try await eventually { started.count == 1 }
         #expect(began)
         await app.shutdown()
         let response = try await inFlight.value

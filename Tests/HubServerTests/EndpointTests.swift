@@ -78,14 +78,20 @@ struct EndpointTests {
     @Test("reload maxAgeSeconds re-runs only once the view is older than the age")
     func reloadMaxAge() async throws {
         try await withStandardHub { client, _, fixture in
+            // "Fresh" is only checked when the two requests really came within the 1 s age: on a
+            // loaded machine they may not, and then a re-run is right.
+            let started = ContinuousClock.now
             let first = try await client.view("hub:maxage")
             let session = try #require(first.header("Hub-Session"))
             _ = try await client.session(session)
-            #expect(fixture.maxAge.count == 1, "fresh: not re-run")
+            if started.duration(to: .now) < .milliseconds(900) {
+                #expect(fixture.maxAge.count == 1, "fresh: not re-run")
+            }
+            let runsBefore = fixture.maxAge.count
             try await Task.sleep(for: .milliseconds(1500))
             let stale = try await client.session(session)
             #expect(stale.status == 200)
-            #expect(fixture.maxAge.count == 2, "older than 1 s: re-run")
+            #expect(fixture.maxAge.count == runsBefore + 1, "older than 1 s: re-run")
         }
     }
 

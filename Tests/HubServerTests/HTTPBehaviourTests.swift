@@ -1,4 +1,5 @@
 import Foundation
+import HubEngine
 import HubHTTP
 import HubModel
 import HubServer
@@ -73,8 +74,10 @@ struct HTTPBehaviourTests {
         let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 0.3 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
         try await withStandardHub(server: server) { client, _, _ in
             let session = try #require(try await client.view("hub:static").header("Hub-Session"))
+            // The server's own sweeper (every idleSeconds / 4) expires it; nothing here needs it
+            // to happen before a deadline, only eventually.
             // /health counts sessions without touching them; a GET of the session would keep it alive.
-            let expired = try await eventually(seconds: 10) {
+            let expired = try await eventually {
                 try await client.get("/health").json()["sessions"]?.intValue == 0
             }
             #expect(expired)
@@ -86,20 +89,31 @@ struct HTTPBehaviourTests {
 
     @Test("a session followed over SSE does not expire; it does once the listener leaves")
     func listenedSessionStaysAlive() async throws {
-        // A TTL long enough that a test stalled by the whole suite starting at once still subscribes in time.
-        let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 3 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
-        try await withStandardHub(server: server) { client, _, _ in
+        // A TTL no loaded machine reaches by itself: the test moves time instead, by sweeping as
+        // if each sweep came two TTLs after the last (`removeExpired(now:)`), so nothing depends
+        // on how long the subscription takes to attach.
+        let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 3600 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
+        let upstream = try makeStandardUpstream()
+        defer { Task { await upstream.shutdown() } }
+        try await withHub(Fixture.config(upstream: upstream.base, server: server), extensions: Fixture().extensions) { client, app in
+            let sessions = app.engine.sessions
+            var ttls = 0
+            func sweepLater() -> Int {
+                ttls += 2
+                return sessions.removeExpired(now: .now + .seconds(3600 * ttls))
+            }
             let session = try #require(try await client.view("hub:static").header("Hub-Session"))
             let events = try await client.events(session: session)
             try #require(events.status == 200)
-            _ = try await events.next()  // the current view
-            // More than two TTLs pass (the sweeper runs every idleSeconds / 4); the listener keeps it.
-            try await Task.sleep(for: .seconds(8))
+            _ = try await events.next()  // the current view: the listener is attached
+            #expect(sweepLater() == 0)
+            #expect(sweepLater() == 0)
             #expect(try await client.get("/health").json()["sessions"]?.intValue == 1)
             events.close()
             // The server notices a gone listener when it next writes (a heartbeat: at most 15 s).
-            let expired = try await eventually(seconds: 45) {
-                try await client.get("/health").json()["sessions"]?.intValue == 0
+            let expired = try await eventually {
+                _ = sweepLater()
+                return try await client.get("/health").json()["sessions"]?.intValue == 0
             }
             #expect(expired)
             try expectProblem(try await client.session(session), 404, "session_not_found")

@@ -52,15 +52,16 @@ import Testing
     }
 
     @Test func refusedConnectionIsConnectFailed() async throws {
-        // A port that was just free: bind a server, stop it, connect to its port.
-        let upstream = try TestUpstream { _ in .respond(status: 200) }
-        let url = upstream.url("/gone")
-        upstream.stop()
-        try await Task.sleep(for: .milliseconds(50))
+        // A port bound without listening, held for the whole test: it refuses, and no other
+        // test's server can take it meanwhile (a freed port could be reused at once).
+        let refusing = try RefusingPort()
         let client = CurlUpstreamClient()
         defer { client.shutdown() }
-        let error = try await #require(throws: UpstreamError.self) { try await client.send(UpstreamRequest(url: url)) }
+        let error = try await #require(throws: UpstreamError.self) {
+            try await client.send(UpstreamRequest(url: refusing.url("/gone")))
+        }
         #expect(error.kind == .connectFailed)
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func connectTimeoutIsATimeout() async throws {

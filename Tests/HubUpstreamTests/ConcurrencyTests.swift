@@ -1,5 +1,5 @@
 import Foundation
-import HubUpstream
+@testable import HubUpstream
 import HubUpstreamTestSupport
 import Testing
 
@@ -8,18 +8,21 @@ import Testing
     static let body = Array(#"{"ok":true}"#.utf8)
 
     @Test func concurrentIdenticalGETsShareOneUpstreamRequest() async throws {
-        // The upstream answers after 1 s: long enough for every task to join the first one's flight.
-        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
-            let statuses = try await withThrowingTaskGroup(of: UpstreamCacheStatus.self) { group in
-                for _ in 0..<10 {
-                    group.addTask {
-                        let response = try await client.send(UpstreamRequest(url: upstream.url("/shared")))
-                        #expect(response.body == Self.body)
-                        return response.cacheStatus
-                    }
+        // The upstream answers once all ten callers wait on the one flight (not after a delay).
+        let gate = Gate()
+        defer { gate.open() }
+        try await withUpstream(handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) { upstream, client in
+            let tasks = (0..<10).map { _ in
+                Task {
+                    let response = try await client.send(UpstreamRequest(url: upstream.url("/shared")))
+                    #expect(response.body == Self.body)
+                    return response.cacheStatus
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
             }
+            #expect(await waitUntil { client.coalescingWaiters == 10 })
+            gate.open()
+            var statuses: [UpstreamCacheStatus] = []
+            for task in tasks { statuses.append(try await task.value) }
             #expect(statuses.count == 10)
             #expect(statuses.allSatisfy { $0 == .miss })
             #expect(upstream.requestCount == 1)
@@ -42,14 +45,18 @@ import Testing
     }
 
     @Test func cancellingOneCoalescedWaiterLeavesTheOthers() async throws {
-        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .milliseconds(800)) }) { upstream, client in
+        // The upstream holds its answer until the test has cancelled the leader.
+        let gate = Gate()
+        defer { gate.open() }
+        try await withUpstream(handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) { upstream, client in
             let request = UpstreamRequest(url: upstream.url("/shared"))
             let leader = Task { try await client.send(request) }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await waitUntil { client.coalescingWaiters == 1 })
             let follower = Task { try await client.send(request) }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await waitUntil { client.coalescingWaiters == 2 })
             leader.cancel()
             await #expect(throws: CancellationError.self) { try await leader.value }
+            gate.open()
             let response = try await follower.value
             #expect(response.body == Self.body)
             #expect(upstream.requestCount == 1)
@@ -208,4 +215,14 @@ import Testing
             #expect(error.kind == .other)
         }
     }
+}
+
+/// Polls `condition` until it holds or 60 s pass (a safety net: it returns as soon as it holds).
+func waitUntil(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
 }

@@ -98,12 +98,13 @@ public final class HubApplication: Sendable {
         }
     }
 
-    /// Binds the listening socket and starts serving.
+    /// Binds the listening socket and starts serving. Throws ``ListenError`` when the socket
+    /// cannot be opened (the port is taken, the address is not local, ...).
     public func start() throws {
         do {
             try http.start()
         } catch {
-            throw error
+            throw ListenError(host: configuration.settings.host, port: configuration.settings.port, underlying: error)
         }
         let idle = configuration.settings.sessions.idleSeconds
         let interval = Duration.milliseconds(Int64(max(0.05, min(idle / 4, 30)) * 1000))

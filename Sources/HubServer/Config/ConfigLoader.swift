@@ -21,12 +21,21 @@ public struct ConfigLoader: Sendable {
         self.environment = environment
     }
 
+    /// What to do when the config directory is not there: a relative path is taken from the
+    /// current directory, so `hub-server serve` from elsewhere does not find `./Config`.
+    static func missingDirectoryMessage(_ directory: String) -> String {
+        let current = FileManager.default.currentDirectoryPath
+        let relative = directory.hasPrefix("/") ? "" : " (relative to the current directory \(current))"
+        return "not a directory\(relative); run from the directory that holds it (the repository root for Config), "
+            + "or name it: HUB_CONFIG=/path/to/Config, hub-server serve --config DIR, hub-server validate DIR"
+    }
+
     /// Loads `directory`; throws ``ConfigurationError`` listing every error.
     public func load(directory: String) throws(ConfigurationError) -> LoadedConfiguration {
         var issues: [ConfigIssue] = []
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ConfigurationError(issues: [ConfigIssue(file: directory, path: "$", message: "not a directory")])
+            throw ConfigurationError(issues: [ConfigIssue(file: directory, path: "$", message: Self.missingDirectoryMessage(directory))])
         }
 
         // server.json

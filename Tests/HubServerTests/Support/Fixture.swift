@@ -26,7 +26,8 @@ func makeStandardUpstream() throws -> TestUpstream {
         router.add(.get, "/status500") { _, _ in TestUpstream.json(#"{"error":"boom"}"#, status: .internalServerError) }
         router.add(.get, "/badjson") { _, _ in TestUpstream.json(#"{"body": [ not json"#) }
         router.add(.get, "/slow") { _, _ in
-            try? await Task.sleep(for: .seconds(2))
+            // Far past the 200 ms timeoutMs of the features that fetch it, even on a loaded machine.
+            try? await Task.sleep(for: .seconds(20))
             return TestUpstream.json(#"{"body":[{"id":"late"}]}"#)
         }
         let arrived = Counter()
@@ -34,7 +35,7 @@ func makeStandardUpstream() throws -> TestUpstream {
             let index = request.queryValues("i").first ?? "?"
             // A barrier: answers 200 only when both fetches are in flight at once.
             arrived.increment()
-            let deadline = ContinuousClock.now + .seconds(3)
+            let deadline = ContinuousClock.now + .seconds(30)
             while arrived.count < 2, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
             return arrived.count >= 2
                 ? TestUpstream.json(#"[{"id":"overlap-\#(index)"}]"#) : TestUpstream.json("{}", status: .serviceUnavailable)
@@ -51,7 +52,7 @@ func makeStandardUpstream() throws -> TestUpstream {
             return response
         }
         router.add(.post, "/act-slow") { _, _ in
-            try? await Task.sleep(for: .seconds(2))
+            try? await Task.sleep(for: .seconds(20))
             return TestUpstream.json("{}")
         }
         router.add(.post, "/act/{name}") { _, context in
@@ -109,7 +110,7 @@ struct Fixture: Sendable {
             """
         config["actions.json"] = """
             { "test": { "kind": "swift", "name": "test" },
-              "remote": { "kind": "remote", "url": "\(upstream)/act/{action.name}", "timeoutMs": 1500 },
+              "remote": { "kind": "remote", "url": "\(upstream)/act/{action.name}", "timeoutMs": 30000 },
               "slowremote": { "kind": "remote", "url": "\(upstream)/act-slow", "timeoutMs": 200 } }
             """
         config.feature("static", """
@@ -238,8 +239,8 @@ struct Fixture: Sendable {
         config.feature("overlap", """
             { "id": "overlap", "title": "Overlap", "match": { "root": "hub:overlap" },
               "operations": [
-                { "kind": "remote", "url": "\(upstream)/overlap?i=0", "timeoutMs": 5000 },
-                { "kind": "remote", "url": "\(upstream)/overlap?i=1", "timeoutMs": 5000 } ] }
+                { "kind": "remote", "url": "\(upstream)/overlap?i=0", "timeoutMs": 40000 },
+                { "kind": "remote", "url": "\(upstream)/overlap?i=1", "timeoutMs": 40000 } ] }
             """)
         config.feature("plus", """
             { "id": "plus", "title": "Plus", "match": { "uri": "hub:a+b" },

@@ -27,10 +27,34 @@ struct TestConfig: Sendable {
 
     mutating func feature(_ name: String, _ json: String) { files["features/\(name).json"] = json }
 
+    /// Timeouts a loaded machine must never reach, set in `server.json` unless the test sets them:
+    /// the operation deadline, the request head and body deadlines, and the upstream total and
+    /// connect limits (2 s, 10 s, 30 s, 2 s and 0.5 s by default; a test stalled behind the
+    /// whole suite on two busy cores has been seen to wait 10 s).
+    static let generousTimeouts: [(section: String, key: String, value: Int)] = [
+        ("timeouts", "operationSeconds", 60), ("timeouts", "headerSeconds", 60), ("timeouts", "bodySeconds", 60),
+        ("upstream", "timeoutMs", 60_000), ("upstream", "connectTimeoutMs", 30_000),
+    ]
+
+    /// `server` with ``generousTimeouts`` added where it sets none; unchanged when it is not a JSON object.
+    static func withGenerousTimeouts(_ server: String) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(server.utf8)) as? [String: Any] else { return server }
+        var settings = object
+        for (section, key, value) in generousTimeouts {
+            var values = settings[section] as? [String: Any] ?? [:]
+            if values[key] == nil { values[key] = value }
+            settings[section] = values
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: settings) else { return server }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Writes the files into a new temporary directory and returns its path.
     func write() throws -> String {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("hub-e2e-\(UUID().uuidString)").path
+        var files = files
+        if let server = files["server.json"] { files["server.json"] = Self.withGenerousTimeouts(server) }
         for (path, content) in files {
             let full = (directory as NSString).appendingPathComponent(path)
             try FileManager.default.createDirectory(
@@ -140,7 +164,7 @@ func expectProblem(
 }
 
 /// Polls `condition` until it holds or `seconds` pass.
-func eventually(seconds: Double = 5, _ condition: () async throws -> Bool) async throws -> Bool {
+func eventually(seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
