@@ -22,6 +22,8 @@ public final class HubApplication: Sendable {
     let state: ServerState
     let http: HTTPServer
     let upstream: CurlUpstreamClient
+    /// The router wrapped in the middleware stack: what ``http`` answers every request with.
+    let responder: any HTTPResponder
     private let sweeper = SweeperBox()
 
     /// Loads `directory` (default: `HUB_CONFIG`, else `Config`) and builds the application.
@@ -75,6 +77,7 @@ public final class HubApplication: Sendable {
             },
             GzipMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
+        self.responder = responder
         let http = HTTPServer(configuration: Self.httpConfiguration(settings), responder: responder)
         self.http = http
 
@@ -121,6 +124,30 @@ public final class HubApplication: Sendable {
             .info, "listening",
             ["address": .string(http.localAddress), "port": .int(http.localPort), "config": .string(configuration.directory),
              "features": .int(engine.features.features.count)])
+    }
+
+    /// Answers `request` in memory, without a socket: the same middleware stack and router the
+    /// HTTP server runs, with a ``RequestContext`` made as the transport makes it (the client's
+    /// sane `X-Request-Id`, else a generated one). Errors that escape the stack become problem
+    /// responses, as on a connection. Needs no ``start()``.
+    ///
+    /// The response is what the responder returned, before the transport frames it: a `HEAD`
+    /// response may still carry its body, and a streamed body (`GET /view/events`) stays open
+    /// until the caller stops reading it.
+    ///
+    /// ```swift
+    /// let app = try HubApplication.load(directory: "Config")
+    /// let response = await app.respond(to: HTTPRequest(method: .get, target: "/view?uri=hub:home"))
+    /// ```
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
+        do {
+            return try await responder.respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            return error.response
+        } catch {
+            return HTTPError.internalError.response
+        }
     }
 
     /// The bound port (useful with port 0).
