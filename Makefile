@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http clean
+.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
@@ -106,6 +106,11 @@ fuzz-json: deps
 ## libFuzzer over the HTTP request parser; FUZZ_SECONDS (default 600).
 fuzz-http: deps
 	Fuzz/run.sh http $${FUZZ_SECONDS:-600}
+
+## libFuzzer over whole requests: parser, middleware, endpoints and engine of the demo
+## Config/, in memory (HubApplication.respond(to:)); FUZZ_SECONDS (default 600).
+fuzz-app: deps
+	Fuzz/run.sh app $${FUZZ_SECONDS:-600}
 
 clean:
 	rm -rf .build .build-*
