@@ -50,7 +50,6 @@ struct SessionStoreTests {
         }
         // Touch the oldest: the second becomes the least recently used.
         #expect(store.session(sessions[0].id, now: start + .seconds(3)) === sessions[0])
-        let evictedUpdates = await sessions[1].updates()
         store.insert(sessions[3], now: start + .seconds(4))
         #expect(store.count == 3)
         #expect(store.session(sessions[1].id, now: start + .seconds(5)) == nil)
@@ -61,9 +60,23 @@ struct SessionStoreTests {
         #expect(statistics.created == 4)
         #expect(statistics.evicted == 1)
         #expect(statistics.active == 3)
-        // The evicted session was closed: its update stream finishes.
+    }
+
+    @Test("A listened-to session evicted to make room for a rebuilt one is closed: its stream finishes")
+    func evictedListenedSessionIsClosed() async throws {
+        let sessions = try await Self.sessions(3)
+        let store = SessionStore(capacity: 2, idleTimeout: .seconds(60))
+        let start = ContinuousClock.now
+        store.insert(sessions[0], now: start)
+        let updates = await sessions[0].updates()
+        #expect(store.session(sessions[0].id, now: start + .seconds(1)) === sessions[0])
+        store.insert(sessions[1], now: start + .seconds(2))
+        #expect(store.session(sessions[1].id, now: start + .seconds(3)) === sessions[1])
+        // Both protected; a rebuilt session takes the least recently used slot.
+        #expect(store.insert(sessions[2], protected: true, now: start + .seconds(4)))
+        #expect(store.session(sessions[0].id, now: start + .seconds(5)) == nil)
         var count = 0
-        for await _ in evictedUpdates { count += 1 }
+        for await _ in updates { count += 1 }
         #expect(count == 1)  // the current state, then the end
     }
 
@@ -93,17 +106,19 @@ struct SessionStoreTests {
         #expect(store.count == 0)
     }
 
-    @Test("The sweep expires a session used since its record within one more TTL (incremental sweep)")
-    func sweepExpiresTouchedSessionsLate() async throws {
+    @Test("The sweep expires a session one TTL after its last use (the use moved it to the protected segment)")
+    func sweepExpiresTouchedSessions() async throws {
         let sessions = try await Self.sessions(1)
         let store = SessionStore(capacity: 10, idleTimeout: .seconds(100))
         let start = ContinuousClock.now
         store.insert(sessions[0], now: start)
         #expect(store.session(sessions[0].id, now: start + .seconds(90)) === sessions[0])
-        #expect(store.removeExpired(now: start + .seconds(150)) == 0)  // used at 90: moved back
-        #expect(store.removeExpired(now: start + .seconds(249)) == 0)
-        #expect(store.removeExpired(now: start + .seconds(250)) == 1)  // idle since 90, swept by 150 + TTL
+        #expect(store.statistics.protected == 1)
+        #expect(store.removeExpired(now: start + .seconds(150)) == 0)  // used at 90
+        #expect(store.removeExpired(now: start + .seconds(189)) == 0)
+        #expect(store.removeExpired(now: start + .seconds(190)) == 1)  // idle since 90
         #expect(store.count == 0)
+        #expect(store.removalReason(sessions[0].id) == .expired)
     }
 
     @Test("Sessions idle for the TTL expire (explicit clock)")
@@ -142,9 +157,9 @@ struct SessionStoreTests {
         #expect([statistics.active, statistics.created, statistics.evicted, statistics.expired, statistics.ended] == [0, 1, 0, 0, 1])
     }
 
-    @Test("Many touches keep the LRU order right (access-log compaction)")
+    @Test("Many touches keep the LRU order right (access-log compaction); a rebuilt session evicts the least recently used")
     func lruAfterCompaction() async throws {
-        let sessions = try await Self.sessions(3)
+        let sessions = try await Self.sessions(4)
         let store = SessionStore(capacity: 2, idleTimeout: .seconds(1_000_000))
         let start = ContinuousClock.now
         store.insert(sessions[0], now: start)
@@ -154,10 +169,34 @@ struct SessionStoreTests {
             let session = sessions[round % 2]
             #expect(store.session(session.id, now: start + .milliseconds(round)) != nil)
         }
-        store.insert(sessions[2], now: start + .seconds(10))
+        // Both are used: an unused newcomer is not stored, it evicts nobody.
+        #expect(!store.insert(sessions[2], now: start + .seconds(10)))
+        #expect(store.statistics.evicted == 0)
+        // A protected one (rebuilt from its token) evicts the least recently used protected session.
+        #expect(store.insert(sessions[3], protected: true, now: start + .seconds(10)))
         #expect(store.session(sessions[0].id, now: start + .seconds(11)) == nil)
         #expect(store.session(sessions[1].id, now: start + .seconds(11)) === sessions[1])
         #expect(store.statistics.evicted == 1)
+        #expect(store.removalReason(sessions[0].id) == .evicted)
+    }
+
+    @Test("A flood of sessions opened and never used leaves used and listened-to sessions in place")
+    func segmentedEviction() async throws {
+        let sessions = try await Self.sessions(40)
+        let store = SessionStore(capacity: 4, idleTimeout: .seconds(1_000_000))
+        let start = ContinuousClock.now
+        store.insert(sessions[0], now: start)
+        store.insert(sessions[1], now: start)
+        #expect(store.session(sessions[0].id, now: start) === sessions[0])  // used again: protected
+        let updates = await sessions[1].updates()  // listened to
+        for (offset, session) in sessions[2...].enumerated() {
+            store.insert(session, now: start + .seconds(offset + 1))
+        }
+        #expect(store.session(sessions[0].id, now: start + .seconds(100)) === sessions[0])
+        #expect(store.session(sessions[1].id, now: start + .seconds(100)) === sessions[1])
+        #expect(store.count == 4)
+        #expect(store.statistics.evicted == 36)
+        _ = updates
     }
 
     @Test("The engine caps its sessions")

@@ -248,12 +248,14 @@ struct HubClient: Sendable {
     }
 
     /// Opens `GET /view/events?session=S` and reads the response head.
-    func events(session: String) async throws -> SSEStream {
+    func events(session: String, lastEventID: String? = nil) async throws -> SSEStream {
         let port = self.port
         let target = "/view/events?session=\(encode(session))"
-        return try await blocking {
+        var headers = [("Accept", "text/event-stream")]
+        if let lastEventID { headers.append(("Last-Event-ID", lastEventID)) }
+        return try await blocking { [headers] in
             let connection = try SocketConnection(port: port)
-            try connection.send(Self.requestBytes(method: "GET", target: target, headers: [("Accept", "text/event-stream")], body: nil))
+            try connection.send(Self.requestBytes(method: "GET", target: target, headers: headers, body: nil))
             let head = try connection.readHead()
             return SSEStream(connection: connection, status: head.status, headers: head.headers)
         }

@@ -1,0 +1,159 @@
+import Foundation
+import HubDemo
+import HubEngine
+import HubModel
+import HubServer
+import Testing
+
+/// Sessions that survive: a token rebuilds its session in any process (evicted, expired,
+/// restarted), memoized views store nothing until used, used sessions outlive floods of
+/// one-shot views, and event streams resume by `Last-Event-ID`.
+@Suite("Session tokens")
+struct SessionTokenTests {
+    static func metric(_ client: HubClient, _ name: String) async throws -> Double {
+        try await Hardening.metric(client, name) ?? -1
+    }
+
+    @Test("a token is the id and the URI; garbage is not a token")
+    func tokenFormat() throws {
+        let token = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:todo?x=1&y=ü")
+        let parsed = try #require(SessionToken(token.encoded))
+        #expect(parsed == token)
+        #expect(parsed.viewURI == "hub:todo?x=1&y=ü")
+        #expect(token.encoded.utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) })
+        let long = SessionToken(id: token.id, viewURI: "hub:" + String(repeating: "a", count: 746))
+        #expect(long.encoded.utf8.count <= 1024)
+        #expect(SessionToken(long.encoded)?.viewURI != nil)
+        #expect(SessionToken(id: token.id, viewURI: "hub:" + String(repeating: "a", count: 800)).encoded == token.id, "too long: id only")
+        for garbage in ["", "x", "gone", token.id + ".", token.id + ".q" + "aGk", token.id + ".s" + "a", token.id + ".s" + "!!!!",
+                        String(token.id.dropLast()) + "*", token.encoded + "A"] {
+            #expect(SessionToken(garbage) == nil, "\(garbage)")
+        }
+    }
+
+    @Test("after a restart an old token works for GET, next-page, events and actions, rebuilt and counted")
+    func survivesRestart() async throws {
+        let upstream = try makeStandardUpstream()
+        let directory = try Fixture.config(upstream: upstream.base).write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = Fixture()
+        do {
+            let (pages, actions) = try await withHub(directory: directory, extensions: fixture.extensions) { client, _ in
+                let pages = try #require(try await client.view("hub:pages").header("Hub-Session"))
+                let actions = try #require(try await client.view("hub:actions").header("Hub-Session"))
+                #expect(try await client.post("/view/next-page", #"{"session":"\#(pages)"}"#).status == 200)
+                return (pages, actions)
+            }
+            try await withHub(directory: directory, extensions: fixture.extensions) { client, _ in
+                let view = try await client.session(pages)
+                #expect(view.status == 200, "\(view)")
+                #expect(view.header("Hub-Session") == pages)
+                #expect(try await Self.metric(client, #"hub_sessions_rebuilt_total{reason="unknown"}"#) == 1)
+                let next = try await client.post("/view/next-page", #"{"session":"\#(pages)"}"#)
+                #expect(next.status == 200)
+                #expect(next.header("Hub-Session") == pages)
+                let stream = try await client.events(session: actions)
+                defer { stream.close() }
+                #expect(stream.status == 200)
+                #expect(stream.header("Hub-Session") == actions)
+                #expect(try await stream.next().event == "view")
+                let action = try await client.action(#"{"session":"\#(actions)","action":"test:ok"}"#)
+                #expect(action.status == 200, "\(action)")
+                #expect(action.header("Hub-Session") == actions)
+                // hub:actions was the first view of its kind in the old process (a memo miss, so
+                // stored, not lazy): its token's first use here is a rebuild too.
+                #expect(try await Self.metric(client, #"hub_sessions_rebuilt_total{reason="unknown"}"#) == 2)
+            }
+        } catch {
+            await upstream.shutdown()
+            throw error
+        }
+        await upstream.shutdown()
+    }
+
+    @Test("garbage tokens are 404 on every endpoint; DELETE of a well-formed token is 204")
+    func garbageIsNotFound() async throws {
+        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+            for garbage in ["nope", "AAAAAAAAAAAAAAAAAAAAAA.s!!", String(repeating: "A", count: 21)] {
+                try expectProblem(try await client.session(garbage), 404, "session_not_found")
+                try expectProblem(try await client.post("/view/next-page", #"{"session":"\#(garbage)"}"#), 404, "session_not_found")
+                try expectProblem(try await client.action(#"{"session":"\#(garbage)","action":"todo:add"}"#), 404, "session_not_found")
+                let events = try await client.get("/view/events?session=\(client.encode(garbage))")
+                try expectProblem(events, 404, "session_not_found")
+            }
+            let stranger = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:static").encoded
+            #expect(try await client.delete("/view?session=\(stranger)").status == 204)
+        }
+    }
+
+    @Test("memoized views store no session until used; /health stays flat")
+    func lazySessions() async throws {
+        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+            // The first view runs the chain (a memo miss) and stores its session; the rest are memo hits.
+            #expect(try await client.view("hub:static").status == 200)
+            #expect(try await client.get("/health").json()["sessions"]?.intValue == 1)
+            var tokens: [String] = []
+            for _ in 0..<50 { tokens.append(try #require(try await client.view("hub:static").header("Hub-Session"))) }
+            #expect(Set(tokens).count == 50)
+            #expect(try await client.get("/health").json()["sessions"]?.intValue == 1)
+            #expect(try await client.session(tokens[0]).status == 200)
+            #expect(try await client.get("/health").json()["sessions"]?.intValue == 2)
+            #expect(try await Self.metric(client, #"hub_sessions_rebuilt_total{reason="unknown"}"#) == 0, "a first use is no rebuild")
+        }
+    }
+
+    @Test("a used session survives a flood of ten times sessions.max one-shot views, without a rebuild")
+    func usedSessionSurvivesFlood() async throws {
+        let server = """
+            { "host": "127.0.0.1", "port": 0, "sessions": { "max": 20 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }
+            """
+        let store = TodoStore()
+        try await withHub(Hardening.config(server: server), extensions: Hardening.extensions(store: store)) { client, _ in
+            let todo = try #require(try await client.view("hub:todo").header("Hub-Session"))
+            let added = try await client.action(#"{"session":"\#(todo)","action":"todo:add","custom":{"title":"keep me"}}"#)
+            #expect(try added.json()["performed"]?.boolValue == true)
+            let listened = try #require(try await client.view("hub:todo").header("Hub-Session"))
+            let stream = try await client.events(session: listened)
+            defer { stream.close() }
+            _ = try await stream.next()
+            for _ in 0..<200 {
+                #expect(try await client.view("hub:todo").status == 200)  // stored, never used again
+            }
+            #expect(try await Self.metric(client, #"hub_sessions_ended_total{reason="evicted"}"#) >= 180)
+            let view = try await client.session(todo).json()
+            #expect(view.bodyIDs.contains { id in view.component(id)?["text"]?["title"]?.stringValue == "keep me" })
+            for reason in ["evicted", "expired", "unknown"] {
+                #expect(try await Self.metric(client, #"hub_sessions_rebuilt_total{reason="\#(reason)"}"#) == 0)
+            }
+            let action = try await client.action(#"{"session":"\#(listened)","action":"todo:add","custom":{"title":"live"}}"#)
+            #expect(action.status == 200)
+            #expect(try await stream.next().data.contains("live"), "the listener was not evicted either")
+        }
+    }
+
+    @Test("Last-Event-ID: the current view's id sends no duplicate; an older id gets the current view first")
+    func lastEventID() async throws {
+        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+            let session = try #require(try await client.view("hub:todo").header("Hub-Session"))
+            let first = try await client.events(session: session)
+            let current = try await first.next()
+            first.close()
+            let currentID = try #require(current.id)
+            #expect(currentID.count > 8)
+
+            // Reconnect with the current id: the next event is the next change, not a duplicate.
+            let resumed = try await client.events(session: session, lastEventID: currentID)
+            defer { resumed.close() }
+            _ = try await client.action(#"{"session":"\#(session)","action":"todo:add","custom":{"title":"after"}}"#)
+            let next = try await resumed.next()
+            #expect(next.id != currentID)
+            #expect(next.data.contains("after"))
+
+            // Reconnect with the older id: the current view comes first.
+            let behind = try await client.events(session: session, lastEventID: currentID)
+            defer { behind.close() }
+            let caughtUp = try await behind.next()
+            #expect(caughtUp.id == next.id)
+        }
+    }
+}
