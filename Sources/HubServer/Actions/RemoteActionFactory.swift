@@ -35,7 +35,7 @@ struct RemoteAction: Action {
     let name: String
 
     func perform(context: ActionContext) async throws -> ActionResult {
-        let url = factory.url.expand(
+        let url = try factory.url.resolve(
             URLTemplate.Values(
                 request: context.request, sessionID: context.sessionID, actionName: name,
                 actionNamespace: factory.namespace))

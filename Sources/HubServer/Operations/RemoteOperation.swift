@@ -31,20 +31,21 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     var name: String { "remote" }
 
-    func url(for context: ContentContext, page: Int) -> String {
-        settings.definition.url.expand(
+    /// The expanded URL, refused when the client's values would take it out of bounds.
+    func url(for context: ContentContext, page: Int) throws(UnsafeURLError) -> String {
+        try settings.definition.url.resolve(
             URLTemplate.Values(request: context.request, page: page, sessionID: context.sessionID))
     }
 
     func prepare(context: ContentContext) {
-        let url = url(for: context, page: 0)
+        guard let url = try? url(for: context, page: 0) else { return }
         let task = Task { try await self.fetch(url) }
         let replaced = prefetched.withLock { $0.updateValue(task, forKey: url) }
         replaced?.cancel()
     }
 
     func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
-        let url = url(for: context, page: 0)
+        let url = try url(for: context, page: 0)
         do {
             let body: [UInt8]
             // Take this run's prefetch; any other is stale (a run that did not reach this
@@ -70,7 +71,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
         guard settings.definition.paginated else { return }
-        let url = url(for: context, page: pageIndex)
+        let url = try url(for: context, page: pageIndex)
         do {
             try apply(try await fetch(url), to: &builder)
         } catch {
@@ -110,7 +111,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     /// Deterministic while the upstream response for this URL is fresh.
     func memoizationKey(context: ContentContext) -> String? {
         guard settings.definition.method == "GET" else { return nil }
-        let url = url(for: context, page: 0)
+        guard let url = try? url(for: context, page: 0) else { return nil }
         guard let fingerprint = settings.freshness.fingerprint(for: url) else { return nil }
         return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
     }
