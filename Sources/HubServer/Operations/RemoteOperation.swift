@@ -39,7 +39,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     func prepare(context: ContentContext) {
         guard let url = try? url(for: context, page: 0) else { return }
-        let task = Task { try await self.fetch(url) }
+        let trace = Self.traceHeaders(context)
+        let task = Task { try await self.fetch(url, trace: trace) }
         let replaced = prefetched.withLock { $0.updateValue(task, forKey: url) }
         replaced?.cancel()
     }
@@ -60,7 +61,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             if let task {
                 body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
             } else {
-                body = try await fetch(url)
+                body = try await fetch(url, trace: Self.traceHeaders(context))
             }
             try apply(body, to: &builder)
         } catch {
@@ -73,7 +74,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         guard settings.definition.paginated else { return }
         let url = try url(for: context, page: pageIndex)
         do {
-            try apply(try await fetch(url), to: &builder)
+            try apply(try await fetch(url, trace: Self.traceHeaders(context)), to: &builder)
         } catch {
             log(error, url: url, context: context)
             throw error
@@ -90,6 +91,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             level, "remote operation failed",
             ["feature": .string(context.feature.identifier), "operation": .int(context.operationIndex),
              "url": .string(Self.loggableURL(url)), "page": .int(context.pageIndex), "error": .string(detail),
+             "trace_id": .string(TraceContext.traceID(of: context.request.header(TraceContext.parentHeader)) ?? ""),
              "session": .string(SessionIdentifier.logTag(context.sessionID))])
     }
 
@@ -130,12 +132,20 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// One fetch with bounded retries (idempotent GETs only) and exponential backoff.
-    private func fetch(_ url: String) async throws -> [UInt8] {
+    /// A child span of the request's trace for one fetch (W3C trace context).
+    static func traceHeaders(_ context: ContentContext) -> [(name: String, value: String)] {
+        TraceContext.upstreamHeaders(
+            traceParent: context.request.header(TraceContext.parentHeader),
+            traceState: context.request.header(TraceContext.stateHeader))
+    }
+
+    private func fetch(_ url: String, trace: [(name: String, value: String)]) async throws -> [UInt8] {
         let definition = settings.definition
         var request = UpstreamRequest(url: url)
         request.method = definition.method
         request.headers = definition.headers + [(name: "Accept", value: "application/json")]
         request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
+        request.traceHeaders = trace
         var attempt = 0
         while true {
             do {
