@@ -91,6 +91,12 @@ public struct Router: HTTPResponder {
         )
     }
 
+    /// Every registered route: its template and methods (HEAD is implied by GET and not listed),
+    /// in registration order; what a contract test compares with the API document.
+    public var registeredRoutes: [(template: String, methods: Set<HTTPMethod>)] {
+        routes.map { ($0.template, Set($0.handlers.keys)) }
+    }
+
     /// The template and methods of the route `path` matches (HEAD included with GET), or nil
     /// when no route matches; what a CORS preflight answers in `Access-Control-Allow-Methods`.
     public func route(for path: String) -> (template: String, methods: Set<HTTPMethod>)? {
