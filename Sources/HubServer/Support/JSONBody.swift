@@ -26,7 +26,8 @@ enum JSONBody {
         }
         let value: JSONValue
         do {
-            value = try JSONParser(options: .init(maxDepth: maxDepth, duplicateKeys: .reject)).parse(request.body)
+            value = try JSONParser(options: .init(maxDepth: maxDepth, duplicateKeys: .reject, largeIntegersAsDoubles: true))
+                .parse(request.body)
         } catch {
             throw HTTPError(.badRequest, code: "invalid_json", detail: "the body is not valid JSON: \(error.description)")
         }
