@@ -94,6 +94,7 @@ struct RFCConformanceTests {
                 ("PUT /health HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", method: "PUT"),
                 ("BREW /nowhere HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}", method: "BREW"),
                 Self.health,
+                ("QUERY /health HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", method: "QUERY"),
             ])
             try expectProblem(results[0], 501, "method_not_implemented")
             try expectProblem(results[1], 501, "method_not_implemented")
@@ -101,6 +102,7 @@ struct RFCConformanceTests {
             #expect(results[2].header("Allow")?.contains("GET") == true)
             try expectProblem(results[3], 501, "method_not_implemented")
             #expect(results[4].status == 200, "the body of the 501 was consumed; the connection carries on: \(results[4])")
+            try expectProblem(results[5], 405, "method_not_allowed")  // QUERY is a known (IETF) method
         }
     }
 

@@ -7,7 +7,7 @@
 /// let responder = router.wrapped(in: [ErrorMiddleware(), GzipMiddleware()])
 /// ```
 /// An unknown path throws a 404 `route_not_found`; a known path with another method throws a 405
-/// `method_not_allowed` with `Allow`; a method outside RFC 9110's (and PATCH) is 501
+/// `method_not_allowed` with `Allow`; a method outside RFC 9110's (and PATCH, QUERY) is 501
 /// `method_not_implemented`. HEAD is served by the GET route (the server drops the body).
 /// The matched template and parameters are recorded on the ``RequestContext``.
 public struct Router: HTTPResponder {
@@ -62,7 +62,7 @@ public struct Router: HTTPResponder {
     public func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         // RFC 9110 section 9.1: a method the server does not implement at all is 501 (method
         // names are case-sensitive: `get` is not GET); 405 is for known methods a route lacks.
-        guard request.method.isStandard else {
+        guard request.method.isKnown else {
             throw HTTPError(
                 .notImplemented, code: "method_not_implemented",
                 detail: "The method is not implemented by this server.")

@@ -17,6 +17,8 @@ struct ViewEndpoints {
     /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
     func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let uri = try QueryParameters.single("uri", in: request)
+        // An invalid uri is 400 even when the session it would recover is alive.
+        if let uri { _ = try QueryParameters.viewURI(uri) }
         if let sessionID = try QueryParameters.single("session", in: request) {
             if let session = state.engine.session(sessionID) {
                 let viewState = await session.load(state.bridge.viewRequest(viewURI: session.viewURI, from: request))
@@ -69,6 +71,10 @@ struct ViewEndpoints {
     /// `POST /view/next-page {"session": S}`: the full view with the next page appended.
     func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
+        // As POST /action: an unknown field is a body of the wrong shape (422), not ignored.
+        for key in body.orderedKeys where key != "session" {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
+        }
         guard let sessionID = try JSONBody.string(body, "session") else {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'session' is required")
         }
