@@ -59,7 +59,7 @@ VIEW_MODEL_DEFS = {
         "allOf": [{"$ref": "#/$defs/ViewModel"}, {"minProperties": 1}],
     },
     "ComponentIdentifier": string(
-        "namespace:name; the namespace has no ':' and neither part is empty.", pattern="^[^:]+:.+$"),
+        "namespace:name: exactly one ':', neither part empty.", pattern="^[^:]+:[^:]+$"),
     "Component": {
         "type": "object",
         "description": "A component model. 'id' is unique within its list (a component without one gets a "
@@ -172,12 +172,18 @@ PARAMETERS = {
     },
     "sessionQuery": {
         "name": "session", "in": "query", "description": "A session identifier from Hub-Session (at most once).",
-        "schema": {"type": "string"},
+        "schema": {"type": "string", "maxLength": 128},
     },
     "sessionQueryRequired": {
         "name": "session", "in": "query", "required": True,
         "description": "A session identifier from Hub-Session (at most once, non-empty).",
-        "schema": {"type": "string", "minLength": 1},
+        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+    },
+    "uriQueryRequired": {
+        "name": "uri", "in": "query", "required": True, "description": "The view URI, such as hub:home (at most once; "
+        "non-empty printable text of at most 4096 bytes).",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"},
+        "examples": {"home": {"value": "hub:home"}, "food": {"value": "hub:food"}},
     },
     "HubConnectivity": header_param("Hub-Connectivity", "online (default) or offline; a change reloads the "
                                     "session from its initial content. Any other value counts as online."),
@@ -359,7 +365,7 @@ PATHS = {
         "get": {
             "operationId": "getInitialView",
             "summary": "Only the initial content of a view (the operations' initial)",
-            "parameters": [p("uriQuery"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("uriQueryRequired"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
             "responses": responses(view_ok(with_session=False), {
                 "400": ("The query is invalid.", ["missing_uri", "invalid_uri", "duplicate_parameter"]),
                 "404": ("No feature matches the URI.", ["feature_not_found"]),
@@ -448,6 +454,16 @@ PATHS = {
 URI_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"}
 
 API_SCHEMAS = {
+    "JSONValue": {
+        "description": "Any JSON value the server's parser accepts in a request body: numbers within the finite "
+        "double range (integers beyond 64 bits are read as doubles), valid Unicode strings, nesting within "
+        "limits.jsonDepth.",
+        "type": ["null", "boolean", "string", "number", "array", "object"],
+        "minimum": -1.7976931348623157e308,
+        "maximum": 1.7976931348623157e308,
+        "items": {"$ref": "#/components/schemas/JSONValue"},
+        "additionalProperties": {"$ref": "#/components/schemas/JSONValue"},
+    },
     "Problem": {
         "type": "object",
         "description": "RFC 9457 problem details with a stable code.",
@@ -464,9 +480,9 @@ API_SCHEMAS = {
         "properties": {
             "session": {"type": "string"},
             "uri": URI_SCHEMA,
-            "action": {"type": "string", "pattern": "^[^:]+:.+$", "description": "namespace:name"},
+            "action": {"type": "string", "pattern": "^[^:]+:[^:]+$", "description": "namespace:name (exactly one ':')"},
             "component": {"type": "string", "description": "A component id: its target.actions are tried in order."},
-            "custom": {"type": "object", "description": "Action data."},
+            "custom": {"type": "object", "additionalProperties": ref("JSONValue"), "description": "Action data."},
         },
         "allOf": [{"anyOf": [{"required": ["session"]}, {"required": ["uri"]}]},
                   {"anyOf": [{"required": ["action"]}, {"required": ["component"]}]}],
@@ -482,6 +498,7 @@ API_SCHEMAS = {
         "type": "object",
         "required": ["session"],
         "properties": {"session": {"type": "string"}},
+        "additionalProperties": False,
     },
     "Health": {
         "type": "object", "required": ["status", "uptimeSeconds", "sessions", "version"],

@@ -65,4 +65,40 @@ struct ContractTests {
         #expect(components["ViewModel"]?["externalDocs"]?["url"]?.stringValue == "/schema/view-model.json")
         #expect(schema["$id"]?.stringValue == "/schema/view-model.json")
     }
+
+    @Test("a request body's integer beyond 64 bits is read as a double; past the double range it is 400")
+    func largeIntegersInBodies() async throws {
+        var config = TestConfig()
+        config.feature("plain", #"""
+            { "id": "plain", "title": "T", "match": { "root": "hub:plain" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "a" } ] } } ] }
+            """#)
+        try await withHub(config) { client, _ in
+            let big = try await client.action(#"{"uri":"hub:plain","action":"hub:reload","custom":{"n":100000000000000000000}}"#)
+            #expect(big.status == 200, "\(big)")
+            try expectProblem(
+                try await client.action(#"{"uri":"hub:plain","action":"hub:reload","custom":{"n":1e999}}"#), 400, "invalid_json")
+        }
+    }
+
+    @Test("findings of schemathesis: an invalid uri is 400 with a live session too; next-page refuses unknown fields")
+    func schemathesisFindings() async throws {
+        var config = TestConfig()
+        config.feature("plain", #"""
+            { "id": "plain", "title": "T", "match": { "root": "hub:plain" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "a" } ] } } ] }
+            """#)
+        try await withHub(config) { client, _ in
+            let opened = try await client.view("hub:plain")
+            let session = try #require(opened.header("Hub-Session"))
+            try expectProblem(try await client.get("/view?session=\(session)&uri="), 400, "invalid_uri")
+            try expectProblem(try await client.get("/view?session=\(session)&uri=%01"), 400, "invalid_uri")
+            try expectProblem(
+                try await client.action(#"{"session":"\#(session)","uri":"","action":"hub:reload"}"#), 400, "invalid_uri")
+            #expect(try await client.get("/view?session=\(session)&uri=hub:plain").status == 200)
+            try expectProblem(
+                try await client.post("/view/next-page", #"{"session":"\#(session)","extra":1}"#), 422, "invalid_body")
+            #expect(try await client.post("/view/next-page", #"{"session":"\#(session)"}"#).status == 200)
+        }
+    }
 }

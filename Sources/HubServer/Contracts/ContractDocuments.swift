@@ -1435,7 +1435,7 @@ enum ContractDocuments {
         "summary": "Only the initial content of a view (the operations' initial)",
         "parameters": [
           {
-            "$ref": "#/components/parameters/uriQuery"
+            "$ref": "#/components/parameters/uriQueryRequired"
           },
           {
             "$ref": "#/components/parameters/IfNoneMatch"
@@ -5477,6 +5477,25 @@ enum ContractDocuments {
   },
   "components": {
     "schemas": {
+      "JSONValue": {
+        "description": "Any JSON value the server's parser accepts in a request body: numbers within the finite double range (integers beyond 64 bits are read as doubles), valid Unicode strings, nesting within limits.jsonDepth.",
+        "type": [
+          "null",
+          "boolean",
+          "string",
+          "number",
+          "array",
+          "object"
+        ],
+        "minimum": -1.7976931348623157e+308,
+        "maximum": 1.7976931348623157e+308,
+        "items": {
+          "$ref": "#/components/schemas/JSONValue"
+        },
+        "additionalProperties": {
+          "$ref": "#/components/schemas/JSONValue"
+        }
+      },
       "Problem": {
         "type": "object",
         "description": "RFC 9457 problem details with a stable code.",
@@ -5521,8 +5540,8 @@ enum ContractDocuments {
           },
           "action": {
             "type": "string",
-            "pattern": "^[^:]+:.+$",
-            "description": "namespace:name"
+            "pattern": "^[^:]+:[^:]+$",
+            "description": "namespace:name (exactly one ':')"
           },
           "component": {
             "type": "string",
@@ -5530,6 +5549,9 @@ enum ContractDocuments {
           },
           "custom": {
             "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/JSONValue"
+            },
             "description": "Action data."
           }
         },
@@ -5598,7 +5620,8 @@ enum ContractDocuments {
           "session": {
             "type": "string"
           }
-        }
+        },
+        "additionalProperties": false
       },
       "Health": {
         "type": "object",
@@ -5752,8 +5775,8 @@ enum ContractDocuments {
       },
       "ComponentIdentifier": {
         "type": "string",
-        "description": "namespace:name; the namespace has no ':' and neither part is empty.",
-        "pattern": "^[^:]+:.+$"
+        "description": "namespace:name: exactly one ':', neither part empty.",
+        "pattern": "^[^:]+:[^:]+$"
       },
       "Component": {
         "type": "object",
@@ -5938,7 +5961,8 @@ enum ContractDocuments {
         "in": "query",
         "description": "A session identifier from Hub-Session (at most once).",
         "schema": {
-          "type": "string"
+          "type": "string",
+          "maxLength": 128
         }
       },
       "sessionQueryRequired": {
@@ -5948,7 +5972,28 @@ enum ContractDocuments {
         "description": "A session identifier from Hub-Session (at most once, non-empty).",
         "schema": {
           "type": "string",
-          "minLength": 1
+          "minLength": 1,
+          "maxLength": 128
+        }
+      },
+      "uriQueryRequired": {
+        "name": "uri",
+        "in": "query",
+        "required": true,
+        "description": "The view URI, such as hub:home (at most once; non-empty printable text of at most 4096 bytes).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+        },
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "food": {
+            "value": "hub:food"
+          }
         }
       },
       "HubConnectivity": {
@@ -6167,8 +6212,8 @@ enum ContractDocuments {
     },
     "ComponentIdentifier": {
       "type": "string",
-      "description": "namespace:name; the namespace has no ':' and neither part is empty.",
-      "pattern": "^[^:]+:.+$"
+      "description": "namespace:name: exactly one ':', neither part empty.",
+      "pattern": "^[^:]+:[^:]+$"
     },
     "Component": {
       "type": "object",
