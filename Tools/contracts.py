@@ -455,12 +455,11 @@ URI_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[
 
 API_SCHEMAS = {
     "JSONValue": {
-        "description": "Any JSON value the server's parser accepts in a request body: numbers within the finite "
-        "double range (integers beyond 64 bits are read as doubles), valid Unicode strings, nesting within "
-        "limits.jsonDepth.",
+        "description": "Any JSON value. The server's parser also requires numbers within the finite double range "
+        "(integers beyond 64 bits are read as doubles; a literal that rounds to infinity is 400 invalid_json), "
+        "valid Unicode strings and nesting within limits.jsonDepth. The range is not a minimum/maximum here: a "
+        "decimal literal just past the bound still rounds to the largest double, so no bound states it exactly.",
         "type": ["null", "boolean", "string", "number", "array", "object"],
-        "minimum": -1.7976931348623157e308,
-        "maximum": 1.7976931348623157e308,
         "items": {"$ref": "#/components/schemas/JSONValue"},
         "additionalProperties": {"$ref": "#/components/schemas/JSONValue"},
     },
