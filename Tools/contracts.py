@@ -248,20 +248,26 @@ TRANSPORT_PROBLEMS = {
 }
 
 
+def transport_response(status):
+    """The shared response of a status only the HTTP layer answers (components/responses)."""
+    response = problem("Rejected by the HTTP layer.", TRANSPORT_PROBLEMS[status])
+    if status == "405":
+        response["headers"]["Allow"] = h("Allow")
+    return response
+
+
 def responses(ok, problems):
-    """`ok`: the success responses; `problems`: status -> (description, codes) of this operation."""
+    """`ok`: the success responses; `problems`: status -> (description, codes) of this operation.
+    Statuses only the HTTP layer answers refer to components/responses/Transport<status>."""
     result = dict(ok)
-    merged = {status: list(codes) for status, codes in TRANSPORT_PROBLEMS.items()}
-    descriptions = {}
-    for status, (description, codes) in problems.items():
-        descriptions[status] = description
-        merged[status] = codes + [c for c in merged.get(status, []) if c not in codes]
-    for status in sorted(merged):
-        description = descriptions.get(status, "Rejected by the HTTP layer.")
-        response = problem(description, merged[status])
-        if status == "405":
-            response["headers"]["Allow"] = h("Allow")
-        if status in ("429", "503") and status in problems:
+    for status in sorted(set(TRANSPORT_PROBLEMS) | set(problems)):
+        if status not in problems:
+            result[status] = {"$ref": f"#/components/responses/Transport{status}"}
+            continue
+        description, codes = problems[status]
+        merged = codes + [c for c in TRANSPORT_PROBLEMS.get(status, []) if c not in codes]
+        response = problem(description, merged)
+        if status in ("429", "503"):
             response["headers"]["Retry-After"] = h("RetryAfter")
         result[status] = response
     return result
@@ -542,7 +548,8 @@ def openapi_document():
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
         "servers": [{"url": "/"}],
         "paths": PATHS,
-        "components": {"schemas": schemas, "parameters": PARAMETERS, "headers": HEADERS},
+        "components": {"schemas": schemas, "parameters": PARAMETERS, "headers": HEADERS,
+                       "responses": {f"Transport{status}": transport_response(status) for status in sorted(TRANSPORT_PROBLEMS)}},
     }
 
 

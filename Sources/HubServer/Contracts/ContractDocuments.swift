@@ -219,177 +219,22 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
@@ -423,33 +268,7 @@ enum ContractDocuments {
             }
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
@@ -480,32 +299,7 @@ enum ContractDocuments {
             }
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
@@ -537,32 +331,7 @@ enum ContractDocuments {
             }
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       },
@@ -719,177 +488,22 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
@@ -923,33 +537,7 @@ enum ContractDocuments {
             }
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
@@ -980,32 +568,7 @@ enum ContractDocuments {
             }
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
@@ -1037,32 +600,7 @@ enum ContractDocuments {
             }
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       },
@@ -1169,262 +707,31 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -1585,177 +892,22 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "500": {
             "description": "The feature has no operations or no initial content. Codes: no_operations, no_view_model, internal_error.",
@@ -1788,89 +940,13 @@ enum ContractDocuments {
             }
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -2039,120 +1115,16 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "415": {
             "description": "The body is not application/json, or names a charset other than UTF-8. Codes: unsupported_media_type.",
@@ -2183,32 +1155,7 @@ enum ContractDocuments {
             }
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "422": {
             "description": "Valid JSON of the wrong shape. Codes: invalid_body.",
@@ -2239,33 +1186,7 @@ enum ContractDocuments {
             }
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
@@ -2299,33 +1220,7 @@ enum ContractDocuments {
             }
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
@@ -2356,32 +1251,7 @@ enum ContractDocuments {
             }
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
@@ -2413,32 +1283,7 @@ enum ContractDocuments {
             }
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -2567,148 +1412,19 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "429": {
             "description": "Too many streams for this session (Retry-After: 10). Codes: too_many_streams.",
@@ -2742,62 +1458,10 @@ enum ContractDocuments {
             }
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
             "description": "Too many streams on this server (Retry-After: 30). Codes: stream_limit, connection_limit.",
@@ -2832,32 +1496,7 @@ enum ContractDocuments {
             }
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -3038,120 +1677,16 @@ enum ContractDocuments {
             }
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "415": {
             "description": "The body is not application/json, or names a charset other than UTF-8. Codes: unsupported_media_type.",
@@ -3182,32 +1717,7 @@ enum ContractDocuments {
             }
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "422": {
             "description": "Valid JSON of the wrong shape. Codes: invalid_body.",
@@ -3238,33 +1748,7 @@ enum ContractDocuments {
             }
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
@@ -3298,33 +1782,7 @@ enum ContractDocuments {
             }
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
@@ -3355,32 +1813,7 @@ enum ContractDocuments {
             }
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
@@ -3412,32 +1845,7 @@ enum ContractDocuments {
             }
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -3474,308 +1882,34 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -3812,252 +1946,28 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
             "description": "Draining. Codes: not_ready, connection_limit.",
@@ -4092,32 +2002,7 @@ enum ContractDocuments {
             }
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -4154,308 +2039,34 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -4492,308 +2103,34 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -4830,308 +2167,34 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -5168,308 +2231,34 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Allow": {
-                "$ref": "#/components/headers/Allow"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_allowed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport405"
           },
           "408": {
-            "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "header_timeout",
-                            "body_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport408"
           },
           "413": {
-            "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "body_too_large"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport413"
           },
           "414": {
-            "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "request_line_too_long"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport414"
           },
           "417": {
-            "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "expectation_failed"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport417"
           },
           "431": {
-            "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "headers_too_large",
-                            "too_many_headers"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport431"
           },
           "501": {
-            "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "method_not_implemented",
-                            "transfer_coding_not_implemented"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport501"
           },
           "503": {
-            "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
-            "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "version_not_supported"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
+            "$ref": "#/components/responses/Transport505"
           }
         }
       }
@@ -6144,6 +2933,312 @@ enum ContractDocuments {
         "description": "The methods the route allows.",
         "schema": {
           "type": "string"
+        }
+      }
+    },
+    "responses": {
+      "Transport400": {
+        "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "invalid_request_line",
+                        "invalid_method",
+                        "invalid_target",
+                        "invalid_version",
+                        "missing_host",
+                        "duplicate_host",
+                        "invalid_host",
+                        "obs_fold",
+                        "invalid_header",
+                        "invalid_header_name",
+                        "invalid_header_value",
+                        "bare_lf",
+                        "ambiguous_framing",
+                        "invalid_transfer_encoding",
+                        "duplicate_content_length",
+                        "invalid_content_length",
+                        "invalid_chunk",
+                        "invalid_query",
+                        "invalid_path"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport405": {
+        "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          },
+          "Allow": {
+            "$ref": "#/components/headers/Allow"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "method_not_allowed"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport408": {
+        "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "header_timeout",
+                        "body_timeout"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport413": {
+        "description": "Rejected by the HTTP layer. Codes: body_too_large.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "body_too_large"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport414": {
+        "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "request_line_too_long"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport417": {
+        "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "expectation_failed"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport431": {
+        "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "headers_too_large",
+                        "too_many_headers"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport501": {
+        "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "method_not_implemented",
+                        "transfer_coding_not_implemented"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport503": {
+        "description": "Rejected by the HTTP layer. Codes: connection_limit.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "connection_limit"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport505": {
+        "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "version_not_supported"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
         }
       }
     }
