@@ -78,11 +78,13 @@ public enum ProcessMetrics {
     static func openDescriptors() -> Int? {
         guard let directory = opendir("/proc/self/fd") else { return nil }
         defer { closedir(directory) }
+        // The name is read in place, up to its NUL: a `dirent` from readdir is only as long as its
+        // name, so copying the whole `d_name` field (256 bytes) can run past the mapped buffer.
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
         var count = 0
         while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            let isDot = name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
             if !isDot { count += 1 }
         }
         return count
