@@ -386,6 +386,8 @@ PATHS = {
             "requestBody": {"required": True, "content": {"application/json": {"schema": ref("NextPageRequest")}}},
             "responses": responses(view_ok(), {
                 **JSON_BODY_PROBLEMS,
+                "400": ("The body is not valid JSON, or the client's values would take a remote URL out of bounds.",
+                        ["invalid_json", "unsafe_url"]),
                 "404": ("No such session.", ["session_not_found"]),
                 **FAILED_VIEW}),
         },

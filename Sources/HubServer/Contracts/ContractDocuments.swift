@@ -1040,7 +1040,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The body is not valid JSON (syntax, UTF-8, duplicate keys, numbers out of range, depth). Codes: invalid_json, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The body is not valid JSON, or the client's values would take a remote URL out of bounds. Codes: invalid_json, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -1058,6 +1058,7 @@ enum ContractDocuments {
                         "code": {
                           "enum": [
                             "invalid_json",
+                            "unsafe_url",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
