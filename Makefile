@@ -6,6 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
+.PHONY: deps-contracts test-contracts bench-access-log
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
@@ -25,12 +26,21 @@ run: deps
 	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
 ## Build and run the whole test suite, then the README's curl lines against the demo server, the
-## cross-origin browser test and the balancer configs.
-test: deps deps-browser deps-deploy
+## cross-origin browser test and the balancer configs, then the contract checks (OpenAPI,
+## view-model schema over every recorded view, schemathesis).
+test: deps deps-browser deps-deploy deps-contracts
 	$(SWIFT) build --build-tests
+	rm -rf $(TEST_VIEW_DIR)
 	$(SWIFT) test --skip-build
 	Tests/scripts/readme.sh
 	$(MAKE) --no-print-directory test-browser test-deploy
+	$(MAKE) --no-print-directory test-contracts
+
+## Under make test the Swift tests record every view they receive (validated by test-contracts)
+## and the promtool check of /metrics is required (Debian prometheus, installed by deps-contracts).
+TEST_VIEW_DIR := .build/test-views
+test: export HUB_TEST_VIEW_DIR := $(CURDIR)/$(TEST_VIEW_DIR)
+test: export HUB_REQUIRE_PROMTOOL := 1
 
 ## Headless Chromium and its driver (apt), Selenium in a virtualenv (.venv/, git-ignored).
 BROWSER_APT := chromium chromium-driver
@@ -59,6 +69,31 @@ deps-deploy:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+## Contract tools: promtool (apt prometheus; its service is not used), and schemathesis,
+## openapi-spec-validator and jsonschema in the same virtualenv as Selenium.
+CONTRACTS_APT := prometheus
+CONTRACTS_PIP := 'schemathesis>=4.3,<5' 'openapi-spec-validator>=0.7,<0.8' 'jsonschema>=4.23,<5'
+deps-contracts: deps-browser
+	@missing=""; for p in $(CONTRACTS_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@$(VENV)/bin/python -c 'import schemathesis, openapi_spec_validator, jsonschema' 2>/dev/null || { \
+		echo "installing schemathesis, openapi-spec-validator, jsonschema into $(VENV)"; \
+		$(VENV)/bin/pip install -q --disable-pip-version-check $(CONTRACTS_PIP); }
+
+## Issue 13 contracts (debug build): docs/ and the embedded copy are current, every view the
+## Swift tests recorded validates against docs/view-model.schema.json, /openapi.json validates,
+## and schemathesis (all checks, negative data, stateful links) finds nothing against the demo
+## Config/ within SCHEMATHESIS_SECONDS. See Tests/contracts/.
+SCHEMATHESIS_SECONDS ?= 200
+test-contracts: deps-contracts
+	$(SWIFT) build --product hub-server
+	@if [ -d $(TEST_VIEW_DIR) ]; then $(VENV)/bin/python Tests/contracts/validate_views.py $(TEST_VIEW_DIR); \
+	else echo "note: no views recorded in $(TEST_VIEW_DIR) (make test records them); view check skipped"; fi
+	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
+
 ## Syntax checks of deploy/nginx and deploy/haproxy (skipped, with a note, when the tool is absent).
 test-deploy:
 	deploy/check.sh
@@ -78,6 +113,10 @@ test-tsan: deps
 ## loopback, installs nginx and wrk if missing), then the figures; docs/PERFORMANCE.md.
 bench: deps
 	Benchmarks/run.sh
+
+## What the access log costs per log.access mode (wrk on loopback; docs/PERFORMANCE.md).
+bench-access-log: deps
+	Benchmarks/access-log.sh
 
 ## HubModel serialization and parse benchmark (release).
 bench-model: deps

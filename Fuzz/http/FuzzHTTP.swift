@@ -46,6 +46,7 @@ private func run(_ bytes: [UInt8], limits: HTTPServerConfiguration.Limits, piece
                 case .needMoreData: break loop
                 case .expectContinue: continue
                 case .request(let request): requests.append(request)
+                case .rejected(_, let error): return (requests, error)
                 }
             }
         } catch {

@@ -96,7 +96,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func configureHeaders(_ easy: UnsafeMutableRawPointer) -> UpstreamError? {
         var list: UnsafeMutablePointer<curl_slist>?
-        var lines = request.headers.map { header in
+        var lines = (request.headers + request.traceHeaders).map { header in
             // curl's convention: "Name;" sends a header with an empty value ("Name:" removes it).
             header.value.isEmpty ? header.name + ";" : header.name + ": " + header.value
         }

@@ -28,6 +28,10 @@ public struct UpstreamRequest: Sendable {
     public var followRedirects: Bool
     /// Cache and coalescing policy; ``CachePolicy/useProtocol`` by default.
     public var cachePolicy: CachePolicy
+    /// Headers sent after ``headers`` that are not part of the request's identity (cache key,
+    /// coalescing): W3C trace context (`traceparent`, `tracestate`), new on every fetch. A
+    /// request that joins another's in-flight fetch, or is answered from the cache, sends none.
+    public var traceHeaders: [(name: String, value: String)] = []
 
     /// Creates a request; by default a GET without body that honours the HTTP cache and uses the
     /// client's configured timeouts.

@@ -24,6 +24,7 @@ func parseAll(
                 case .needMoreData: break loop
                 case .expectContinue: continues += 1
                 case .request(let request): requests.append(request)
+                case .rejected(_, let error): return (requests, error, continues)
                 }
             }
         } catch {

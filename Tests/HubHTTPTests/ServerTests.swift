@@ -192,7 +192,8 @@ func withServer(
         ("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n folded\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\n\r\n", 400),
         ("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
-        ("GET /?q=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        // A bad escape in the target is found after framing: 400 that keeps the connection
+        // (HubServerTests' RFCConformanceTests), so it is not among these.
     ])
     func badInputGetsProblemAndClose(fixture: String, status: Int) async throws {
         try await withServer { server in

@@ -19,6 +19,12 @@ public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible {
     public static let patch = HTTPMethod("PATCH")
     public static let connect = HTTPMethod("CONNECT")
     public static let trace = HTTPMethod("TRACE")
+    /// QUERY (draft-ietf-httpbis-safe-method-w-body): a safe method with content.
+    public static let query = HTTPMethod("QUERY")
+
+    /// Methods the server knows (``standard`` and QUERY): a route that does not allow one answers
+    /// 405 with `Allow`; any other token is 501 (RFC 9110 section 9.1).
+    public var isKnown: Bool { isStandard || self == .query }
 
     /// The methods of RFC 9110 and PATCH (RFC 5789).
     public static let standard: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .options, .patch, .connect, .trace]

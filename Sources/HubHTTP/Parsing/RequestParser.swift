@@ -2,7 +2,9 @@
 ///
 /// Feed bytes with ``append(_:)`` and call ``parse()`` until it returns `.needMoreData`.
 /// Limits come from ``HTTPServerConfiguration/Limits``; framing follows RFC 9112 (sections cited
-/// inline). Any error is final: the connection answers it and closes.
+/// inline). Any thrown error is final: the connection answers it and closes. An error found once
+/// the message is framed (a target that does not decode) is ``Result/rejected(_:_:)`` instead:
+/// answered, and the connection carries on (RFC 9112 section 9.3: close only when framing is in doubt).
 struct RequestParser {
     enum Result {
         /// Feed more bytes.
@@ -12,6 +14,9 @@ struct RequestParser {
         case expectContinue
         /// A complete request.
         case request(HTTPRequest)
+        /// A complete, correctly framed request that is nevertheless invalid (its target does not
+        /// percent-decode): answer the error; the connection may carry on.
+        case rejected(HTTPRequest, HTTPParseError)
     }
 
     /// Which part of a request the parser is waiting for (drives the connection's deadlines).
@@ -128,13 +133,16 @@ struct RequestParser {
                 }
                 readIndex += available
                 scanIndex = readIndex
-                if available == remaining { return .request(finishRequest()) }
+                if available == remaining { return finish() }
                 state = .fixedBody(remaining: remaining - available)
             case .chunkSize:
-                guard let line = try nextLine(maxBytes: 1024, tooLong: .bad("invalid_chunk", "A chunk size line is too long.")) else {
+                // RFC 9112 section 7.1.1: extensions are ignored, but their bytes count against the
+                // header section's limit (with the trailer fields), so they stay bounded.
+                guard let line = try nextLine(maxBytes: max(64, limits.headerBytes - headerBytes), tooLong: .headersTooLarge) else {
                     return .needMoreData
                 }
                 let size = try parseChunkSize(line)
+                headerBytes += max(0, line.count - 16)
                 if size == 0 {
                     state = .trailers
                 } else {
@@ -165,7 +173,7 @@ struct RequestParser {
                     return .needMoreData
                 }
                 headerBytes += line.count + 2
-                if line.isEmpty { return .request(finishRequest()) }
+                if line.isEmpty { return finish() }
                 trailerCount += 1
                 guard headers.count + trailerCount <= limits.headerCount else { throw .tooManyHeaders }
                 _ = try parseField(line)
@@ -355,7 +363,8 @@ struct RequestParser {
             continuePending = chunked || length > 0
         }
 
-        decodedTarget = try RequestTarget.parse(target)
+        // A target that does not decode is an error of this request only: framing is sound.
+        do { decodedTarget = try RequestTarget.parse(target) } catch { targetError = error }
         body = []
         if chunked {
             state = .chunkSize
@@ -363,7 +372,7 @@ struct RequestParser {
             body.reserveCapacity(length)
             state = .fixedBody(remaining: length)
         } else {
-            return .request(finishRequest())
+            return finish()
         }
         if continuePending {
             continuePending = false
@@ -392,6 +401,15 @@ struct RequestParser {
         return size
     }
 
+    /// The complete request, or the request with the error found after framing.
+    private mutating func finish() -> Result {
+        let error = targetError
+        targetError = nil
+        let request = finishRequest()
+        if let error { return .rejected(request, error) }
+        return .request(request)
+    }
+
     private mutating func finishRequest() -> HTTPRequest {
         // Decoding errors surface through `decodeTarget`, called before this point.
         let parts = decodedTarget ?? RequestTarget(path: "/", query: [])
@@ -409,6 +427,7 @@ struct RequestParser {
     }
 
     private var decodedTarget: RequestTarget?
+    private var targetError: HTTPParseError?
 
     /// Bytes of `uri-host [":" port]` (RFC 3986 reg-name, IP literals, pct-encoding).
     static func isHostByte(_ byte: UInt8) -> Bool {

@@ -19,6 +19,7 @@ public final class RequestContext: Sendable {
     }
 
     private let route = Locked(Route())
+    private let trace = Locked<String?>(nil)
 
     public init(requestId: String, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
         self.requestId = requestId
@@ -36,6 +37,13 @@ public final class RequestContext: Sendable {
 
     /// The values of the matched route's `{name}` segments, percent-decoded.
     public var pathParameters: [String: String] { route.withLock { $0.parameters } }
+
+    /// The request's W3C trace context as this server's span (a `traceparent` value), set by
+    /// the middleware that accepts or starts the trace; nil when none did.
+    public var traceParent: String? {
+        get { trace.withLock { $0 } }
+        set { trace.withLock { $0 = newValue } }
+    }
 
     /// Records the matched route (called by ``Router``).
     public func setRoute(template: String, parameters: [String: String]) {

@@ -7,7 +7,8 @@
 /// let responder = router.wrapped(in: [ErrorMiddleware(), GzipMiddleware()])
 /// ```
 /// An unknown path throws a 404 `route_not_found`; a known path with another method throws a 405
-/// `method_not_allowed` with `Allow`. HEAD is served by the GET route (the server drops the body).
+/// `method_not_allowed` with `Allow`; a method outside RFC 9110's (and PATCH, QUERY) is 501
+/// `method_not_implemented`. HEAD is served by the GET route (the server drops the body).
 /// The matched template and parameters are recorded on the ``RequestContext``.
 public struct Router: HTTPResponder {
     private enum Segment: Sendable, Equatable {
@@ -59,6 +60,13 @@ public struct Router: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        // RFC 9110 section 9.1: a method the server does not implement at all is 501 (method
+        // names are case-sensitive: `get` is not GET); 405 is for known methods a route lacks.
+        guard request.method.isKnown else {
+            throw HTTPError(
+                .notImplemented, code: "method_not_implemented",
+                detail: "The method is not implemented by this server.")
+        }
         var allowed: Set<HTTPMethod> = []
         if let index = staticIndex[request.path] {
             if let response = try await respond(routes[index], [:], request, context, &allowed) { return response }
@@ -81,6 +89,12 @@ public struct Router: HTTPResponder {
             .methodNotAllowed, code: "method_not_allowed",
             detail: "\(request.method.rawValue) is not allowed here; allowed: \(allow).", headers: ["Allow": allow]
         )
+    }
+
+    /// Every registered route: its template and methods (HEAD is implied by GET and not listed),
+    /// in registration order; what a contract test compares with the API document.
+    public var registeredRoutes: [(template: String, methods: Set<HTTPMethod>)] {
+        routes.map { ($0.template, Set($0.handlers.keys)) }
     }
 
     /// The template and methods of the route `path` matches (HEAD included with GET), or nil

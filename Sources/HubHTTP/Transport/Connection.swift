@@ -204,6 +204,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
             case .request(let request):
                 dispatch(request)
                 return
+            case .rejected(let request, let error):
+                dispatch(request, rejecting: error)
+                return
             }
         }
     }
@@ -231,7 +234,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: - Responding
 
-    private func dispatch(_ parsed: HTTPRequest) {
+    /// Runs the responder for `parsed`, or answers `rejection` (an error found after framing)
+    /// without it; either way the connection may carry on.
+    private func dispatch(_ parsed: HTTPRequest, rejecting rejection: HTTPParseError? = nil) {
         inFlight = true
         readPhase = nil
         setDeadline(.none, nil)
@@ -244,7 +249,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
         let core = self.core
         Task(executorPreference: loop) { [self] in
-            let response = await core.respond(to: request, context: context)
+            let response = if let rejection { rejection.response } else { await core.respond(to: request, context: context) }
             onLoop { [self] in
                 send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
             }

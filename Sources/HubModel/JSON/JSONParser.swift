@@ -20,10 +20,16 @@ public struct JSONParser: Sendable {
         public var maxDepth: Int
         /// What a repeated key does.
         public var duplicateKeys: DuplicateKeyPolicy
+        /// An integer literal beyond 64 bits: an error (`false`, the default), or read as a
+        /// `Double` like a literal with a fraction or exponent (`true`; still an error past the
+        /// finite `Double` range). JSON Schema cannot tell `1e20` from `100000000000000000000`,
+        /// so request bodies, which a published schema describes, read both alike.
+        public var largeIntegersAsDoubles: Bool
 
-        public init(maxDepth: Int = 64, duplicateKeys: DuplicateKeyPolicy = .reject) {
+        public init(maxDepth: Int = 64, duplicateKeys: DuplicateKeyPolicy = .reject, largeIntegersAsDoubles: Bool = false) {
             self.maxDepth = maxDepth
             self.duplicateKeys = duplicateKeys
+            self.largeIntegersAsDoubles = largeIntegersAsDoubles
         }
     }
 
@@ -359,7 +365,7 @@ private struct Cursor {
             guard position < buffer.count, isDigit(buffer[position]) else { throw error(.invalidNumber) }
             while position < buffer.count, isDigit(buffer[position]) { position += 1 }
         }
-        if isInteger {
+        if isInteger && !(integerOverflow && options.largeIntegersAsDoubles) {
             guard !integerOverflow else { throw error(.numberOutOfRange, at: start) }
             return .int(integer)
         }

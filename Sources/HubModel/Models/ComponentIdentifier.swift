@@ -17,8 +17,10 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible {
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let rest = utf8[utf8.index(after: colon)...]
         guard !rest.contains(UInt8(ascii: ":")) else { return nil }
-        self.namespace = String(string[..<colon])
-        self.name = String(string[string.index(after: colon)...])
+        // Slices of the UTF-8 view, never Character indices: a combining mark or an emoji
+        // modifier after the ':' forms one grapheme cluster with it ("a:🏻" has the name "🏻").
+        self.namespace = String(decoding: utf8[..<colon], as: UTF8.self)
+        self.name = String(decoding: rest, as: UTF8.self)
     }
 
     /// `"namespace:name"`.

@@ -35,7 +35,7 @@ struct RemoteAction: Action {
     let name: String
 
     func perform(context: ActionContext) async throws -> ActionResult {
-        let url = factory.url.expand(
+        let url = try factory.url.resolve(
             URLTemplate.Values(
                 request: context.request, sessionID: context.sessionID, actionName: name,
                 actionNamespace: factory.namespace))
@@ -54,6 +54,9 @@ struct RemoteAction: Action {
         ]
         request.timeout = factory.timeout
         request.cachePolicy = .bypass
+        request.traceHeaders = TraceContext.upstreamHeaders(
+            traceParent: context.request.header(TraceContext.parentHeader),
+            traceState: context.request.header(TraceContext.stateHeader))
         let response = try await factory.client.send(request)
         switch response.status {
         case 200..<300: return .performed

@@ -69,11 +69,14 @@ public final class HubApplication: Sendable {
         let cors = Self.corsMiddleware(settings.cors, router: router, registry: metrics.registry)
         let responder = router.wrapped(in: [
             RequestIDMiddleware(),
-            ObservabilityMiddleware(metrics: metrics, logger: logger),
+            TraceContextMiddleware(),
+            ObservabilityMiddleware(metrics: metrics, logger: logger, accessLog: settings.accessLog),
         ] + cors + [
             ErrorMiddleware { error, request, context in
                 logger.log(
-                    .error, "unhandled error", ["request_id": .string(context.requestId), "path": .string(request.path), "error": .string("\(error)")])
+                    .error, "unhandled error",
+                    ["request_id": .string(context.requestId), "trace_id": .string(TraceContext.traceID(of: context.traceParent) ?? ""),
+                     "path": .string(request.path), "error": .string("\(error)")])
             },
             GzipMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])

@@ -17,6 +17,9 @@ enum Routes {
         router.add(.get, "/ready", operational.ready)
         router.add(.get, "/metrics", operational.metrics)
         router.add(.get, "/features", operational.features)
+        let contracts = ContractEndpoints()
+        router.add(.get, "/openapi.json", contracts.openAPI)
+        router.add(.get, "/schema/view-model.json", contracts.viewModelSchema)
         return router
     }
 }

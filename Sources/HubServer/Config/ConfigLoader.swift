@@ -207,6 +207,12 @@ public struct ConfigLoader: Sendable {
             case "remote":
                 reader.checkKeys(object, at: path, known: ["kind", "url", "timeoutMs", "headers"])
                 guard let urlText = reader.string(object, "url", at: path, required: true) else { continue }
+                let scheme = urlText.lowercased()
+                guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://") else {
+                    // An action POSTs to an upstream; a file: URL would only read (or, templated, expose) files.
+                    reader.error("\(path).url", "must start with http:// or https://")
+                    continue
+                }
                 let url: URLTemplate
                 do { url = try URLTemplate(urlText, allowActions: true) } catch {
                     reader.error("\(path).url", error.message)

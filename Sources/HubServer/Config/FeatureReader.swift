@@ -216,10 +216,14 @@ struct FeatureReader {
             reader.error("\(path).url", "must start with http://, https://, file:// or file: (relative to the config directory)")
             return nil
         }
-        let url: URLTemplate
+        var url: URLTemplate
         do { url = try URLTemplate(urlText) } catch {
             reader.error("\(path).url", error.message)
             return nil
+        }
+        if urlText.lowercased().hasPrefix("file:"), url.parts.count > 1 {
+            // A client's values must not reach files outside the config directory (symlinks too).
+            url.fileRoot = URLTemplate.realDirectory(context.directory) ?? context.directory
         }
         let method = (reader.string(object, "method", at: path) ?? "GET").uppercased()
         guard ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"].contains(method) else {

@@ -80,6 +80,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var components = ComponentDefaults.standard
     public var logLevel = LogLevel.info
     public var logFormat = LogFormat.json
+    /// Which requests write an access log line (`log.access`).
+    public var accessLog = AccessLogPolicy()
     /// Whether `Hub-Toggle` may force toggle values.
     public var allowToggleOverride = true
     /// Cross-origin access for web apps; nil (the default) answers no CORS headers.
@@ -189,7 +191,8 @@ public struct ServerSettings: Sendable, Equatable {
         if root["cors"] != nil { cors = CORSSettingsReader.read(root["cors"], reader: reader) }
         if let log = reader.object(root["log"], at: "$.log") {
             let path = "$.log"
-            reader.checkKeys(log, at: path, known: ["level", "format"])
+            reader.checkKeys(log, at: path, known: ["level", "format", "access"])
+            if log["access"] != nil { accessLog = AccessLogPolicy(json: log["access"], reader: reader, at: "\(path).access") }
             if let value = reader.string(log, "level", at: path) {
                 if let level = LogLevel(rawValue: value) { logLevel = level } else {
                     reader.error("\(path).level", "must be one of debug, info, warning, error")

@@ -18,6 +18,9 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
 
     public let source: String
     public let parts: [Part]
+    /// For a `file:` URL with placeholders: the directory (real path, symlinks resolved) an
+    /// expansion must resolve inside (the config directory); see ``resolve(_:)``.
+    public internal(set) var fileRoot: String?
 
     /// What a substitution can draw on.
     public struct Values: Sendable {
@@ -59,6 +62,28 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         if literal.contains("}") { throw TemplateError(message: "unmatched '}' in URL template") }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         self.parts = parts
+        try Self.checkOrigin(parts)
+    }
+
+    /// A client must never choose where a request goes: placeholders may appear only after the
+    /// scheme and the authority (`scheme://host[:port]`) are complete.
+    private static func checkOrigin(_ parts: [Part]) throws(TemplateError) {
+        let hasPlaceholder = parts.contains { part in
+            if case .literal = part { return false }
+            return true
+        }
+        guard hasPlaceholder else { return }
+        let prefix: Substring
+        if case .literal(let text)? = parts.first { prefix = Substring(text) } else { prefix = "" }
+        guard let colon = prefix.firstIndex(of: ":") else {
+            throw TemplateError(message: "a placeholder may not appear in the URL's scheme")
+        }
+        let rest = prefix[prefix.index(after: colon)...]
+        guard rest.hasPrefix("//") else { return }  // no authority (such as file:/path)
+        let authority = rest.dropFirst(2)
+        if !authority.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            throw TemplateError(message: "a placeholder may not appear in the URL's host or port (a client must never choose the host)")
+        }
     }
 
     private static func placeholder(_ name: String, allowActions: Bool) throws(TemplateError) -> Part {

@@ -15,6 +15,8 @@ struct ActionEndpoint {
         }
         let sessionID = try JSONBody.string(body, "session")
         let uri = try JSONBody.string(body, "uri")
+        // An invalid uri is 400 even when the session it would recover is alive.
+        if let uri { _ = try QueryParameters.viewURI(uri) }
         let actionText = try JSONBody.string(body, "action")
         let component = try JSONBody.string(body, "component")
         var custom: JSONObject?

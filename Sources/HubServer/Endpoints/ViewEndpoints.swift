@@ -18,6 +18,8 @@ struct ViewEndpoints {
     /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
     func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let uri = try QueryParameters.single("uri", in: request)
+        // An invalid uri is 400 even when the session it would recover is alive.
+        if let uri { _ = try QueryParameters.viewURI(uri) }
         if let token = try QueryParameters.single("session", in: request) {
             if let found = try await sessions.find(token, request: request) {
                 let session = found.session
@@ -78,6 +80,10 @@ struct ViewEndpoints {
     /// `POST /view/next-page {"session": S}`: the full view with the next page appended.
     func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
+        // As POST /action: an unknown field is a body of the wrong shape (422), not ignored.
+        for key in body.orderedKeys where key != "session" {
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
+        }
         guard let token = try JSONBody.string(body, "session") else {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'session' is required")
         }

@@ -31,20 +31,22 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     var name: String { "remote" }
 
-    func url(for context: ContentContext, page: Int) -> String {
-        settings.definition.url.expand(
+    /// The expanded URL, refused when the client's values would take it out of bounds.
+    func url(for context: ContentContext, page: Int) throws(UnsafeURLError) -> String {
+        try settings.definition.url.resolve(
             URLTemplate.Values(request: context.request, page: page, sessionID: context.sessionID))
     }
 
     func prepare(context: ContentContext) {
-        let url = url(for: context, page: 0)
-        let task = Task { try await self.fetch(url) }
+        guard let url = try? url(for: context, page: 0) else { return }
+        let trace = Self.traceHeaders(context)
+        let task = Task { try await self.fetch(url, trace: trace) }
         let replaced = prefetched.withLock { $0.updateValue(task, forKey: url) }
         replaced?.cancel()
     }
 
     func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
-        let url = url(for: context, page: 0)
+        let url = try url(for: context, page: 0)
         do {
             let body: [UInt8]
             // Take this run's prefetch; any other is stale (a run that did not reach this
@@ -59,7 +61,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             if let task {
                 body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
             } else {
-                body = try await fetch(url)
+                body = try await fetch(url, trace: Self.traceHeaders(context))
             }
             try apply(body, to: &builder)
         } catch {
@@ -70,9 +72,9 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
         guard settings.definition.paginated else { return }
-        let url = url(for: context, page: pageIndex)
+        let url = try url(for: context, page: pageIndex)
         do {
-            try apply(try await fetch(url), to: &builder)
+            try apply(try await fetch(url, trace: Self.traceHeaders(context)), to: &builder)
         } catch {
             log(error, url: url, context: context)
             throw error
@@ -89,6 +91,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             level, "remote operation failed",
             ["feature": .string(context.feature.identifier), "operation": .int(context.operationIndex),
              "url": .string(Self.loggableURL(url)), "page": .int(context.pageIndex), "error": .string(detail),
+             "trace_id": .string(TraceContext.traceID(of: context.request.header(TraceContext.parentHeader)) ?? ""),
              "session": .string(SessionIdentifier.logTag(context.sessionID))])
     }
 
@@ -110,7 +113,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     /// Deterministic while the upstream response for this URL is fresh.
     func memoizationKey(context: ContentContext) -> String? {
         guard settings.definition.method == "GET" else { return nil }
-        let url = url(for: context, page: 0)
+        guard let url = try? url(for: context, page: 0) else { return nil }
         guard let fingerprint = settings.freshness.fingerprint(for: url) else { return nil }
         return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
     }
@@ -129,12 +132,20 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// One fetch with bounded retries (idempotent GETs only) and exponential backoff.
-    private func fetch(_ url: String) async throws -> [UInt8] {
+    /// A child span of the request's trace for one fetch (W3C trace context).
+    static func traceHeaders(_ context: ContentContext) -> [(name: String, value: String)] {
+        TraceContext.upstreamHeaders(
+            traceParent: context.request.header(TraceContext.parentHeader),
+            traceState: context.request.header(TraceContext.stateHeader))
+    }
+
+    private func fetch(_ url: String, trace: [(name: String, value: String)]) async throws -> [UInt8] {
         let definition = settings.definition
         var request = UpstreamRequest(url: url)
         request.method = definition.method
         request.headers = definition.headers + [(name: "Accept", value: "application/json")]
         request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
+        request.traceHeaders = trace
         var attempt = 0
         while true {
             do {

@@ -5,15 +5,29 @@ import HubModel
 /// depth limit with no duplicate keys (else 400), an object of the right shape (else 422).
 enum JSONBody {
     static func object(from request: HTTPRequest, maxDepth: Int) throws -> JSONObject {
-        let contentType = request.headers["Content-Type"]?.split(separator: ";").first.map { String($0).trimmed.lowercased() }
+        let parts = request.headers["Content-Type"]?.split(separator: ";", omittingEmptySubsequences: false) ?? []
+        let contentType = parts.first.map { String($0).trimmed.lowercased() }
         guard contentType == "application/json" else {
             throw HTTPError(
                 .unsupportedMediaType, code: "unsupported_media_type",
                 detail: "the body must be JSON with Content-Type: application/json")
         }
+        // JSON is UTF-8 (RFC 8259 section 8.1): a body declared in another charset is 415.
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, String(pair[0]).trimmed.lowercased() == "charset" else { continue }
+            var value = String(pair[1]).trimmed
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard value.lowercased() == "utf-8" else {
+                throw HTTPError(
+                    .unsupportedMediaType, code: "unsupported_media_type",
+                    detail: "JSON bodies must be UTF-8 (charset=utf-8 or no charset)")
+            }
+        }
         let value: JSONValue
         do {
-            value = try JSONParser(options: .init(maxDepth: maxDepth, duplicateKeys: .reject)).parse(request.body)
+            value = try JSONParser(options: .init(maxDepth: maxDepth, duplicateKeys: .reject, largeIntegersAsDoubles: true))
+                .parse(request.body)
         } catch {
             throw HTTPError(.badRequest, code: "invalid_json", detail: "the body is not valid JSON: \(error.description)")
         }

@@ -9,6 +9,8 @@ import HubHTTP
 struct ObservabilityMiddleware: HTTPMiddleware {
     let metrics: ServerMetrics
     let logger: JSONLogger
+    /// Which requests write their line (metrics count every request).
+    var accessLog = AccessLogPolicy()
 
     /// Longest raw path written to a log line (the rest is cut and marked).
     static let maximumLoggedPathBytes = 1024
@@ -25,9 +27,10 @@ struct ObservabilityMiddleware: HTTPMiddleware {
             children.count.increment()
             children.duration.observe(elapsed)
             let level: JSONLogger.Level = status >= 500 ? .error : .info
-            if logger.isEnabled(level) {
-                let (seconds, attoseconds) = elapsed.components
-                let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            let (seconds, attoseconds) = elapsed.components
+            let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            if logger.isEnabled(level), accessLog.shouldLog(status: status, milliseconds: milliseconds) {
+                let traceID = LogValue.string(TraceContext.traceID(of: context.traceParent) ?? "")
                 var path = request.path
                 if path.utf8.count > Self.maximumLoggedPathBytes {
                     path = String(decoding: path.utf8.prefix(Self.maximumLoggedPathBytes), as: UTF8.self) + "..."
@@ -38,7 +41,8 @@ struct ObservabilityMiddleware: HTTPMiddleware {
                     logger.log(
                         level, "request",
                         [
-                            "request_id": .string(context.requestId), "method": methodValue, "route": .string(route),
+                            "request_id": .string(context.requestId), "trace_id": traceID, "method": methodValue,
+                            "route": .string(route),
                             "path": .string(path), "status": .int(status), "duration_ms": duration,
                             "code": .string(problemCode),
                         ])
@@ -46,7 +50,8 @@ struct ObservabilityMiddleware: HTTPMiddleware {
                     logger.log(
                         level, "request",
                         [
-                            "request_id": .string(context.requestId), "method": methodValue, "route": .string(route),
+                            "request_id": .string(context.requestId), "trace_id": traceID, "method": methodValue,
+                            "route": .string(route),
                             "path": .string(path), "status": .int(status), "duration_ms": duration,
                         ])
                 }

@@ -27,6 +27,9 @@ enum ProblemMapping {
             }
             return HTTPError(.badGateway, code: "upstream_error", detail: "\(operation): \(upstream.description)")
         }
+        if let unsafe = error as? UnsafeURLError {
+            return HTTPError(.badRequest, code: "unsafe_url", detail: "\(operation): \(unsafe.description)")
+        }
         if let timeout = error as? OperationTimeoutError {
             return HTTPError(.gatewayTimeout, code: "operation_timeout", detail: "\(operation): \(timeout.description)")
         }

@@ -26,7 +26,8 @@ struct RetainedHeaders: Sendable {
     let names: Set<String>
 
     init(names: Set<String>) {
-        self.names = Set(names.map { $0.lowercased() })
+        // W3C trace context always crosses: remote operations send a child span upstream.
+        self.names = Set(names.map { $0.lowercased() }).union([TraceContext.parentHeader, TraceContext.stateHeader])
     }
 
     /// The names `configuration` reads, plus `extra`.

@@ -68,5 +68,6 @@ final class ServerMetrics: Sendable {
         upstreamDuration = registry.histogram(
             "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
+        ProcessMetrics.register(on: registry)
     }
 }

@@ -209,7 +209,9 @@ struct HubClient: Sendable {
             let connection = try SocketConnection(port: port)
             defer { connection.close() }
             try connection.send(bytes)
-            return try connection.readResponse(method: method)
+            let result = try connection.readResponse(method: method)
+            ViewRecorder.record(method: method, target: target, result: result)
+            return result
         }
     }
 
@@ -312,6 +314,7 @@ final class SSEStream: @unchecked Sendable {
                 }
                 if event.event == nil && dataLines.isEmpty { continue }  // a comment block (heartbeat)
                 event.data = dataLines.joined(separator: "\n")
+                if event.event == "view" { ViewRecorder.recordEvent(event.data) }
                 return event
             }
             guard let chunk = try connection.readChunk() else { throw ClientError(description: "event stream ended") }

@@ -1,0 +1,98 @@
+/// W3C Trace Context (https://www.w3.org/TR/trace-context/), version `00`:
+/// `traceparent: 00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>` and `tracestate`.
+///
+/// A request's valid `traceparent` is continued (same trace id, a new span id for this server);
+/// an absent or invalid one starts a new trace, and its `tracestate` is then dropped, as the
+/// specification requires. Every upstream fetch gets a child: same trace id, a fresh span id.
+struct TraceContext: Sendable, Equatable {
+    static let parentHeader = "traceparent"
+    static let stateHeader = "tracestate"
+
+    /// 32 lowercase hex digits, not all zero.
+    let traceID: String
+    /// This span's 16 lowercase hex digits, not all zero.
+    let spanID: String
+    /// The trace flags byte as 2 hex digits (`01` sampled).
+    let flags: String
+    /// The vendor `tracestate`, kept only with a valid `traceparent`.
+    let state: String?
+
+    /// The `traceparent` value naming this span.
+    var traceParent: String { "00-\(traceID)-\(spanID)-\(flags)" }
+
+    /// Continues the request's trace, or starts one; this server's span gets a new id either way.
+    init(traceParent: String?, traceState: String?) {
+        if let parsed = traceParent.flatMap(Self.parse) {
+            traceID = parsed.traceID
+            flags = parsed.flags
+            let state = traceState?.trimmed
+            self.state = (state?.isEmpty ?? true) || (state?.utf8.count ?? 0) > 512 ? nil : state
+        } else {
+            traceID = Self.randomHex(bytes: 16)
+            flags = "00"
+            state = nil
+        }
+        spanID = Self.randomHex(bytes: 8)
+    }
+
+    private init(traceID: String, spanID: String, flags: String, state: String?) {
+        self.traceID = traceID
+        self.spanID = spanID
+        self.flags = flags
+        self.state = state
+    }
+
+    /// A child span (the same trace, a fresh span id), for one upstream fetch.
+    func child() -> TraceContext {
+        TraceContext(traceID: traceID, spanID: Self.randomHex(bytes: 8), flags: flags, state: state)
+    }
+
+    /// The headers that carry this span to an upstream.
+    var headers: [(name: String, value: String)] {
+        var headers = [(name: Self.parentHeader, value: traceParent)]
+        if let state { headers.append((name: Self.stateHeader, value: state)) }
+        return headers
+    }
+
+    /// Parses a `traceparent` value; nil when invalid. Version `ff` is invalid; a future version
+    /// is read by its version-00 prefix (and must then be followed by `-` or end).
+    static func parse(_ value: String) -> (traceID: String, parentID: String, flags: String)? {
+        let text = Array(value.trimmed.utf8)
+        guard text.count >= 55, text[2] == UInt8(ascii: "-"), text[35] == UInt8(ascii: "-"), text[52] == UInt8(ascii: "-")
+        else { return nil }
+        let version = text[0..<2], traceID = text[3..<35], parentID = text[36..<52], flags = text[53..<55]
+        guard [version, traceID, parentID, flags].allSatisfy({ $0.allSatisfy(isLowerHex) }) else { return nil }
+        guard !version.elementsEqual("ff".utf8) else { return nil }
+        if version.elementsEqual("00".utf8) {
+            guard text.count == 55 else { return nil }
+        } else if text.count > 55, text[55] != UInt8(ascii: "-") {
+            return nil
+        }
+        guard traceID.contains(where: { $0 != UInt8(ascii: "0") }), parentID.contains(where: { $0 != UInt8(ascii: "0") })
+        else { return nil }
+        return (String(decoding: traceID, as: UTF8.self), String(decoding: parentID, as: UTF8.self),
+                String(decoding: flags, as: UTF8.self))
+    }
+
+    private static func isLowerHex(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+    }
+
+    /// `bytes` random bytes as lowercase hex; never all zero.
+    static func randomHex(bytes: Int) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            var text: [UInt8] = []
+            text.reserveCapacity(bytes * 2)
+            var allZero = true
+            for _ in 0..<bytes {
+                let byte = UInt8.random(in: 0...255, using: &generator)
+                if byte != 0 { allZero = false }
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            if !allZero { return String(decoding: text, as: UTF8.self) }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import HubHTTP
+
+/// Accepts or starts the request's W3C trace (``TraceContext``): records this server's span on
+/// the ``RequestContext`` (log lines carry its trace id) and hands the request on with its
+/// `traceparent` naming that span, so the engine's upstream fetches become its children.
+struct TraceContextMiddleware: HTTPMiddleware {
+    func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+        let trace = TraceContext(
+            traceParent: request.headers[TraceContext.parentHeader], traceState: request.headers[TraceContext.stateHeader])
+        context.traceParent = trace.traceParent
+        var forwarded = request
+        forwarded.headers.replaceOrAdd(name: TraceContext.parentHeader, value: trace.traceParent)
+        if let state = trace.state {
+            forwarded.headers.replaceOrAdd(name: TraceContext.stateHeader, value: state)
+        } else {
+            forwarded.headers.remove(name: TraceContext.stateHeader)
+        }
+        return try await next.respond(to: forwarded, context: context)
+    }
+}
+
+extension TraceContext {
+    /// The trace id of a `traceparent` value this server wrote (nil when there is none).
+    static func traceID(of traceParent: String?) -> String? {
+        guard let traceParent, traceParent.utf8.count == 55 else { return nil }
+        let utf8 = traceParent.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: 3)
+        return String(traceParent[start..<utf8.index(start, offsetBy: 32)])
+    }
+
+    /// The trace headers for one upstream fetch on behalf of `traceParent` (this server's span
+    /// as the engine's request carries it): a child span; none when the request has no trace.
+    static func upstreamHeaders(traceParent: String?, traceState: String?) -> [(name: String, value: String)] {
+        guard let traceParent, TraceContext.parse(traceParent) != nil else { return [] }
+        return TraceContext(traceParent: traceParent, traceState: traceState).headers
+    }
+}

@@ -1,0 +1,615 @@
+#!/usr/bin/env python3
+"""HubServer's contracts: the OpenAPI 3.1 document and the view-model JSON Schema (2020-12).
+
+One source of truth, three outputs:
+  docs/openapi.json                              the API (GET /openapi.json serves these bytes)
+  docs/view-model.schema.json                    the view model (GET /schema/view-model.json)
+  Sources/HubServer/Contracts/ContractDocuments.swift   both, embedded in the binary
+
+  python3 Tools/contracts.py           write the three files
+  python3 Tools/contracts.py --check   exit 1 when any file differs from what this script writes
+
+The OpenAPI document carries the view-model definitions under components/schemas (the same
+definitions, with their references rewritten), so that generators and validators need no
+second fetch; /schema/view-model.json is named in its externalDocs and in ViewModel's $id.
+"""
+import copy
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMA_URL = "/schema/view-model.json"
+VERSION = "0.1.0"
+
+# --------------------------------------------------------------------------- view model
+
+FREE = {
+    "type": "object",
+    "minProperties": 1,
+    "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted).",
+}
+
+
+def string(description=None, **extra):
+    schema = {"type": "string"}
+    if description:
+        schema["description"] = description
+    schema.update(extra)
+    return schema
+
+
+VIEW_MODEL_DEFS = {
+    "ViewModel": {
+        "type": "object",
+        "description": "A view model in HubFramework's default schema, as HubServer serializes it: keys in a fixed "
+        "order, no null, no empty object or array (such values are omitted).",
+        "additionalProperties": False,
+        "properties": {
+            "id": string("The view identifier."),
+            "title": string("The view title."),
+            "header": {"$ref": "#/$defs/Component"},
+            "body": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Component"}},
+            "overlays": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Component"}},
+            "custom": FREE,
+        },
+    },
+    "NonEmptyViewModel": {
+        "description": "A view model with at least one key (a component target's initial view).",
+        "allOf": [{"$ref": "#/$defs/ViewModel"}, {"minProperties": 1}],
+    },
+    "ComponentIdentifier": string(
+        "namespace:name: exactly one ':', neither part empty.", pattern="^[^:]+:[^:]+$"),
+    "Component": {
+        "type": "object",
+        "description": "A component model. 'id' is unique within its list (a component without one gets a "
+        "deterministic id such as 'UnknownComponent:body.0'); 'component' is always present.",
+        "additionalProperties": False,
+        "required": ["id", "component"],
+        "properties": {
+            "id": string("The component identifier."),
+            "group": string("The group identifier."),
+            "component": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "category"],
+                "properties": {
+                    "id": {"$ref": "#/$defs/ComponentIdentifier"},
+                    "category": string("The component category (the fallback family)."),
+                },
+            },
+            "text": {
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": False,
+                "properties": {
+                    "title": string(), "subtitle": string(), "accessory": string(), "description": string(),
+                },
+            },
+            "images": {
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": False,
+                "properties": {
+                    "main": {"$ref": "#/$defs/Image"},
+                    "background": {"$ref": "#/$defs/Image"},
+                    "icon": string("An icon name, kept as a plain string."),
+                    "custom": {"type": "object", "minProperties": 1, "additionalProperties": {"$ref": "#/$defs/Image"}},
+                },
+            },
+            "target": {"$ref": "#/$defs/Target"},
+            "metadata": FREE,
+            "logging": FREE,
+            "custom": FREE,
+            "children": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Component"}},
+        },
+    },
+    "Image": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": False,
+        "properties": {
+            "uri": string("The image URL."),
+            "placeholder": string("A placeholder icon name, kept as a plain string."),
+            "local": string("The name of an image bundled with the app."),
+            "custom": FREE,
+        },
+    },
+    "Target": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": False,
+        "properties": {
+            "uri": string("Where selecting the component navigates."),
+            "view": {"$ref": "#/$defs/NonEmptyViewModel"},
+            "actions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/ComponentIdentifier"}},
+            "custom": FREE,
+        },
+    },
+}
+
+VIEW_MODEL_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": SCHEMA_URL,
+    "title": "HubServer view model (HubFramework default schema)",
+    "$ref": "#/$defs/ViewModel",
+    "$defs": VIEW_MODEL_DEFS,
+}
+
+
+def openapi_components_from_view_model():
+    """The view-model definitions with '#/$defs/X' rewritten to '#/components/schemas/X'."""
+    def rewrite(node):
+        if isinstance(node, dict):
+            return {k: (v.replace("#/$defs/", "#/components/schemas/") if k == "$ref" else rewrite(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        return node
+    return rewrite(copy.deepcopy(VIEW_MODEL_DEFS))
+
+
+# --------------------------------------------------------------------------- OpenAPI
+
+
+def ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def header_param(name, description, schema=None):
+    return {"name": name, "in": "header", "required": False, "description": description, "schema": schema or {"type": "string"}}
+
+
+def p(name):
+    return {"$ref": f"#/components/parameters/{name}"}
+
+
+PARAMETERS = {
+    "uriQuery": {
+        "name": "uri", "in": "query", "description": "The view URI, such as hub:home (at most once; "
+        "non-empty printable text of at most 4096 bytes). With 'session' too, it recovers a lost session.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"},
+        "examples": {"home": {"value": "hub:home"}, "todo": {"value": "hub:todo"}, "catalog": {"value": "hub:catalog"}},
+    },
+    "sessionQuery": {
+        "name": "session", "in": "query", "description": "A session identifier from Hub-Session (at most once).",
+        "schema": {"type": "string", "maxLength": 128},
+    },
+    "sessionQueryRequired": {
+        "name": "session", "in": "query", "required": True,
+        "description": "A session identifier from Hub-Session (at most once, non-empty).",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+    },
+    "uriQueryRequired": {
+        "name": "uri", "in": "query", "required": True, "description": "The view URI, such as hub:home (at most once; "
+        "non-empty printable text of at most 4096 bytes).",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"},
+        "examples": {"home": {"value": "hub:home"}, "food": {"value": "hub:food"}},
+    },
+    "HubConnectivity": header_param("Hub-Connectivity", "online (default) or offline; a change reloads the "
+                                    "session from its initial content. Any other value counts as online."),
+    "AcceptLanguage": header_param("Accept-Language", "Languages for operations and localized titles (RFC 9110 12.5.4)."),
+    "HubClient": header_param("Hub-Client", "<platform>/<version> of the client."),
+    "HubComponents": header_param("Hub-Components", "Comma-separated ns:name components the client renders; "
+                                  "others get their category's fallback."),
+    "HubToggle": header_param("Hub-Toggle", "name=value: a QA override of a toggle (when allowToggleOverride)."),
+    "HubClientId": header_param("Hub-Client-Id", "A stable client id (the demo's rollout key)."),
+    "IfNoneMatch": header_param("If-None-Match", "An ETag from an earlier response: 304 when it still matches."),
+    "AcceptEncoding": header_param("Accept-Encoding", "gzip is used when preferred and the body is large enough."),
+    "LastEventID": header_param("Last-Event-ID", "Accepted on reconnection; the stream always starts with the current view."),
+    "traceparent": header_param("traceparent", "W3C trace context; invalid or absent starts a new trace."),
+    "tracestate": header_param("tracestate", "W3C trace state, forwarded with a valid traceparent."),
+    "XRequestId": header_param("X-Request-Id", "Echoed when sane, else generated."),
+}
+
+COMMON_HEADERS = [p("traceparent"), p("tracestate"), p("XRequestId")]
+ENGINE_HEADERS = [p("HubConnectivity"), p("AcceptLanguage"), p("HubClient"), p("HubComponents"), p("HubToggle"),
+                  p("HubClientId"), p("AcceptEncoding")]
+
+
+def h(name):
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+HEADERS = {
+    "HubSession": {"description": "The session identifier (absent after a failed first load).", "schema": {"type": "string"}},
+    "ETag": {"description": "Strong ETag of the view (weak, W/, for the gzip-encoded body).", "schema": {"type": "string"}},
+    "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
+    "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},
+    "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
+    "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
+    "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
+}
+
+
+def problem(description, codes):
+    return {
+        "description": description + " Codes: " + ", ".join(codes) + ".",
+        "headers": {"X-Request-Id": h("XRequestId")},
+        "content": {"application/problem+json": {"schema": {
+            "allOf": [ref("Problem"), {"properties": {"code": {"enum": codes}}}]}}},
+    }
+
+
+# Answers of the HTTP layer before routing (malformed or oversized requests), possible on every operation.
+TRANSPORT_PROBLEMS = {
+    "400": ["invalid_request_line", "invalid_method", "invalid_target", "invalid_version", "missing_host", "duplicate_host",
+            "invalid_host", "obs_fold", "invalid_header", "invalid_header_name", "invalid_header_value", "bare_lf",
+            "ambiguous_framing", "invalid_transfer_encoding", "duplicate_content_length", "invalid_content_length",
+            "invalid_chunk", "invalid_query", "invalid_path"],
+    "405": ["method_not_allowed"],
+    "408": ["header_timeout", "body_timeout"],
+    "413": ["body_too_large"],
+    "414": ["request_line_too_long"],
+    "417": ["expectation_failed"],
+    "431": ["headers_too_large", "too_many_headers"],
+    "501": ["method_not_implemented", "transfer_coding_not_implemented"],
+    "503": ["connection_limit"],
+    "505": ["version_not_supported"],
+}
+
+
+def transport_response(status):
+    """The shared response of a status only the HTTP layer answers (components/responses)."""
+    response = problem("Rejected by the HTTP layer.", TRANSPORT_PROBLEMS[status])
+    if status == "405":
+        response["headers"]["Allow"] = h("Allow")
+    return response
+
+
+def responses(ok, problems):
+    """`ok`: the success responses; `problems`: status -> (description, codes) of this operation.
+    Statuses only the HTTP layer answers refer to components/responses/Transport<status>."""
+    result = dict(ok)
+    for status in sorted(set(TRANSPORT_PROBLEMS) | set(problems)):
+        if status not in problems:
+            result[status] = {"$ref": f"#/components/responses/Transport{status}"}
+            continue
+        description, codes = problems[status]
+        merged = codes + [c for c in TRANSPORT_PROBLEMS.get(status, []) if c not in codes]
+        response = problem(description, merged)
+        if status in ("429", "503"):
+            response["headers"]["Retry-After"] = h("RetryAfter")
+        result[status] = response
+    return result
+
+
+FAILED_VIEW = {
+    "500": ("The chain failed without an upstream (the last operation's error), or produced no view.",
+            ["operation_failed", "no_operations", "no_view_model", "internal_error"]),
+    "502": ("An upstream failed (non-2xx, refused, reset, empty, unparseable or too large).", ["upstream_error"]),
+    "504": ("An upstream or the operation deadline timed out.", ["upstream_timeout", "operation_timeout"]),
+}
+
+VIEW_HEADERS = {
+    "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Server-Timing": h("ServerTiming"), "Hub-Version": h("HubVersion"),
+    "X-Request-Id": h("XRequestId"),
+}
+
+
+def view_ok(links=None, with_session=True):
+    headers = dict(VIEW_HEADERS)
+    if not with_session:
+        headers.pop("Hub-Session")
+    ok = {"description": "The view model.", "headers": headers,
+          "content": {"application/json": {"schema": ref("ViewModel")}}}
+    if links:
+        ok["links"] = links
+    return {"200": ok, "304": {"description": "Not modified: If-None-Match matched.",
+                               "headers": {"ETag": h("ETag"), "X-Request-Id": h("XRequestId")}}}
+
+
+SESSION_LINKS = {
+    "PerformAction": {
+        "operationId": "performAction",
+        "requestBody": {"session": "$response.header.Hub-Session", "action": "hub:reload"},
+        "description": "Perform an action in the session.",
+    },
+    "ReloadSession": {
+        "operationId": "getView",
+        "parameters": {"query.session": "$response.header.Hub-Session"},
+        "description": "The session's view.",
+    },
+    "NextPage": {
+        "operationId": "nextPage",
+        "requestBody": {"session": "$response.header.Hub-Session"},
+        "description": "The next page of the session's view.",
+    },
+    "EndSession": {
+        "operationId": "deleteView",
+        "parameters": {"query.session": "$response.header.Hub-Session"},
+        "description": "End the session.",
+    },
+}
+
+JSON_BODY_PROBLEMS = {
+    "400": ("The body is not valid JSON (syntax, UTF-8, duplicate keys, numbers out of range, depth).", ["invalid_json"]),
+    "415": ("The body is not application/json, or names a charset other than UTF-8.", ["unsupported_media_type"]),
+    "422": ("Valid JSON of the wrong shape.", ["invalid_body"]),
+}
+
+VIEW_QUERY_PROBLEMS = {
+    "400": ("The query is invalid.", ["missing_uri", "invalid_uri", "duplicate_parameter", "unsafe_url"]),
+}
+
+PATHS = {
+    "/view": {
+        "get": {
+            "operationId": "getView",
+            "summary": "Open a session for a view URI, or load a session's view",
+            "description": "With uri: resolves the feature, opens a session and runs the content loading chain. With "
+            "session: the session's view (its reload policy decides whether the chain re-runs); with both, an unknown "
+            "session falls back to uri. One of them is required.",
+            "parameters": [p("uriQuery"), p("sessionQuery"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "responses": responses(view_ok(SESSION_LINKS), {
+                **VIEW_QUERY_PROBLEMS,
+                "404": ("No feature matches the URI, or the session is unknown (without uri).",
+                        ["feature_not_found", "session_not_found"]),
+                **FAILED_VIEW}),
+        },
+        "head": {
+            "operationId": "headView",
+            "summary": "GET /view without the body; with uri it opens no session",
+            "parameters": [p("uriQuery"), p("sessionQuery"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "responses": responses({
+                "200": {"description": "The headers GET would send (Hub-Session only for a session).",
+                        "headers": VIEW_HEADERS},
+                "304": {"description": "Not modified.", "headers": {"ETag": h("ETag")}},
+            }, {**VIEW_QUERY_PROBLEMS,
+                "404": ("No feature matches, or the session is unknown.", ["feature_not_found", "session_not_found"]),
+                **FAILED_VIEW}),
+        },
+        "delete": {
+            "operationId": "deleteView",
+            "summary": "End a session",
+            "parameters": [p("sessionQueryRequired")] + COMMON_HEADERS,
+            "responses": responses({"204": {"description": "Ended.", "headers": {"X-Request-Id": h("XRequestId")}}}, {
+                "400": ("The session is missing or repeated.", ["missing_session", "duplicate_parameter"]),
+                "404": ("No such session.", ["session_not_found"])}),
+        },
+    },
+    "/view/initial": {
+        "get": {
+            "operationId": "getInitialView",
+            "summary": "Only the initial content of a view (the operations' initial)",
+            "parameters": [p("uriQueryRequired"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "responses": responses(view_ok(with_session=False), {
+                "400": ("The query is invalid.", ["missing_uri", "invalid_uri", "duplicate_parameter"]),
+                "404": ("No feature matches the URI.", ["feature_not_found"]),
+                "500": ("The feature has no operations or no initial content.", ["no_operations", "no_view_model", "internal_error"])}),
+        },
+    },
+    "/view/next-page": {
+        "post": {
+            "operationId": "nextPage",
+            "summary": "Run the chain in pagination mode: the full view with the next page appended",
+            "parameters": [p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": ref("NextPageRequest")}}},
+            "responses": responses(view_ok(), {
+                **JSON_BODY_PROBLEMS,
+                "400": ("The body is not valid JSON, or the client's values would take a remote URL out of bounds.",
+                        ["invalid_json", "unsafe_url"]),
+                "404": ("No such session.", ["session_not_found"]),
+                **FAILED_VIEW}),
+        },
+    },
+    "/view/events": {
+        "get": {
+            "operationId": "getViewEvents",
+            "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
+            "description": "A heartbeat comment every 15 s. Refused before it opens past "
+            "limits.sseListenersPerSession (429) or limits.sseStreams (503).",
+            "parameters": [p("sessionQueryRequired"), p("LastEventID"), p("HubComponents"), p("AcceptEncoding")] + COMMON_HEADERS,
+            "responses": responses({
+                "200": {"description": "The event stream; each event's data is a view model (application/json).",
+                        "headers": {"Hub-Session": h("HubSession"), "X-Request-Id": h("XRequestId")},
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+            }, {
+                "400": ("The session is missing or repeated.", ["missing_session", "duplicate_parameter"]),
+                "404": ("No such session.", ["session_not_found"]),
+                "429": ("Too many streams for this session (Retry-After: 10).", ["too_many_streams"]),
+                "503": ("Too many streams on this server (Retry-After: 30).", ["stream_limit"])}),
+        },
+    },
+    "/action": {
+        "post": {
+            "operationId": "performAction",
+            "summary": "Perform an action (or select a component); the view after the chain settles",
+            "parameters": ENGINE_HEADERS + COMMON_HEADERS,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": ref("ActionRequest")}}},
+            "responses": responses({
+                "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
+                        "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
+                                    "X-Request-Id": h("XRequestId")},
+                        "content": {"application/json": {"schema": ref("ActionResponse")}},
+                        "links": {k: v for k, v in SESSION_LINKS.items() if k != "EndSession"}},
+            }, {
+                "400": ("The body is not valid JSON, or uri (used to recover) is invalid.",
+                        ["invalid_json", "invalid_uri", "unsafe_url"]),
+                "404": ("Unknown session (without uri), feature, action or component.",
+                        ["session_not_found", "feature_not_found", "action_not_found", "component_not_found"]),
+                "415": JSON_BODY_PROBLEMS["415"],
+                "422": JSON_BODY_PROBLEMS["422"],
+                **FAILED_VIEW}),
+        },
+    },
+    "/health": {"get": {
+        "operationId": "getHealth", "summary": "Liveness", "parameters": COMMON_HEADERS,
+        "responses": responses({"200": {"description": "Alive.", "headers": {"X-Request-Id": h("XRequestId")},
+                                        "content": {"application/json": {"schema": ref("Health")}}}}, {})}},
+    "/ready": {"get": {
+        "operationId": "getReady", "summary": "Readiness: config loaded and not draining", "parameters": COMMON_HEADERS,
+        "responses": responses({"200": {"description": "Ready.", "headers": {"X-Request-Id": h("XRequestId")},
+                                        "content": {"application/json": {"schema": ref("Ready")}}}},
+                               {"503": ("Draining.", ["not_ready"])})}},
+    "/metrics": {"get": {
+        "operationId": "getMetrics", "summary": "Prometheus text exposition (format 0.0.4)", "parameters": COMMON_HEADERS,
+        "responses": responses({"200": {"description": "Metrics.", "headers": {"X-Request-Id": h("XRequestId")},
+                                        "content": {"text/plain; version=0.0.4; charset=utf-8": {"schema": {"type": "string"}}}}}, {})}},
+    "/features": {"get": {
+        "operationId": "getFeatures", "summary": "Registered features", "parameters": COMMON_HEADERS,
+        "responses": responses({"200": {"description": "Features in order.", "headers": {"X-Request-Id": h("XRequestId")},
+                                        "content": {"application/json": {"schema": ref("Features")}}}}, {})}},
+    "/openapi.json": {"get": {
+        "operationId": "getOpenAPI", "summary": "This document", "parameters": COMMON_HEADERS,
+        "responses": responses({"200": {"description": "OpenAPI 3.1.", "headers": {"X-Request-Id": h("XRequestId")},
+                                        "content": {"application/json": {"schema": {"type": "object"}}}}}, {})}},
+    "/schema/view-model.json": {"get": {
+        "operationId": "getViewModelSchema", "summary": "The view-model JSON Schema (2020-12)", "parameters": COMMON_HEADERS,
+        "responses": responses({"200": {"description": "The schema.", "headers": {"X-Request-Id": h("XRequestId")},
+                                        "content": {"application/schema+json": {"schema": {"type": "object"}}}}}, {})}},
+}
+
+URI_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"}
+
+API_SCHEMAS = {
+    "JSONValue": {
+        "description": "Any JSON value. The server's parser also requires numbers within the finite double range "
+        "(integers beyond 64 bits are read as doubles; a literal that rounds to infinity is 400 invalid_json), "
+        "valid Unicode strings and nesting within limits.jsonDepth. The range is not a minimum/maximum here: a "
+        "decimal literal just past the bound still rounds to the largest double, so no bound states it exactly.",
+        "type": ["null", "boolean", "string", "number", "array", "object"],
+        "items": {"$ref": "#/components/schemas/JSONValue"},
+        "additionalProperties": {"$ref": "#/components/schemas/JSONValue"},
+    },
+    "Problem": {
+        "type": "object",
+        "description": "RFC 9457 problem details with a stable code.",
+        "required": ["type", "title", "status", "detail", "code"],
+        "properties": {
+            "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
+            "detail": {"type": "string"}, "code": {"type": "string"},
+        },
+    },
+    "ActionRequest": {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "Give session or uri (or both: uri recovers a lost session), and action or component (or both).",
+        "properties": {
+            "session": {"type": "string"},
+            "uri": URI_SCHEMA,
+            "action": {"type": "string", "pattern": "^[^:]+:[^:]+$", "description": "namespace:name (exactly one ':')"},
+            "component": {"type": "string", "description": "A component id: its target.actions are tried in order."},
+            "custom": {"type": "object", "additionalProperties": ref("JSONValue"), "description": "Action data."},
+        },
+        "allOf": [{"anyOf": [{"required": ["session"]}, {"required": ["uri"]}]},
+                  {"anyOf": [{"required": ["action"]}, {"required": ["component"]}]}],
+        "examples": [{"uri": "hub:todo", "action": "todo:add", "custom": {"title": "Ship it"}}],
+    },
+    "ActionResponse": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["performed", "view"],
+        "properties": {"performed": {"type": "boolean"}, "view": ref("ViewModel")},
+    },
+    "NextPageRequest": {
+        "type": "object",
+        "required": ["session"],
+        "properties": {"session": {"type": "string"}},
+        "additionalProperties": False,
+    },
+    "Health": {
+        "type": "object", "required": ["status", "uptimeSeconds", "sessions", "version"],
+        "properties": {"status": {"const": "ok"}, "uptimeSeconds": {"type": "integer", "minimum": 0},
+                       "sessions": {"type": "integer", "minimum": 0}, "version": {"type": "string"}},
+    },
+    "Ready": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ready"}}},
+    "Features": {
+        "type": "object", "required": ["features"],
+        "properties": {"features": {"type": "array", "items": {
+            "type": "object", "required": ["id", "title", "predicate", "operations", "reload"],
+            "properties": {
+                "id": {"type": "string"}, "title": {"type": "string"}, "predicate": {"type": "string"},
+                "operations": {"type": "array", "items": {"type": "string"}},
+                "reload": {"oneOf": [{"enum": ["always", "never"]},
+                                     {"type": "object", "required": ["maxAgeSeconds"],
+                                      "properties": {"maxAgeSeconds": {"type": "integer"}}}]},
+                "schema": {"type": "string"},
+            }}}},
+    },
+}
+
+
+def openapi_document():
+    schemas = dict(API_SCHEMAS)
+    view_defs = openapi_components_from_view_model()
+    for name, schema in view_defs.items():
+        schemas[name] = schema
+    schemas["ViewModel"] = dict(schemas["ViewModel"])
+    schemas["ViewModel"]["externalDocs"] = {"description": "The same definitions as a standalone JSON Schema (2020-12)",
+                                            "url": SCHEMA_URL}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "HubServer HTTP API",
+            "version": VERSION,
+            "description": "Server-driven UI: view models in Spotify HubFramework's JSON schema. Errors are RFC 9457 "
+            "problem details with a stable 'code'. Every response carries X-Request-Id. The view-model schema is also "
+            "served standalone at " + SCHEMA_URL + ".",
+        },
+        "externalDocs": {"description": "View-model JSON Schema (2020-12)", "url": SCHEMA_URL},
+        "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+        "servers": [{"url": "/"}],
+        "paths": PATHS,
+        "components": {"schemas": schemas, "parameters": PARAMETERS, "headers": HEADERS,
+                       "responses": {f"Transport{status}": transport_response(status) for status in sorted(TRANSPORT_PROBLEMS)}},
+    }
+
+
+# --------------------------------------------------------------------------- output
+
+
+def serialize(document):
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def swift_source(openapi, schema):
+    # A multi-line literal drops the line break before its closing delimiter: the blank line
+    # kept before it makes the literal end with the file's final newline.
+    for text in (openapi, schema):
+        assert '"""#' not in text
+    return (
+        "// Generated by Tools/contracts.py from the same source as docs/openapi.json and\n"
+        "// docs/view-model.schema.json. Do not edit: run `python3 Tools/contracts.py`.\n\n"
+        "/// The contract documents the server serves, byte for byte the files in docs/.\n"
+        "enum ContractDocuments {\n"
+        "    /// `docs/openapi.json`, served at `GET /openapi.json`.\n"
+        '    static let openAPI = #"""\n' + openapi + '\n"""#\n\n'
+        "    /// `docs/view-model.schema.json`, served at `GET /schema/view-model.json`.\n"
+        '    static let viewModelSchema = #"""\n' + schema + '\n"""#\n'
+        "}\n"
+    )
+
+
+def outputs():
+    openapi = serialize(openapi_document())
+    schema = serialize(VIEW_MODEL_SCHEMA)
+    return {
+        "docs/openapi.json": openapi,
+        "docs/view-model.schema.json": schema,
+        "Sources/HubServer/Contracts/ContractDocuments.swift": swift_source(openapi, schema),
+    }
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for relative, text in outputs().items():
+        path = os.path.join(ROOT, relative)
+        current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if current == text:
+            continue
+        if check:
+            stale.append(relative)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            print("wrote", relative)
+    if stale:
+        print("out of date (run python3 Tools/contracts.py):", ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
