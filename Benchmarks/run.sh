@@ -15,6 +15,7 @@
 #
 #   Benchmarks/run.sh                      # about 12 minutes from a fresh clone, builds included
 #   BENCH_SECONDS=4 BENCH_REPS=3 BENCH_CONNS="8 32 128" BENCH_FIGURES=1 Benchmarks/run.sh
+#   BENCH_HUMMINGBIRD=0 BENCH_CONNS=32 BENCH_FIGURES=0 Benchmarks/run.sh   # HubServer vs nginx only
 #
 # Results go to Benchmarks/bench/results/<UTC time>/ (not committed).
 set -euo pipefail
@@ -24,13 +25,14 @@ SECONDS_PER_RUN=${BENCH_SECONDS:-4}
 REPS=${BENCH_REPS:-3}
 CONNS=${BENCH_CONNS:-"8 32 128"}
 FIGURES=${BENCH_FIGURES:-1}
+HUMMINGBIRD=${BENCH_HUMMINGBIRD:-1}
 started=$(date +%s)
 
 trap bench_cleanup EXIT
 ensure_tools
 raise_nofile
 build_hub
-build_hummingbird
+[ "$HUMMINGBIRD" = 1 ] && build_hummingbird
 
 out="$BENCH_DIR/results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
@@ -66,12 +68,12 @@ cp "$tmp/view.json" "$tmp/html/view.json"
 cp "$tmp/view.json.gz" "$tmp/html/view.json.gz"
 chmod -R a+rX "$tmp/html"
 start_nginx "$tmp/html"
-start_hummingbird
+[ "$HUMMINGBIRD" = 1 ] && start_hummingbird
 
 # The same view everywhere: nginx serves HubServer's bytes; Hummingbird's JSON is equal.
 curl -sf "http://127.0.0.1:$NGINX_PORT/view.json" -o "$tmp/nginx.json"
 cmp -s "$tmp/view.json" "$tmp/nginx.json" || { echo "nginx does not serve the view's bytes" >&2; exit 1; }
-curl -sf "http://127.0.0.1:$HB_PORT/view" -o "$tmp/hummingbird.json"
+if [ "$HUMMINGBIRD" = 1 ]; then curl -sf "http://127.0.0.1:$HB_PORT/view" -o "$tmp/hummingbird.json"; else cp "$tmp/view.json" "$tmp/hummingbird.json"; fi
 python3 - "$tmp/view.json" "$tmp/hummingbird.json" "$tmp/view.json.gz" <<'PY' | tee "$out/view.txt"
 import gzip, json, sys
 hub, hb = (json.load(open(p)) for p in sys.argv[1:3])
@@ -83,7 +85,8 @@ print(f"view: {len(hub['body'])} body components + header, {size} bytes ({gz} gz
       f"Hummingbird's JSON is equal (key order differs: JSONEncoder), {len(open(sys.argv[2], 'rb').read())} bytes")
 PY
 
-targets=(hub hub-session nginx hummingbird)
+targets=(hub hub-session nginx)
+[ "$HUMMINGBIRD" = 1 ] && targets+=(hummingbird)
 declare -A urls=(
     [hub]="$view_url"
     [hub-session]="$session_url"

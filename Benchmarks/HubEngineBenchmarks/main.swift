@@ -121,6 +121,17 @@ let after = residentMemoryBytes()
 print("open \(sessionCount) sessions (60 components, 3 operations, memoized): \(String(format: "%.2f", microseconds(elapsed) / Double(sessionCount))) us per session")
 print("memory per session: \((after - before) / sessionCount) bytes (RSS \(before / 1_048_576) MiB -> \(after / 1_048_576) MiB; store holds \(memoized.sessions.count))")
 
+// 2b. Lazy opens (GET /view?uri= of a memoized view): nothing is stored, the token is enough.
+let storedBefore = memoized.sessions.count
+let lazyBefore = residentMemoryBytes()
+let lazyStart = clock.now
+for _ in 0..<sessionCount {
+    let (_, state) = try await memoized.openSession(for: request, lazy: true)
+    precondition(state.viewModel?.body.count == 60)
+}
+let lazyAfter = residentMemoryBytes()
+print("open \(sessionCount) lazy sessions (memoized): \(String(format: "%.2f", microseconds(clock.now - lazyStart) / Double(sessionCount))) us per view, store +\(memoized.sessions.count - storedBefore), memory \(max(0, lazyAfter - lazyBefore) / sessionCount) bytes per view")
+
 // 3. The same chain without memoization (every session builds its own view model).
 let unmemoized = try engine(operations: {
     [StaticOperation(document: header), PatchOperation(), CachedRemoteOperation(document: remote)]

@@ -53,6 +53,8 @@ import Glibc
             let response = try await client.view("hub:home")
             #expect(response.status == 200)
             if response.status != 200 { break }
+            // A failed request is always logged (the default access log writes errors and slow ones).
+            #expect(try await client.view("hub:nothing-here").status == 404)
         }
         #expect(process.isRunning, "the server must outlive its log pipe")
         let metrics = try await client.get("/metrics").text
