@@ -52,6 +52,16 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         self.init(id: id, viewURI: uri, lazy: kind == UInt8(ascii: "l"))
     }
 
+    /// The identifier a token text starts with, without reading the rest (the hot path: a held
+    /// session needs nothing else). `nil` when the text cannot be a token.
+    public static func identifier(of text: String) -> String? {
+        let utf8 = text.utf8
+        guard utf8.count >= 22, utf8.count <= 1024 else { return nil }
+        if utf8.count > 22 { guard utf8.dropFirst(22).first == UInt8(ascii: ".") else { return nil } }
+        let id = String(decoding: utf8.prefix(22), as: UTF8.self)
+        return SessionIdentifier.isWellFormed(id) ? id : nil
+    }
+
     /// The token text.
     public var encoded: String {
         guard let viewURI else { return id }

@@ -19,6 +19,9 @@ struct SessionLookup {
     /// A rebuild whose load fails answers the view's problem (502/504/500), as a failed first
     /// load does, and keeps nothing.
     func find(_ text: String, request: HTTPRequest) async throws -> Found? {
+        // Held: found by the identifier alone (the URI is read only to rebuild).
+        guard let id = SessionToken.identifier(of: text) else { return nil }
+        if let held = state.engine.session(id) { return Found(session: held, rebuiltState: nil) }
         guard let token = SessionToken(text) else { return nil }
         let resolved: ViewEngine.ResolvedSession?
         do {

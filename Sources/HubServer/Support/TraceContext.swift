@@ -1,3 +1,4 @@
+import HubSync
 /// W3C Trace Context (https://www.w3.org/TR/trace-context/), version `00`:
 /// `traceparent: 00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>` and `tracestate`.
 ///
@@ -80,19 +81,9 @@ struct TraceContext: Sendable, Equatable {
 
     /// `bytes` random bytes as lowercase hex; never all zero.
     static func randomHex(bytes: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var generator = SystemRandomNumberGenerator()
         while true {
-            var text: [UInt8] = []
-            text.reserveCapacity(bytes * 2)
-            var allZero = true
-            for _ in 0..<bytes {
-                let byte = UInt8.random(in: 0...255, using: &generator)
-                if byte != 0 { allZero = false }
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-            if !allZero { return String(decoding: text, as: UTF8.self) }
+            let text = SecureRandom.hex(bytes: bytes)
+            if text.utf8.contains(where: { $0 != UInt8(ascii: "0") }) { return text }
         }
     }
 }
