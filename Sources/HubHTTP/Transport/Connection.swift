@@ -16,39 +16,39 @@ import Glibc
 /// points called from elsewhere (``beginDrain()``, ``forceClose()``, the responder's completion
 /// when it finishes on another executor, stream elements) hop there with ``EventLoop/execute(_:)``.
 final class Connection: EventLoopHandler, @unchecked Sendable {
-    private enum Deadline { case none, header, body, idle, send, linger }
+    enum Deadline { case none, header, body, idle, send, linger }
 
     let fd: Int32
     let remoteAddress: String?
     let loop: EventLoop
-    private let core: ServerCore
-    private var configuration: HTTPServerConfiguration { core.configuration }
+    let core: ServerCore
+    var configuration: HTTPServerConfiguration { core.configuration }
 
-    private var parser: RequestParser
-    private var out: [UInt8] = []
-    private var outOffset = 0
-    private var afterFlush: (() -> Void)?
+    var parser: RequestParser
+    var out: [UInt8] = []
+    var outOffset = 0
+    var afterFlush: (() -> Void)?
     /// The last read edge may have left bytes unread.
-    private var readable = false
+    var readable = false
     /// The socket took everything so far; false after `EAGAIN` until the next write edge.
-    private var writable = true
+    var writable = true
     /// The peer shut its sending side: reads continue until they return end of stream.
-    private var peerShutdown = false
+    var peerShutdown = false
 
-    private var inFlight = false
-    private var lingering = false
-    private var closed = false
-    private var draining = false
-    private var requestsServed = 0
-    private var streaming = false
-    private var chunkedStream = false
-    private var streamTask: Task<Void, Never>?
+    var inFlight = false
+    var lingering = false
+    var closed = false
+    var draining = false
+    var requestsServed = 0
+    var streaming = false
+    var chunkedStream = false
+    var streamTask: Task<Void, Never>?
     /// Changes when a stream starts or ends, so a heartbeat timer of an earlier stream stops.
-    private var streamGeneration = 0
-    private var readPhase: RequestParser.Phase? = .head
-    private var deadline = Deadline.none
-    private var deadlineAt = UInt64.max
-    private var timerFiresAt = UInt64.max
+    var streamGeneration = 0
+    var readPhase: RequestParser.Phase? = .head
+    var deadline = Deadline.none
+    var deadlineAt = UInt64.max
+    var timerFiresAt = UInt64.max
 
     init(fd: Int32, remoteAddress: String?, loop: EventLoop, core: ServerCore) {
         self.fd = fd
@@ -58,14 +58,14 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         self.parser = RequestParser(limits: core.configuration.limits)
     }
 
-    private func assertInLoop() {
+    func assertInLoop() {
         #if DEBUG
         precondition(loop.inLoop, "connection used off its event loop")
         #endif
     }
 
     /// Runs `body` on the loop: now when already there.
-    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+    func onLoop(_ body: @escaping @Sendable () -> Void) {
         if loop.inLoop { body() } else { loop.execute(body) }
     }
 
@@ -99,7 +99,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         loop.execute { [self] in close() }
     }
 
-    private func close() {
+    func close() {
         assertInLoop()
         guard !closed else { return }
         closed = true
@@ -117,7 +117,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Half-closes, then reads and discards until the peer closes or a short deadline passes, so an
     /// early error response (413, 400) is not destroyed by a reset while the client still sends.
-    private func lingerThenClose() {
+    func lingerThenClose() {
         assertInLoop()
         guard !closed else { return }
         inFlight = false
@@ -159,7 +159,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Reads while the socket may have bytes and no request is in flight (one request at a time:
     /// pipelined bytes wait in the socket until the response is written).
-    private func readAvailable() {
+    func readAvailable() {
         assertInLoop()
         let chunk = 16 * 1024
         while readable, !inFlight, !closed {
@@ -185,7 +185,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// Parses what is buffered: starts the next request, or waits for more bytes.
-    private func processBuffer() {
+    func processBuffer() {
         assertInLoop()
         while !inFlight, !closed, !lingering {
             let result: RequestParser.Result
@@ -212,7 +212,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// Keeps the deadline in step with the parser's phase; each deadline runs from the phase's start.
-    private func updateReadDeadline() {
+    func updateReadDeadline() {
         let phase = parser.phase
         guard phase != readPhase else { return }
         readPhase = phase
@@ -224,7 +224,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// Answers a request the connection cannot serve (parse error, 408) and closes.
-    private func fail(with error: HTTPParseError) {
+    func fail(with error: HTTPParseError) {
         assertInLoop()
         guard !closed, !inFlight, !lingering else { return }
         inFlight = true
@@ -236,7 +236,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Runs the responder for `parsed`, or answers `rejection` (an error found after framing)
     /// without it; either way the connection may carry on.
-    private func dispatch(_ parsed: HTTPRequest, rejecting rejection: HTTPParseError? = nil) {
+    func dispatch(_ parsed: HTTPRequest, rejecting rejection: HTTPParseError? = nil) {
         inFlight = true
         readPhase = nil
         setDeadline(.none, nil)
@@ -256,7 +256,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    private func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: String) {
+    func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: String) {
         assertInLoop()
         guard !closed else { return }
         let keepAlive = keepAlive && !draining
@@ -287,7 +287,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    private func responseFinished(keepAlive: Bool) {
+    func responseFinished(keepAlive: Bool) {
         assertInLoop()
         guard !closed else { return }
         inFlight = false
@@ -302,76 +302,11 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         readAvailable()
     }
 
-    // MARK: - Streaming
-
-    private func startStream(_ stream: HTTPBodyStream, head: [UInt8], chunked: Bool, keepAlive: Bool) {
-        streaming = true
-        chunkedStream = chunked
-        streamGeneration += 1
-        write(head, [], then: nil)
-        guard !closed else { return }
-        if peerShutdown {
-            // The listener left before the stream began (its FIN arrived with the request).
-            close()
-            return
-        }
-        let interval = configuration.sseHeartbeat.nanoseconds
-        if stream.wantsHeartbeat, interval > 0, interval < Int(Int32.max) * 1_000_000_000 {
-            scheduleHeartbeat(generation: streamGeneration, every: UInt64(interval))
-        }
-        streamTask = Task(executorPreference: loop) { [self] in
-            await stream.forEachChunk { chunk in await deliver(chunk) }
-            onLoop { [self] in streamFinished(keepAlive: keepAlive) }
-        }
-    }
-
-    private func scheduleHeartbeat(generation: Int, every interval: UInt64) {
-        loop.schedule(at: MonotonicClock.now &+ interval) { [self] in
-            guard streaming, !closed, generation == streamGeneration else { return }
-            guard enqueueStreamBytes(ServerSentEvent.heartbeat) else { return }
-            scheduleHeartbeat(generation: generation, every: interval)
-        }
-    }
-
-    private func deliver(_ chunk: [UInt8]) async -> Bool {
-        if loop.inLoop { return enqueueStreamBytes(chunk) }
-        return await withCheckedContinuation { continuation in
-            loop.execute { [self] in continuation.resume(returning: enqueueStreamBytes(chunk)) }
-        }
-    }
-
-    /// Queues stream bytes; drops the client when more than `sseBufferBytes` are already
-    /// waiting (it stopped reading). Only what is queued counts: one event larger than the
-    /// buffer (a view over 1 MiB) still goes out to a client that keeps up.
-    private func enqueueStreamBytes(_ bytes: [UInt8]) -> Bool {
-        assertInLoop()
-        guard streaming, !closed else { return false }
-        let framed = chunkedStream ? ResponseEncoder.chunk(bytes) : bytes
-        if out.count - outOffset > configuration.sseBufferBytes {
-            close()
-            return false
-        }
-        write(framed, [], then: nil)
-        return !closed
-    }
-
-    private func streamFinished(keepAlive: Bool) {
-        assertInLoop()
-        guard streaming, !closed else { return }
-        streamGeneration += 1
-        streamTask = nil
-        if chunkedStream {
-            write(ResponseEncoder.lastChunk, []) { [unowned self] in responseFinished(keepAlive: keepAlive) }
-        } else {
-            write([], []) { [unowned self] in responseFinished(keepAlive: false) }
-        }
-    }
-
     // MARK: - Writing
 
     /// Sends straight away when the socket has room; what it does not take waits for the next
     /// write edge. `completion` runs once everything queued so far has been sent.
-    private func write(_ head: [UInt8], _ body: [UInt8], then completion: (() -> Void)?) {
+    func write(_ head: [UInt8], _ body: [UInt8], then completion: (() -> Void)?) {
         assertInLoop()
         guard !closed else { return }
         let total = head.count + body.count
@@ -410,7 +345,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
-    private func queue(_ completion: (() -> Void)?) {
+    func queue(_ completion: (() -> Void)?) {
         guard let completion else { return }
         if let previous = afterFlush {
             afterFlush = { previous(); completion() }
@@ -420,7 +355,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// Sends what is queued until it is all out or the socket is full.
-    private func flush() {
+    func flush() {
         assertInLoop()
         while outOffset < out.count, !closed {
             let result = out.withUnsafeBytes { bytes in
@@ -452,46 +387,4 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         completion?()
     }
 
-    // MARK: - Deadlines
-
-    /// Sets the current deadline. A timer is armed only when the new deadline is earlier than the
-    /// one already armed; a timer that fires early re-arms itself for the current deadline.
-    private func setDeadline(_ kind: Deadline, _ duration: Duration?) {
-        deadline = kind
-        guard let duration, kind != .none else {
-            deadlineAt = .max
-            return
-        }
-        deadlineAt = MonotonicClock.deadline(after: duration)
-        if deadlineAt < timerFiresAt { armTimer(at: deadlineAt) }
-    }
-
-    private func armTimer(at instant: UInt64) {
-        timerFiresAt = instant
-        loop.schedule(at: instant) { [self] in deadlineFired(armedFor: instant) }
-    }
-
-    private func deadlineFired(armedFor instant: UInt64) {
-        assertInLoop()
-        // A timer superseded by an earlier one has nothing to do.
-        guard instant == timerFiresAt else { return }
-        timerFiresAt = .max
-        guard !closed, deadline != .none else { return }
-        if MonotonicClock.now < deadlineAt {
-            if deadlineAt != .max { armTimer(at: deadlineAt) }
-            return
-        }
-        switch deadline {
-        case .none:
-            return
-        case .header:
-            deadline = .none
-            fail(with: .headerTimeout)
-        case .body:
-            deadline = .none
-            fail(with: .bodyTimeout)
-        case .idle, .send, .linger:
-            close()
-        }
-    }
 }

@@ -1,0 +1,197 @@
+/// The request line, header fields, message framing and chunk sizes of ``RequestParser``
+/// (RFC 9112 sections 3, 5, 6 and 7.1).
+extension RequestParser {
+    /// request-line = method SP request-target SP HTTP-version (RFC 9112 section 3).
+    mutating func parseRequestLine(_ line: ArraySlice<UInt8>) throws(HTTPParseError) {
+        guard let firstSpace = line.firstIndex(of: 0x20) else {
+            throw .bad("invalid_request_line", "The request line is malformed.")
+        }
+        let methodBytes = line[line.startIndex..<firstSpace]
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(Self.isTokenByte) else {
+            throw .bad("invalid_method", "The request method is not a valid token.")
+        }
+        let rest = line[(firstSpace + 1)...]
+        guard let secondSpace = rest.firstIndex(of: 0x20) else {
+            throw .bad("invalid_request_line", "The request line is malformed.")
+        }
+        let targetBytes = rest[rest.startIndex..<secondSpace]
+        let versionBytes = rest[(secondSpace + 1)...]
+        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .bad("invalid_target", "The request target is empty or has invalid characters.")
+        }
+        version = try Self.parseVersion(versionBytes)
+        method = Self.knownMethod(methodBytes) ?? HTTPMethod(String(decoding: methodBytes, as: UTF8.self))
+        if method == .connect {
+            throw HTTPParseError(.notImplemented, "method_not_implemented", "CONNECT is not supported.")
+        }
+        let isAsterisk = targetBytes.count == 1 && targetBytes.first == UInt8(ascii: "*")
+        if isAsterisk && method != .options {
+            throw .bad("invalid_target", "The asterisk-form target is only valid for OPTIONS.")
+        }
+        target = Array(targetBytes)
+    }
+
+    private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
+        let prefix: [UInt8] = Array("HTTP/".utf8)
+        guard bytes.count == 8, bytes.prefix(5).elementsEqual(prefix),
+              let major = RequestTarget.hexValue(bytes[bytes.startIndex + 5]), major <= 9,
+              bytes[bytes.startIndex + 6] == UInt8(ascii: "."),
+              let minor = RequestTarget.hexValue(bytes[bytes.startIndex + 7]), minor <= 9
+        else {
+            throw .bad("invalid_version", "The HTTP version is malformed.")
+        }
+        guard major == 1 else {
+            throw HTTPParseError(.httpVersionNotSupported, "version_not_supported", "Only HTTP/1.0 and HTTP/1.1 are supported.")
+        }
+        return minor == 0 ? .http1_0 : .http1_1
+    }
+
+    private static func knownMethod(_ bytes: ArraySlice<UInt8>) -> HTTPMethod? {
+        switch bytes.count {
+        case 3:
+            if bytes.elementsEqual("GET".utf8) { return .get }
+            if bytes.elementsEqual("PUT".utf8) { return .put }
+        case 4:
+            if bytes.elementsEqual("POST".utf8) { return .post }
+            if bytes.elementsEqual("HEAD".utf8) { return .head }
+        case 6:
+            if bytes.elementsEqual("DELETE".utf8) { return .delete }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 section 5).
+    func parseField(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
+        let first = line[line.startIndex]
+        if first == 0x20 || first == 0x09 {
+            // RFC 9112 section 5.2: obs-fold is rejected with 400.
+            throw .bad("obs_fold", "Header line folding (obs-fold) is not allowed.")
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            throw .bad("invalid_header", "A header line has no colon.")
+        }
+        let name = line[line.startIndex..<colon]
+        // RFC 9112 section 5.1: no whitespace between the field name and the colon.
+        guard !name.isEmpty, name.allSatisfy(Self.isTokenByte) else {
+            throw .bad("invalid_header_name", "A header field name is empty or has invalid characters.")
+        }
+        var valueStart = colon + 1
+        var valueEnd = line.endIndex
+        while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        let value = line[valueStart..<valueEnd]
+        // field-value: VCHAR, SP, HTAB and obs-text; CR, LF, NUL and other controls are invalid (section 5.5).
+        for byte in value where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+            throw .bad("invalid_header_value", "A header field value has invalid characters.")
+        }
+        return (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+    }
+
+    /// Applies the framing rules once the header section is complete.
+    mutating func headersComplete() throws(HTTPParseError) -> Result? {
+        var hostCount = 0
+        var contentLengths: [Substring] = []
+        var transferCodings: [Substring] = []
+        var hasTransferEncoding = false
+        var expect: String?
+        for field in headers {
+            if field.name.asciiCaseInsensitiveEquals("host") {
+                hostCount += 1
+                guard field.value.utf8.allSatisfy(Self.isHostByte) else {
+                    throw .bad("invalid_host", "The Host header is not a valid host and port.")
+                }
+            } else if field.name.asciiCaseInsensitiveEquals("content-length") {
+                contentLengths.append(Substring(field.value))
+            } else if field.name.asciiCaseInsensitiveEquals("transfer-encoding") {
+                hasTransferEncoding = true
+                for item in field.value.split(separator: ",", omittingEmptySubsequences: true) {
+                    let coding = item.trimmingOWS()
+                    if !coding.isEmpty { transferCodings.append(coding) }
+                }
+            } else if field.name.asciiCaseInsensitiveEquals("expect") {
+                expect = field.value
+            }
+        }
+        // RFC 9112 section 3.2: HTTP/1.1 needs exactly one Host.
+        if version == .http1_1 && hostCount == 0 { throw .bad("missing_host", "An HTTP/1.1 request needs a Host header.") }
+        if hostCount > 1 { throw .bad("duplicate_host", "The request has more than one Host header.") }
+
+        var chunked = false
+        var length = 0
+        if hasTransferEncoding {
+            // RFC 9112 section 6.1 and 6.3: Transfer-Encoding with Content-Length, in HTTP/1.0, or
+            // without chunked as the final coding is faulty framing.
+            if !contentLengths.isEmpty {
+                throw .bad("ambiguous_framing", "The request has both Content-Length and Transfer-Encoding.")
+            }
+            if version == .http1_0 { throw .bad("invalid_transfer_encoding", "Transfer-Encoding is not allowed in HTTP/1.0.") }
+            guard let last = transferCodings.last, last.asciiCaseInsensitiveEquals("chunked") else {
+                throw .bad("invalid_transfer_encoding", "The final transfer coding is not chunked.")
+            }
+            for coding in transferCodings.dropLast() {
+                if coding.asciiCaseInsensitiveEquals("chunked") {
+                    throw .bad("invalid_transfer_encoding", "chunked is applied more than once.")
+                }
+                throw HTTPParseError(.notImplemented, "transfer_coding_not_implemented", "Only the chunked transfer coding is supported.")
+            }
+            chunked = true
+        } else if !contentLengths.isEmpty {
+            // RFC 9112 section 6.3: duplicate or invalid Content-Length is unrecoverable.
+            guard contentLengths.count == 1 else {
+                throw .bad("duplicate_content_length", "The request has more than one Content-Length.")
+            }
+            let digits = contentLengths[0].utf8
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw .bad("invalid_content_length", "The Content-Length is not a valid number.")
+            }
+            length = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            guard length <= limits.bodyBytes else { throw .bodyTooLarge }
+        }
+
+        if let expect, version == .http1_1 {
+            guard expect.trimmingOWS().asciiCaseInsensitiveEquals("100-continue") else {
+                throw HTTPParseError(.expectationFailed, "expectation_failed", "Only Expect: 100-continue is supported.")
+            }
+            continuePending = chunked || length > 0
+        }
+
+        // A target that does not decode is an error of this request only: framing is sound.
+        do { decodedTarget = try RequestTarget.parse(target) } catch { targetError = error }
+        body = []
+        if chunked {
+            state = .chunkSize
+        } else if length > 0 {
+            body.reserveCapacity(length)
+            state = .fixedBody(remaining: length)
+        } else {
+            return finish()
+        }
+        if continuePending {
+            continuePending = false
+            if readIndex == buffer.count { return .expectContinue }
+        }
+        return nil
+    }
+
+    /// chunk-size [ chunk-ext ] (RFC 9112 section 7.1); extensions are ignored.
+    func parseChunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
+        var size = 0
+        var index = line.startIndex
+        while index < line.endIndex, let digit = RequestTarget.hexValue(line[index]) {
+            guard size <= (Int.max >> 4) else { throw .bad("invalid_chunk", "The chunk size is too large.") }
+            size = size << 4 | Int(digit)
+            index += 1
+        }
+        guard index > line.startIndex else { throw .bad("invalid_chunk", "The chunk size is not hexadecimal.") }
+        while index < line.endIndex, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        if index < line.endIndex {
+            guard line[index] == UInt8(ascii: ";") else { throw .bad("invalid_chunk", "The chunk size line is malformed.") }
+            for byte in line[index...] where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+                throw .bad("invalid_chunk", "A chunk extension has invalid characters.")
+            }
+        }
+        return size
+    }
+}

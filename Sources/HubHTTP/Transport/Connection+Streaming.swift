@@ -1,0 +1,68 @@
+/// Streamed responses (Server-Sent Events, raw chunks): chunk framing, heartbeats and the
+/// back-pressure rule, on the connection's loop thread like everything else of ``Connection``.
+extension Connection {
+    // MARK: - Streaming
+
+    func startStream(_ stream: HTTPBodyStream, head: [UInt8], chunked: Bool, keepAlive: Bool) {
+        streaming = true
+        chunkedStream = chunked
+        streamGeneration += 1
+        write(head, [], then: nil)
+        guard !closed else { return }
+        if peerShutdown {
+            // The listener left before the stream began (its FIN arrived with the request).
+            close()
+            return
+        }
+        let interval = configuration.sseHeartbeat.nanoseconds
+        if stream.wantsHeartbeat, interval > 0, interval < Int(Int32.max) * 1_000_000_000 {
+            scheduleHeartbeat(generation: streamGeneration, every: UInt64(interval))
+        }
+        streamTask = Task(executorPreference: loop) { [self] in
+            await stream.forEachChunk { chunk in await deliver(chunk) }
+            onLoop { [self] in streamFinished(keepAlive: keepAlive) }
+        }
+    }
+
+    func scheduleHeartbeat(generation: Int, every interval: UInt64) {
+        loop.schedule(at: MonotonicClock.now &+ interval) { [self] in
+            guard streaming, !closed, generation == streamGeneration else { return }
+            guard enqueueStreamBytes(ServerSentEvent.heartbeat) else { return }
+            scheduleHeartbeat(generation: generation, every: interval)
+        }
+    }
+
+    func deliver(_ chunk: [UInt8]) async -> Bool {
+        if loop.inLoop { return enqueueStreamBytes(chunk) }
+        return await withCheckedContinuation { continuation in
+            loop.execute { [self] in continuation.resume(returning: enqueueStreamBytes(chunk)) }
+        }
+    }
+
+    /// Queues stream bytes; drops the client when more than `sseBufferBytes` are already
+    /// waiting (it stopped reading). Only what is queued counts: one event larger than the
+    /// buffer (a view over 1 MiB) still goes out to a client that keeps up.
+    func enqueueStreamBytes(_ bytes: [UInt8]) -> Bool {
+        assertInLoop()
+        guard streaming, !closed else { return false }
+        let framed = chunkedStream ? ResponseEncoder.chunk(bytes) : bytes
+        if out.count - outOffset > configuration.sseBufferBytes {
+            close()
+            return false
+        }
+        write(framed, [], then: nil)
+        return !closed
+    }
+
+    func streamFinished(keepAlive: Bool) {
+        assertInLoop()
+        guard streaming, !closed else { return }
+        streamGeneration += 1
+        streamTask = nil
+        if chunkedStream {
+            write(ResponseEncoder.lastChunk, []) { [unowned self] in responseFinished(keepAlive: keepAlive) }
+        } else {
+            write([], []) { [unowned self] in responseFinished(keepAlive: false) }
+        }
+    }
+}
