@@ -36,12 +36,7 @@ public enum SessionIdentifier {
     /// credential, so logs carry 64 bits of its FNV-1a hash (16 hex digits) instead. Equal ids
     /// give equal tags, so lines of one session can still be correlated.
     public static func logTag(_ id: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a.hash(id), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 

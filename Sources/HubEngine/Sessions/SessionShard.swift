@@ -1,3 +1,4 @@
+import HubSync
 /// One shard of the ``SessionStore``: its sessions, their eviction order as a segmented LRU,
 /// and the identifiers it recently let go of. Touched only under its shard's lock.
 ///
@@ -123,11 +124,6 @@ struct RemovalLog {
     mutating func forget(_ id: String) { reasons[Self.key(id)] = nil }
 
     static func key(_ id: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
+        FNV1a.hash(id)
     }
 }

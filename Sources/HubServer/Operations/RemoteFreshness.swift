@@ -46,11 +46,6 @@ final class RemoteFreshness: Sendable {
     }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
+        FNV1a.hash(bytes)
     }
 }

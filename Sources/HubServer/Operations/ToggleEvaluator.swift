@@ -1,4 +1,5 @@
 import HubEngine
+import HubSync
 
 extension ToggleDefinition {
     /// The value for a request: a `Hub-Toggle: name=value` override when allowed and valid,
@@ -41,12 +42,7 @@ extension ToggleDefinition {
 
     /// 64-bit FNV-1a: stable across runs and platforms (unlike `Hasher`).
     static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
+        FNV1a.hash(text)
     }
 }
 
