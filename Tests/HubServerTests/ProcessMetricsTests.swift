@@ -67,19 +67,18 @@ struct ProcessMetricsTests {
             _ = try await client.get("/nowhere")
             let exposition = try await client.get("/metrics").body
             let result: (status: Int32, output: String) = try await blocking {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: promtool)
-                process.arguments = ["check", "metrics"]
                 let input = Pipe(), output = Pipe()
-                process.standardInput = input
-                process.standardOutput = output
-                process.standardError = output
-                try process.run()
+                let process = try ChildProcess(
+                    executable: promtool, arguments: ["check", "metrics"], environment: ProcessInfo.processInfo.environment,
+                    stdin: input.fileHandleForReading.fileDescriptor, stdout: output.fileHandleForWriting.fileDescriptor,
+                    stderr: output.fileHandleForWriting.fileDescriptor)
+                try input.fileHandleForReading.close()
+                try output.fileHandleForWriting.close()
                 input.fileHandleForWriting.write(Data(exposition))
                 try input.fileHandleForWriting.close()
                 let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
-                return (process.terminationStatus, text)
+                return (process.exitedNormally ? process.exitCode : -1, text)
             }
             #expect(result.status == 0, "promtool: \(result.output)")
             #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "no lint findings: \(result.output)")

@@ -48,20 +48,17 @@ import Glibc
     @Test(arguments: [SIGTERM, SIGINT])
     func signalDrainsAndExitsZero(signalNumber: Int32) async throws {
         let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--config", Self.configDirectory.path]
         var environment = ProcessInfo.processInfo.environment
         environment["HUB_HOST"] = "127.0.0.1"
         environment["HUB_PORT"] = "0"
         environment["HUB_LOG_LEVEL"] = "info"
-        process.environment = environment
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
+        let process = try ChildProcess(
+            executable: binary.path, arguments: ["serve", "--config", Self.configDirectory.path], environment: environment,
+            stdout: output.fileHandleForWriting.fileDescriptor, stderr: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         let reader = LineReader(output.fileHandleForReading)
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.terminate() }
 
         // The port from the "listening" log line.
         var port: Int?
@@ -80,15 +77,15 @@ import Glibc
             return try connection.readResponse(method: "GET")
         }
         #expect(response.status == 200)
-        kill(process.processIdentifier, signalNumber)
+        process.signal(signalNumber)
 
         while process.isRunning, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(!process.isRunning, "hub-server still running after signal \(signalNumber)")
         guard !process.isRunning else { return }
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(process.exitedNormally)
+        #expect(process.exitCode == 0)
         let lines = reader.all
         #expect(lines.contains { $0.contains("\"msg\":\"draining\"") })
         #expect(lines.contains { $0.contains("\"msg\":\"stopped\"") })

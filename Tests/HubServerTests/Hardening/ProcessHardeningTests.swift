@@ -12,21 +12,15 @@ import Glibc
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         let (readEnd, writeEnd) = (fds[0], fds[1])
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--config", ProcessSignalTests.configDirectory.path]
         var environment = ProcessInfo.processInfo.environment
         environment["HUB_HOST"] = "127.0.0.1"
         environment["HUB_PORT"] = "0"
         environment["HUB_LOG_LEVEL"] = "info"
-        process.environment = environment
-        process.standardError = FileHandle(fileDescriptor: writeEnd, closeOnDealloc: false)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            executable: binary.path, arguments: ["serve", "--config", ProcessSignalTests.configDirectory.path],
+            environment: environment, stderr: writeEnd)
         close(writeEnd)
-        defer {
-            if process.isRunning { process.terminate() }
-        }
+        defer { process.terminate() }
 
         // The port from the "listening" line, then the reader goes away.
         let port = try await blocking { () -> Int? in
@@ -61,11 +55,11 @@ import Glibc
         let dropped = metrics.split(separator: "\n").first { $0.hasPrefix("hub_log_lines_dropped_total ") }
         let count = dropped.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
         #expect(count > 0, "lines written to the closed pipe are counted")
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(60)
         while process.isRunning, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        #expect(process.exitedNormally && process.exitCode == 0)
     }
 }
