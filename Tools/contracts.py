@@ -171,12 +171,12 @@ PARAMETERS = {
         "examples": {"home": {"value": "hub:home"}, "todo": {"value": "hub:todo"}, "catalog": {"value": "hub:catalog"}},
     },
     "sessionQuery": {
-        "name": "session", "in": "query", "description": "A session identifier from Hub-Session (at most once).",
+        "name": "session", "in": "query", "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it.",
         "schema": {"type": "string", "maxLength": 128},
     },
     "sessionQueryRequired": {
         "name": "session", "in": "query", "required": True,
-        "description": "A session identifier from Hub-Session (at most once, non-empty).",
+        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it.",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     },
     "uriQueryRequired": {
@@ -211,7 +211,7 @@ def h(name):
 
 
 HEADERS = {
-    "HubSession": {"description": "The session identifier (absent after a failed first load).", "schema": {"type": "string"}},
+    "HubSession": {"description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received; any replica rebuilds the session from it (absent after a failed first load).", "schema": {"type": "string"}},
     "ETag": {"description": "Strong ETag of the view (weak, W/, for the gzip-encoded body).", "schema": {"type": "string"}},
     "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
     "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},

@@ -76,3 +76,20 @@ import Testing
     #expect(text.contains("# TYPE hub_sessions_evicted_total counter\n"))
     #expect(text.contains("hub_sessions_evicted_total{reason=\"cap\"} 3\n"))
 }
+
+@Suite struct LabelCapTests {
+    @Test("label sets past maximumChildren share one _overflow child; the exposition stays bounded")
+    func overflowChild() {
+        let registry = MetricsRegistry()
+        let family = registry.counter("hub_test_total", help: "Test.", labels: ["a", "b"])
+        for index in 0..<5000 { family.labels("v\(index)", "w").increment() }
+        #expect(family.allChildren.count == family.maximumChildren)
+        let overflow = family.labels("another", "one")
+        let sameOverflow = family.labels(MetricFamily<Counter>.overflowLabel, MetricFamily<Counter>.overflowLabel)
+        #expect(overflow === sameOverflow)
+        #expect(registry.exposition().contains(#"hub_test_total{a="_overflow",b="_overflow"}"#))
+        let single = registry.counter("hub_single_total", help: "Test.", labels: ["x"])
+        for index in 0..<5000 { single.labels("x\(index)").increment() }
+        #expect(single.allChildren.count == single.maximumChildren)
+    }
+}

@@ -18,7 +18,7 @@ struct RemoteLoggingTests {
         for (name, optional) in [("required", false), ("optional", true)] {
             try """
                 { "id": "\(name)", "title": "T", "match": { "uri": "hub:\(name)" },
-                  "operations": [ { "kind": "remote", "url": "http://127.0.0.1:1/x", "optional": \(optional) },
+                  "operations": [ { "kind": "remote", "url": "http://user:secret@127.0.0.1:1/x?token=s3cret&s={session}", "optional": \(optional) },
                                   { "kind": "recover", "json": { "title": "recovered" } } ] }
                 """.write(toFile: "\(directory)/features/\(name).json", atomically: true, encoding: .utf8)
         }
@@ -27,8 +27,10 @@ struct RemoteLoggingTests {
         let configuration = try ConfigLoader(environment: [:]).load(directory: directory)
         let application = try HubApplication(configuration: configuration, logger: logger)
 
+        var ids: [String] = []
         for name in ["required", "optional"] {
-            let (_, state) = try await application.engine.openSession(for: ViewRequest(viewURI: "hub:\(name)"))
+            let (session, state) = try await application.engine.openSession(for: ViewRequest(viewURI: "hub:\(name)"))
+            ids.append(session.id)
             #expect(state.failure == nil, "recover clears the error")
             #expect(state.viewModel?.title == "recovered")
         }
@@ -36,5 +38,10 @@ struct RemoteLoggingTests {
         #expect(failures.count == 2)
         #expect(failures.contains { $0.contains(#""level":"warning""#) && $0.contains(#""feature":"required""#) })
         #expect(failures.contains { $0.contains(#""level":"debug""#) && $0.contains(#""feature":"optional""#) })
+        // The URL without query or userinfo; the session as a hash, never the bearer id.
+        #expect(failures.allSatisfy { $0.contains(#""url":"http://127.0.0.1:1/x""#) })
+        #expect(!failures.contains { $0.contains("s3cret") || $0.contains("secret@") })
+        for id in ids { #expect(!failures.contains { $0.contains(id) }) }
+        #expect(failures.contains { $0.contains(#""session":"\#(SessionIdentifier.logTag(ids[0]))""#) })
     }
 }

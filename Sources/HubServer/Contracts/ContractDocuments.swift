@@ -2747,7 +2747,7 @@ enum ContractDocuments {
       "sessionQuery": {
         "name": "session",
         "in": "query",
-        "description": "A session identifier from Hub-Session (at most once).",
+        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it.",
         "schema": {
           "type": "string",
           "maxLength": 128
@@ -2757,7 +2757,7 @@ enum ContractDocuments {
         "name": "session",
         "in": "query",
         "required": true,
-        "description": "A session identifier from Hub-Session (at most once, non-empty).",
+        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -2895,7 +2895,7 @@ enum ContractDocuments {
     },
     "headers": {
       "HubSession": {
-        "description": "The session identifier (absent after a failed first load).",
+        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received; any replica rebuilds the session from it (absent after a failed first load).",
         "schema": {
           "type": "string"
         }

@@ -81,6 +81,34 @@ struct BoundedMemoryTests {
         }
     }
 
+    @Test("distinct memoizable views stay within caches.memoBytes; a view over half of it is not memoized")
+    func memoStaysWithinBudget() async throws {
+        var config = Hardening.config(server: Self.smallCaches)
+        for index in 0..<40 {
+            let rows = (0..<20).map { #"{ "id": "r\#($0)", "text": { "title": "\#(index) \#(String(repeating: "m", count: 100))" } }"# }
+            config.feature("memo\(index)", """
+                { "id": "memo\(index)", "title": "M", "match": { "uri": "hub:memo\(index)" },
+                  "operations": [ { "kind": "static", "json": { "body": [ \(rows.joined(separator: ", ")) ] } } ] }
+                """)
+        }
+        let rows = (0..<200).map { #"{ "id": "big\#($0)", "text": { "title": "\#(String(repeating: "b", count: 200))" } }"# }
+        config.feature("big", """
+            { "id": "big", "title": "Big", "match": { "uri": "hub:big" },
+              "operations": [ { "kind": "static", "json": { "body": [ \(rows.joined(separator: ", ")) ] } } ] }
+            """)
+        try await withHub(config, extensions: Hardening.extensions()) { client, _ in
+            for round in 0..<2 {
+                for index in 0..<40 { #expect(try await client.view("hub:memo\(index)").status == 200, "round \(round)") }
+                #expect(try await client.view("hub:big").status == 200)
+            }
+            let memoBytes = try #require(try await Hardening.metric(client, #"hub_cache_bytes{cache="memo"}"#))
+            #expect(memoBytes > 0 && memoBytes <= 65536)
+            // The big view (~45 KB of JSON, charged 3x) never fits half the budget: every open runs its chain.
+            let big = try await client.view("hub:big")
+            #expect(big.header("Server-Timing")?.contains("(memo)") == false)
+        }
+    }
+
     @Test("a 1.5 MB view arrives over SSE in one event")
     func largeViewOverSSE() async throws {
         var config = Hardening.config()

@@ -59,4 +59,17 @@ struct ConfigRangeTests {
             #expect(status == 200)
         }
     }
+
+    @Test("HUB_LOG_FORMAT overrides log.format; another value is an error naming the variable")
+    func logFormatEnvironment() throws {
+        let directory = try TestConfig(server: #"{ "log": { "format": "json" } }"#).write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = try ConfigLoader(environment: ["HUB_LOG_FORMAT": "text"]).load(directory: directory)
+        #expect(text.settings.logFormat == .text)
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ConfigLoader(environment: ["HUB_LOG_FORMAT": "yaml"]).load(directory: directory)
+        }
+        let issues = try #require(error).issues
+        #expect(issues.contains { $0.file == "HUB_LOG_FORMAT" || $0.message.contains("HUB_LOG_FORMAT") || $0.path == "HUB_LOG_FORMAT" }, "\(issues)")
+    }
 }
