@@ -181,6 +181,18 @@ robustness_setup() {
     start_upstream "$1"
 }
 
+# demo_setup SERVER_JSON: tools, the release binary, a temporary folder, and a copy of the demo
+# Config/ in $BENCH_TMP/config with SERVER_JSON as its server.json (sets `config`).
+demo_setup() {
+    trap bench_cleanup EXIT
+    ensure_tools
+    [ -x "$HUB_BIN" ] || build_hub
+    bench_init_tmp
+    config="$BENCH_TMP/config"
+    cp -r "$REPO_DIR/Config" "$config"
+    printf '%s\n' "$1" >"$config/server.json"
+}
+
 session_of() {
     curl -s -D- -o /dev/null "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="hub-session"{print $2}'
 }

@@ -11,15 +11,7 @@ set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 seconds=${1:-${FLOOD_SECONDS:-30}}
 max_rss_mib=${FLOOD_MAX_RSS_MIB:-400}
-trap bench_cleanup EXIT
-ensure_tools
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
-config="$BENCH_TMP/config"
-cp -r "$REPO_DIR/Config" "$config"
-cat >"$config/server.json" <<'JSON'
-{ "host": "127.0.0.1", "sessions": { "max": 500 }, "log": { "level": "warning" } }
-JSON
+demo_setup '{ "host": "127.0.0.1", "sessions": { "max": 500 }, "log": { "level": "warning" } }'
 start_hub "$config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
 base="http://127.0.0.1:$HUB_PORT_BENCH"
 metric() { curl -s "$base/metrics" | awk -v name="$1" '$1 == name { print $2 }'; }

@@ -11,13 +11,7 @@
 #   Benchmarks/robustness/hardening.sh          (not part of `make bench`)
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
-trap bench_cleanup EXIT
-ensure_tools
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
-config="$BENCH_TMP/config"
-cp -r "$REPO_DIR/Config" "$config"
-printf '{ "host": "127.0.0.1", "log": { "level": "info" } }\n' >"$config/server.json"
+demo_setup '{ "host": "127.0.0.1", "log": { "level": "info" } }'
 python3 - "$config" <<'PY'
 import json, sys
 rows = [{"id": f"r{i}", "text": {"title": "w" * 480}} for i in range(3000)]

@@ -37,11 +37,7 @@ struct SessionHygieneTests {
 
     /// The value of one sample line of `/metrics` (`name` includes its labels, if any).
     static func metric(_ client: HubClient, _ name: String) async throws -> Double? {
-        let text = try await client.get("/metrics").text
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
-            return Double(line.dropFirst(name.count + 1))
-        }
-        return nil
+        try await client.metric(name)
     }
 
     static func activeSessions(_ client: HubClient) async throws -> Double? {

@@ -11,7 +11,7 @@ import Testing
 @Suite("Session tokens")
 struct SessionTokenTests {
     static func metric(_ client: HubClient, _ name: String) async throws -> Double {
-        try await Hardening.metric(client, name) ?? -1
+        try await client.metric(name) ?? -1
     }
 
     @Test("a token is the id and the URI; garbage is not a token")

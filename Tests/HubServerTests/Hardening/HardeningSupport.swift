@@ -45,11 +45,7 @@ enum Hardening {
 
     /// The value of one sample line of `/metrics` (`name` with its labels).
     static func metric(_ client: HubClient, _ name: String) async throws -> Double? {
-        let text = try await client.get("/metrics").text
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
-            return Double(line.dropFirst(name.count + 1))
-        }
-        return nil
+        try await client.metric(name)
     }
 }
 

@@ -245,6 +245,15 @@ struct HubClient: Sendable {
         try await post("/action", fields, headers: headers)
     }
 
+    /// The value of one sample line of `/metrics` (`name` with its labels, if any).
+    func metric(_ name: String) async throws -> Double? {
+        let text = try await get("/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+
     func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~:"))) ?? text
     }
