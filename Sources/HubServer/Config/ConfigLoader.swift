@@ -11,6 +11,8 @@ public struct ConfigLoader: Sendable {
     public var swiftActionNames: Set<String>?
     /// Environment for `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`.
     public var environment: [String: String]
+    /// Digests of the files one ``load(directory:)`` reads (set by it for its own run).
+    private var ledger: FileLedger?
 
     public init(
         swiftOperationNames: Set<String>? = nil, swiftActionNames: Set<String>? = nil,
@@ -32,6 +34,12 @@ public struct ConfigLoader: Sendable {
 
     /// Loads `directory`; throws ``ConfigurationError`` listing every error.
     public func load(directory: String) throws(ConfigurationError) -> LoadedConfiguration {
+        var recording = self
+        recording.ledger = FileLedger()
+        return try recording.loadRecordingDigests(directory: directory)
+    }
+
+    private func loadRecordingDigests(directory: String) throws(ConfigurationError) -> LoadedConfiguration {
         var issues: [ConfigIssue] = []
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -106,7 +114,7 @@ public struct ConfigLoader: Sendable {
         guard !issues.contains(where: { $0.severity == .error }) else { throw ConfigurationError(issues: issues) }
         return LoadedConfiguration(
             directory: directory, settings: settings, features: features, schemas: schemas, toggles: toggles,
-            actions: actions, warnings: issues)
+            actions: actions, warnings: issues, fileDigests: ledger?.digests ?? [:])
     }
 
     // MARK: - Files
@@ -124,6 +132,7 @@ public struct ConfigLoader: Sendable {
             if !optional || FileManager.default.fileExists(atPath: path) { reader.error("$", "cannot read the file") }
             return nil
         }
+        ledger?.record(file, data)
         do {
             return try JSONParser(options: .init(maxDepth: depth)).parse(data)
         } catch {

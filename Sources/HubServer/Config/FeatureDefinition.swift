@@ -17,6 +17,13 @@ public struct FeatureDefinition: Sendable {
     /// Actions the feature's handler vetoes (`actionHandler.veto`).
     public let vetoedActions: [ComponentIdentifier]
     public let operations: [OperationDefinition]
+    /// Files besides ``file`` whose bytes make the feature's content, relative to the config
+    /// directory (or absolute, for `file://` URLs): `static` files and fixed `file:` URLs. A
+    /// reload re-runs the feature's sessions when one of them changed.
+    let sources: [String]
+    /// Reads files chosen by the request (a templated `file:` URL): a reload cannot tell whether
+    /// they changed, so it always counts the feature as changed.
+    let readsTemplatedFiles: Bool
 }
 
 /// `Config/toggles.json` entry: a value per request, by override, rollout or default.

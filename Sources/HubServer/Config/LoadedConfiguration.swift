@@ -15,4 +15,7 @@ public struct LoadedConfiguration: Sendable {
     public let actions: [(namespace: String, definition: ActionDefinition)]
     /// Warnings found while loading (unknown keys and the like).
     public let warnings: [ConfigIssue]
+    /// FNV-1a digests of the files read, by path relative to ``directory``: what a reload
+    /// compares to tell which features changed.
+    let fileDigests: [String: UInt64]
 }
