@@ -50,7 +50,7 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let path = directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
+        let path = ConfigLoader.directory(directory, environment: environment)
         do {
             // The same loading and engine construction as `serve` (Swift names, feature ids,
             // action namespaces), so a config `validate` accepts is one `serve` starts with.

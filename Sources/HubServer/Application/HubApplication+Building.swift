@@ -67,45 +67,21 @@ extension HubApplication {
         let settings = configuration.settings
         let (features, actions) = try makeDefinitions(
             configuration: configuration, extensions: extensions, client: client, logger: logger)
-        let engineConfiguration = ViewEngine.Configuration(
-            operationDeadline: .seconds(settings.timeouts.operationSeconds),
-            componentDefaults: settings.components, maxSessions: settings.sessions.max,
-            sessionIdleTimeout: .seconds(settings.sessions.idleSeconds),
-            memoEntries: settings.caches.memoEntries, memoBytes: settings.caches.memoBytes,
-            maxPages: settings.sessions.maxPages,
-            chainObserver: { report in
-                // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
-                if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
-                    metrics.chainMemoHits.labels(report.featureIdentifier).increment()
-                    return
-                }
-                var total = Duration.zero
-                for timing in report.timings where !timing.memoized {
-                    total += timing.duration
-                    metrics.operationDuration.labels(report.featureIdentifier, timing.name).observe(timing.duration)
-                    if timing.failed { metrics.operationErrors.labels(report.featureIdentifier, timing.name).increment() }
-                }
-                metrics.chainDuration.labels(report.featureIdentifier).observe(total)
-            })
+        let engineConfiguration = settings.engineConfiguration { report in
+            // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
+            if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
+                metrics.chainMemoHits.labels(report.featureIdentifier).increment()
+                return
+            }
+            var total = Duration.zero
+            for timing in report.timings where !timing.memoized {
+                total += timing.duration
+                metrics.operationDuration.labels(report.featureIdentifier, timing.name).observe(timing.duration)
+                if timing.failed { metrics.operationErrors.labels(report.featureIdentifier, timing.name).increment() }
+            }
+            metrics.chainDuration.labels(report.featureIdentifier).observe(total)
+        }
         return ViewEngine(features: features, actions: actions, configuration: engineConfiguration)
-    }
-
-    static func httpConfiguration(_ settings: ServerSettings) -> HTTPServerConfiguration {
-        var configuration = HTTPServerConfiguration()
-        configuration.host = settings.host
-        configuration.port = settings.port
-        configuration.limits.requestLineBytes = settings.limits.requestLineBytes
-        configuration.limits.headerBytes = settings.limits.headerBytes
-        configuration.limits.headerCount = settings.limits.headerCount
-        configuration.limits.bodyBytes = settings.limits.bodyBytes
-        configuration.limits.connections = settings.limits.connections
-        configuration.timeouts.header = .seconds(settings.timeouts.headerSeconds)
-        configuration.timeouts.body = .seconds(settings.timeouts.bodySeconds)
-        configuration.timeouts.idle = .seconds(settings.timeouts.idleSeconds)
-        configuration.timeouts.drain = .seconds(settings.timeouts.drainSeconds)
-        configuration.gzip.minBytes = settings.gzip.minBytes
-        configuration.gzip.level = settings.gzip.level
-        return configuration
     }
 
     static func registerCollectedMetrics(metrics: ServerMetrics, engine: ViewEngine, http: HTTPServer, upstream: CurlUpstreamClient) {

@@ -41,7 +41,7 @@ public final class HubApplication: Sendable {
         directory: String? = nil, extensions: SwiftExtensions = SwiftExtensions(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> HubApplication {
-        let path = directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
+        let path = ConfigLoader.directory(directory, environment: environment)
         let loader = Self.loader(for: extensions, environment: environment)
         return try HubApplication(
             configuration: try loader.load(directory: path), extensions: extensions, logger: nil, environment: environment)
@@ -72,13 +72,7 @@ public final class HubApplication: Sendable {
         self.logger = logger
         let metrics = ServerMetrics()
 
-        var upstreamConfiguration = UpstreamConfiguration()
-        upstreamConfiguration.timeout = .milliseconds(settings.upstream.timeoutMs)
-        upstreamConfiguration.connectTimeout = .milliseconds(settings.upstream.connectTimeoutMs)
-        upstreamConfiguration.maxConnectionsPerHost = settings.upstream.maxConnectionsPerHost
-        upstreamConfiguration.maxResponseBytes = settings.upstream.maxResponseBytes
-        upstreamConfiguration.cacheEntries = settings.upstream.cacheEntries
-        let upstream = CurlUpstreamClient(configuration: upstreamConfiguration)
+        let upstream = CurlUpstreamClient(configuration: settings.upstreamConfiguration)
         self.upstream = upstream
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
 
@@ -106,7 +100,7 @@ public final class HubApplication: Sendable {
             GzipMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
         self.responder = responder
-        let http = HTTPServer(configuration: Self.httpConfiguration(settings), responder: responder)
+        let http = HTTPServer(configuration: settings.httpConfiguration, responder: responder)
         self.http = http
         self.reloader = ConfigReloader(
             configuration: configuration, loader: Self.loader(for: extensions, environment: environment),

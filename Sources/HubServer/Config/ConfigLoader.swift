@@ -23,6 +23,13 @@ public struct ConfigLoader: Sendable {
         self.environment = environment
     }
 
+    /// The config directory to read: `directory` when given, else `HUB_CONFIG` when set and not
+    /// empty, else `Config` (relative to the current directory). What `serve`, `validate`,
+    /// `render` and ``HubApplication/load(directory:extensions:environment:)`` use.
+    public static func directory(_ directory: String?, environment: [String: String]) -> String {
+        directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
+    }
+
     /// What to do when the config directory is not there: a relative path is taken from the
     /// current directory, so `hub-server serve` from elsewhere does not find `./Config`.
     static func missingDirectoryMessage(_ directory: String) -> String {

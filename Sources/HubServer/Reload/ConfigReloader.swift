@@ -79,11 +79,11 @@ actor ConfigReloader {
         }
         let changes = ConfigChanges(old: old, new: loaded)
         let settings = changes.effectiveSettings
+        let chain = settings.engineConfiguration(chainObserver: nil)
         let report = await engine.install(
             EngineUpdate(
-                features: definitions.features, actions: definitions.actions,
-                operationDeadline: .seconds(settings.timeouts.operationSeconds), componentDefaults: settings.components,
-                changedFeatures: changes.changedFeatures))
+                features: definitions.features, actions: definitions.actions, operationDeadline: chain.operationDeadline,
+                componentDefaults: chain.componentDefaults, changedFeatures: changes.changedFeatures))
         var served = loaded
         served.settings = settings
         current.withLock { $0 = served }
