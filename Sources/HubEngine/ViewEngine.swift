@@ -188,7 +188,7 @@ public final class ViewEngine: Sendable {
             let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
             let shared = memo.viewModel(for: key)
         {
-            let memoized = ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: key)
+            let memoized = ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: entry.key)
             func make(lazy: Bool) -> ViewSession {
                 ViewSession(
                     token: token(lazy: lazy), feature: feature, request: request, operations: operations,

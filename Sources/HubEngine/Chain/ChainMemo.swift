@@ -16,6 +16,9 @@ final class ChainMemo: Sendable {
         let errors: [(any Error)?]
         let timings: [OperationTiming]
         var viewModel: ViewModel?
+        /// The key it is stored under (set by ``ChainMemo/store(_:for:)``): sessions keep this
+        /// instance, so a hundred thousand sessions of one view share one key string.
+        var key = ""
 
         init(snapshots: [ViewModelBuilder?], errors: [(any Error)?], timings: [OperationTiming]) {
             self.snapshots = snapshots
@@ -98,6 +101,8 @@ final class ChainMemo: Sendable {
     func store(_ entry: Entry, for key: String) {
         state.withLock { state in
             state.tick += 1
+            var entry = entry
+            entry.key = key
             if let old = state.entries.updateValue((entry, state.tick, 0), forKey: key) { state.totalCost -= old.cost }
             if state.entries.count > capacity { evict(&state) }
         }

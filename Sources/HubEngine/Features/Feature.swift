@@ -1,14 +1,41 @@
 /// A feature: which view URIs it serves and how their content loads (S131).
+///
+/// A value type whose definition lives in one shared, immutable box: every live session holds
+/// its feature, so a copy costs a reference, not the definition (memory per session).
 public struct Feature: Sendable {
-    public let info: FeatureInfo
-    public let predicate: ViewURIPredicate
+    /// The definition, shared by every copy.
+    private final class Storage: Sendable {
+        let info: FeatureInfo
+        let predicate: ViewURIPredicate
+        let operationFactories: [any ContentOperationFactory]
+        let reloadPolicy: ReloadPolicy
+        let schemaIdentifier: String?
+        let actionHandler: (any ActionHandler)?
+
+        init(
+            info: FeatureInfo, predicate: ViewURIPredicate, operationFactories: [any ContentOperationFactory],
+            reloadPolicy: ReloadPolicy, schemaIdentifier: String?, actionHandler: (any ActionHandler)?
+        ) {
+            self.info = info
+            self.predicate = predicate
+            self.operationFactories = operationFactories
+            self.reloadPolicy = reloadPolicy
+            self.schemaIdentifier = schemaIdentifier
+            self.actionHandler = actionHandler
+        }
+    }
+
+    private let storage: Storage
+
+    public var info: FeatureInfo { storage.info }
+    public var predicate: ViewURIPredicate { storage.predicate }
     /// Factories whose operations form the chain, in order (S84).
-    public let operationFactories: [any ContentOperationFactory]
-    public let reloadPolicy: ReloadPolicy
+    public var operationFactories: [any ContentOperationFactory] { storage.operationFactories }
+    public var reloadPolicy: ReloadPolicy { storage.reloadPolicy }
     /// The custom JSON schema operations should parse with; `nil` for the default.
-    public let schemaIdentifier: String?
+    public var schemaIdentifier: String? { storage.schemaIdentifier }
     /// Asked before every action in this feature's views; `nil` uses the registry's default (S144).
-    public let actionHandler: (any ActionHandler)?
+    public var actionHandler: (any ActionHandler)? { storage.actionHandler }
     /// Which definition of the feature this is, stamped by the engine that serves it: a config
     /// reload that changes the feature gives it a new revision (memoized chains and sessions of
     /// the old one are then re-run); 0 until an engine serves it.
@@ -19,12 +46,10 @@ public struct Feature: Sendable {
         operationFactories: [any ContentOperationFactory], reloadPolicy: ReloadPolicy = .always,
         schemaIdentifier: String? = nil, actionHandler: (any ActionHandler)? = nil
     ) {
-        self.info = FeatureInfo(identifier: identifier, title: title, localizedTitles: localizedTitles)
-        self.predicate = predicate
-        self.operationFactories = operationFactories
-        self.reloadPolicy = reloadPolicy
-        self.schemaIdentifier = schemaIdentifier
-        self.actionHandler = actionHandler
+        self.storage = Storage(
+            info: FeatureInfo(identifier: identifier, title: title, localizedTitles: localizedTitles),
+            predicate: predicate, operationFactories: operationFactories, reloadPolicy: reloadPolicy,
+            schemaIdentifier: schemaIdentifier, actionHandler: actionHandler)
     }
 
     /// A feature whose chain is a fixed list of operations, shared by every session. Use a

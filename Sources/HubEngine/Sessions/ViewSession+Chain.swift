@@ -14,6 +14,8 @@ extension ViewSession {
                     snapshots = entry.snapshots
                     errors = entry.errors
                     timings = entry.timings
+                    memoizedRunKey = entry.key
+                    return
                 } else {
                     await runOperations(from: 0)
                     // A deadline miss is the engine's verdict, not the operations' result: never share it.

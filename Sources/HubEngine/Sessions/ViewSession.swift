@@ -10,7 +10,7 @@ import HubModel
 /// emitted once per drain (S92, S101, S124).
 public actor ViewSession {
     /// Unguessable identifier (128 random bits, URL-safe).
-    public nonisolated let id: String
+    public nonisolated var id: String { token.id }
     /// What clients hold for this session (`Hub-Session`): the identifier and what rebuilds it.
     public nonisolated let token: SessionToken
     /// The feature serving the session; a config reload that changes it replaces it (with the
@@ -24,11 +24,9 @@ public actor ViewSession {
 
     var operations: [any ContentOperation]
     let environment: SessionEnvironment
-    /// A reloaded definition of the session's feature, adopted when its full run starts (work
-    /// already under way finishes on the old one).
-    var pendingDefinition: (feature: Feature, operations: [any ContentOperation])?
-    /// Why the session ended; `nil` while it lives.
-    public internal(set) var endReason: SessionEndReason?
+    /// What most sessions never use (failures, listeners, actions, reloads): allocated on first
+    /// write, so a session that is only looked at stays small (memory per session).
+    var extras: SessionExtras?
 
     /// The latest request (operations see its headers and languages).
     var request: ViewRequest
@@ -45,11 +43,7 @@ public actor ViewSession {
 
     var currentViewModel: ViewModel?
     var version = 0
-    var lastFailure: ViewLoadError?
     var loadedAt: ContinuousClock.Instant?
-    var cachedInitialViewModel: ViewModel?
-    /// Built on first use by ``actionPerformer``.
-    var cachedActionPerformer: ActionPerformer?
     /// The memo key when the snapshots are exactly a memoized full run's; `nil` otherwise.
     var memoizedRunKey: String?
 
@@ -61,8 +55,6 @@ public actor ViewSession {
     var queue: [Work] = []
     var isDriving = false
     var waiters: [CheckedContinuation<ViewState, Never>] = []
-    var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
-    var nextSubscriberID = 0
     var isClosed = false
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
@@ -78,8 +70,11 @@ public actor ViewSession {
         token: SessionToken, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
         environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil, memoized: MemoizedStart? = nil
     ) {
-        self.cachedInitialViewModel = injectedInitialViewModel
-        self.id = token.id
+        if let injectedInitialViewModel {
+            let extras = SessionExtras()
+            extras.cachedInitialViewModel = injectedInitialViewModel
+            self.extras = extras
+        }
         self.token = token
         self.feature = feature
         self.viewURI = request.viewURI
@@ -277,7 +272,8 @@ public actor ViewSession {
 }
 
 /// What every session of an engine shares: registries, deadlines, defaults, the chain memo.
-struct SessionEnvironment: Sendable {
+/// A class: every session holds a reference, not a copy.
+final class SessionEnvironment: Sendable {
     /// The engine's current features, actions and chain settings (replaced by a config reload).
     let definitions: EngineDefinitions
     /// Pages a session may load at most.
@@ -289,6 +285,18 @@ struct SessionEnvironment: Sendable {
     /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
     /// is not there: ended, evicted, or never kept).
     let withdrawViewless: @Sendable (String) -> Void
+
+    init(
+        definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
+        chainObserver: (@Sendable (ChainReport) -> Void)?, withdrawViewless: @escaping @Sendable (String) -> Void
+    ) {
+        self.definitions = definitions
+        self.maxPages = maxPages
+        self.activity = activity
+        self.memo = memo
+        self.chainObserver = chainObserver
+        self.withdrawViewless = withdrawViewless
+    }
 }
 
 extension SessionEnvironment {
