@@ -86,6 +86,9 @@ public struct ServerSettings: Sendable, Equatable {
     public var allowToggleOverride = true
     /// Cross-origin access for web apps; nil (the default) answers no CORS headers.
     public var cors: CORSPolicy?
+    /// Whether `GET /preview` (the browser preview, README "Browser preview") is served
+    /// (`preview.enabled`, default `true`); off, `/preview` is 404 `route_not_found`.
+    public var previewEnabled = true
 
     public init() {}
 
@@ -111,7 +114,7 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "$schema",
+                "allowToggleOverride", "cors", "preview", "$schema",
             ])
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
@@ -189,6 +192,10 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.string(components, "defaultCategory", at: path) { self.components.category = value }
         }
         if root["cors"] != nil { cors = CORSSettingsReader.read(root["cors"], reader: reader) }
+        if let preview = reader.object(root["preview"], at: "$.preview") {
+            reader.checkKeys(preview, at: "$.preview", known: ["enabled"])
+            if let flag = reader.bool(preview, "enabled", at: "$.preview") { previewEnabled = flag }
+        }
         if let log = reader.object(root["log"], at: "$.log") {
             let path = "$.log"
             reader.checkKeys(log, at: path, known: ["level", "format", "access"])

@@ -107,6 +107,20 @@ struct ConfiguredOperationFactory: ContentOperationFactory {
         return operations
     }
 
+    /// The toggles this chain reads (its `variant` operations, nested ones included), each
+    /// once, in chain order: what `GET /features` lists for QA overrides.
+    var toggles: [ToggleDefinition] {
+        var found: [ToggleDefinition] = []
+        func collect(_ blueprints: [OperationBlueprint]) {
+            for case .variant(let toggle, let variants) in blueprints {
+                if !found.contains(where: { $0.name == toggle.name }) { found.append(toggle) }
+                for value in toggle.values { collect(variants[value] ?? []) }
+            }
+        }
+        collect(blueprints)
+        return found
+    }
+
     private func append(_ blueprints: [OperationBlueprint], for request: ViewRequest, into operations: inout [any ContentOperation]) {
         for blueprint in blueprints {
             switch blueprint {
