@@ -3,8 +3,9 @@
 Sources, edited by hand, in Sources/HubServer/Preview/Page/ (excluded from the SwiftPM target):
   preview.html          the page, with /* hub:style */, /* hub:script */ and <!-- hub:features -->
   preview.css           inlined at /* hub:style */
-  preview-render.js     the view model as DOM   } inlined, in this order, in one strict-mode
-  preview-app.js        session, stream, panel  } function at /* hub:script */
+  preview-render.js     the view model as DOM          } inlined, in this order, in one
+  preview-session.js    requests, session, stream      } strict-mode function at
+  preview-panel.js      what it shows, the panel       } /* hub:script */
 
 Output: Sources/HubServer/Preview/PreviewPage.swift, the page split at <!-- hub:features -->
 (the server puts the feature list there) and a Content-Security-Policy that allows exactly this
@@ -30,8 +31,8 @@ def page(root):
     """The whole page, with the marker where the feature list goes."""
     html = _read(root, "preview.html")
     css = _read(root, "preview.css")
-    script = ('(() => {\n"use strict";\n\n' + _read(root, "preview-render.js") + "\n"
-              + _read(root, "preview-app.js") + "})();")
+    script = ('(() => {\n"use strict";\n\n' + "\n".join(
+        _read(root, name) for name in ("preview-render.js", "preview-session.js", "preview-panel.js")) + "})();")
     for text, closing in ((css, "</style"), (script, "</script")):
         assert closing not in text.lower(), f"{closing} inside the inlined text"
     assert html.count("/* hub:style */") == 1 and html.count("/* hub:script */") == 1

@@ -836,6 +836,10 @@ function showOutcome(what, response, model) {
   if (model) result.append(el("pre", null, json(model)));
 }
 
+
+// The preview's page around the view: what it shows (view, problem, session, Server-Timing,
+// log) and the request panel; start() runs it. Functions of preview-session.js are in scope.
+
 // ---------------------------------------------------------------- showing
 
 function showView(view, meta) {
@@ -1062,5 +1066,5 @@ start();
 """##
 
     /// Only this page's inline style and script (by SHA-256), same-origin requests, http(s) images.
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'sha256-CSZ0YlI32LSy84Zg60/Kzib5Xgh51PrCplXNqC2Tiko='; style-src 'sha256-KA75rArjG+eOp8UG5KwjFJ5+O26hPS2ewZ8gfD8c4bg='; img-src http: https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'sha256-+l6olQaCRXinyTAWc3ueBp6sfaJG92/o7fVDFosfUlY='; style-src 'sha256-KA75rArjG+eOp8UG5KwjFJ5+O26hPS2ewZ8gfD8c4bg='; img-src http: https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
