@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: deps-contracts test-contracts bench-access-log
+.PHONY: deps-contracts test-contracts bench-access-log bench-reload
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
@@ -115,6 +115,11 @@ test-tsan: deps
 ## loopback, installs nginx and wrk if missing), then the figures; docs/PERFORMANCE.md.
 bench: deps
 	Benchmarks/run.sh
+
+## Config hot reload: file write to SSE event on a live session, p50/p99 (release; docs/PERFORMANCE.md).
+bench-reload: deps
+	$(SWIFT) build -c release --product hub-server
+	python3 Benchmarks/reload/reload_latency.py --server .build/release/hub-server
 
 ## What the access log costs per log.access mode (wrk on loopback; docs/PERFORMANCE.md).
 bench-access-log: deps

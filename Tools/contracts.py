@@ -410,7 +410,8 @@ PATHS = {
             "operationId": "getViewEvents",
             "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
             "description": "A heartbeat comment every 15 s. Refused before it opens past "
-            "limits.sseListenersPerSession (429) or limits.sseStreams (503).",
+            "limits.sseListenersPerSession (429) or limits.sseStreams (503). When a config reload removes "
+            "the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close.",
             "parameters": [p("sessionQueryRequired"), p("LastEventID"), p("HubComponents"), p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({
                 "200": {"description": "The event stream; each event's data is a view model (application/json).",

@@ -40,11 +40,16 @@ public final class ViewEngine: Sendable {
         }
     }
 
-    public let features: FeatureRegistry
-    public let actions: ActionRegistry
+    /// The features served now (a config reload, ``install(_:)``, replaces them).
+    public var features: FeatureRegistry { definitions.features }
+    /// The actions performed now (a config reload, ``install(_:)``, replaces them).
+    public var actions: ActionRegistry { definitions.actions }
     public let sessions: SessionStore
+    /// The settings the engine started with (a reload may replace the operation deadline and
+    /// component defaults: see ``install(_:)``).
     public let configuration: Configuration
-    private let environment: SessionEnvironment
+    let definitions: EngineDefinitions
+    let environment: SessionEnvironment
     private let activity = ActivityCounter()
 
     /// The chain memo's entries and charged bytes (zero when memoization is off).
@@ -66,15 +71,16 @@ public final class ViewEngine: Sendable {
     }
 
     public init(features: FeatureRegistry, actions: ActionRegistry, configuration: Configuration = Configuration()) {
-        self.features = features
-        self.actions = actions
         self.configuration = configuration
+        let definitions = EngineDefinitions(
+            EngineDefinitions.Current(
+                features: features, actions: actions, operationDeadline: configuration.operationDeadline,
+                componentDefaults: configuration.componentDefaults))
+        self.definitions = definitions
         let sessions = SessionStore(capacity: configuration.maxSessions, idleTimeout: configuration.sessionIdleTimeout)
         self.sessions = sessions
         self.environment = SessionEnvironment(
-            actions: actions, actionHandler: features.defaultActionHandler,
-            operationDeadline: configuration.operationDeadline, componentDefaults: configuration.componentDefaults,
-            maxPages: configuration.maxPages, activity: activity,
+            definitions: definitions, maxPages: configuration.maxPages, activity: activity,
             memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries, budgetBytes: configuration.memoBytes) : nil,
             chainObserver: configuration.chainObserver,
             // Weak: the store holds the sessions, which hold this environment.
@@ -251,6 +257,6 @@ public final class ViewEngine: Sendable {
         }
         return InitialContent.build(
             operations: try feature.makeOperations(for: request), feature: feature.info, request: request,
-            defaults: configuration.componentDefaults)
+            defaults: definitions.componentDefaults)
     }
 }

@@ -22,11 +22,14 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The config directory.") var config: String?
     @Option(help: "Override the listen port (also HUB_PORT).") var port: Int?
     @Option(help: "Override the listen address (also HUB_HOST).") var host: String?
+    @Flag(help: "Do not watch the config directory; only SIGHUP reloads it (also HUB_CONFIG_WATCH=0, or reload.watch in server.json).")
+    var noWatch = false
 
     func run() async throws {
         var environment = ProcessInfo.processInfo.environment
         if let port { environment["HUB_PORT"] = String(port) }
         if let host { environment["HUB_HOST"] = host }
+        if noWatch { environment["HUB_CONFIG_WATCH"] = "0" }
         let application: HubApplication
         do {
             application = try HubApplication.load(
@@ -47,7 +50,7 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let path = directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
+        let path = ConfigLoader.directory(directory, environment: environment)
         do {
             // The same loading and engine construction as `serve` (Swift names, feature ids,
             // action namespaces), so a config `validate` accepts is one `serve` starts with.

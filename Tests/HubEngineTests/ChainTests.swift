@@ -26,7 +26,7 @@ struct ChainTests {
             ])
         let engine = try Fixture.engine(features: [feature])
         let (session, state) = try await engine.openSession(for: Fixture.request())
-        #expect(session.operationNames == ["prepended", "x", "y", "appended"])
+        #expect(await session.operationNames == ["prepended", "x", "y", "appended"])
         #expect(x.lastCall?.previousError.testError == TestError(code: 1))
         #expect(appended.lastCall?.previousError.testError == TestError(code: 2))
         #expect(state.failure == nil)
@@ -184,7 +184,7 @@ struct ChainTests {
         let (_, session, state) = try await Fixture.session([failing, block], connectivity: .offline)
         #expect(seen.value == [Fixture.uri, Fixture.featureIdentifier, "offline", "4", "1", "0"])
         #expect(state.viewModel?.body.first?.title == "from a block")
-        #expect(session.operationNames == ["mock", "block"])
+        #expect(await session.operationNames == ["mock", "block"])
         #expect(state.timings.map(\.name) == ["mock", "block"])
         #expect(state.timings.map(\.failed) == [true, false])
     }

@@ -136,6 +136,34 @@ struct PreviewTests {
         }
     }
 
+    @Test("a config reload: the list follows the features; preview.enabled and allowToggleOverride as reloaded")
+    func followsReload() async throws {
+        var config = Self.config()
+        config["toggles.json"] = #"{ "layout": { "values": ["a", "b"], "default": "a" } }"#
+        config.feature("t", #"""
+            { "id": "t", "title": "T", "match": { "root": "hub:t" },
+              "operations": [ { "kind": "variant", "toggle": "layout", "variants": { "a": \#(Self.plain), "b": [] } } ] }
+            """#)
+        let directory = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withHub(directory: directory) { client, app in
+            #expect(try await client.get("/preview?uri=hub:delta").status == 404)
+            let delta = #"{ "id": "delta", "title": "Delta", "order": 4, "match": { "root": "hub:delta" }, "operations": \#(Self.plain) }"#
+            try Data(delta.utf8).write(to: URL(fileURLWithPath: directory + "/features/d.json"))
+            let server = #"{ "host": "127.0.0.1", "port": 0, "allowToggleOverride": false, "preview": { "enabled": false }, "log": { "level": "error" } }"#
+            try Data(server.utf8).write(to: URL(fileURLWithPath: directory + "/server.json"))
+            let result = await app.reloadConfiguration(trigger: "test")
+            #expect(result.succeeded, "\(result.issues)")
+            #expect(result.restartRequired.contains("preview"), "routes are built at start-up")
+            let list = try await client.get("/preview")
+            #expect(list.status == 200, "still served until a restart")
+            #expect(list.text.contains(#"href="/preview?uri=hub%3Adelta""#))
+            #expect(try await client.get("/preview?uri=hub:delta").status == 200)
+            let features = try await client.get("/features").json()["features"]?.arrayValue ?? []
+            #expect(features.allSatisfy { $0["toggles"] == nil }, "allowToggleOverride applies live")
+        }
+    }
+
     @Test("HTMLText: escaping and percent-encoding")
     func htmlText() {
         #expect(HTMLText.escape(#"<a href="x" title='y'>&amp;</a>"#) == "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;")

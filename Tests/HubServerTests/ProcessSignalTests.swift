@@ -92,6 +92,39 @@ import Glibc
         connection.close()
     }
 
+    @Test("SIGHUP reloads the config (with watching off), and the server keeps serving")
+    func hangupReloads() async throws {
+        let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-sighup-\(UUID().uuidString)").path
+        try FileManager.default.copyItem(atPath: Self.configDirectory.path, toPath: directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUB_HOST"] = "127.0.0.1"
+        environment["HUB_PORT"] = "0"
+        environment["HUB_LOG_LEVEL"] = "info"
+        let output = Pipe()
+        let process = try ChildProcess(
+            executable: binary.path, arguments: ["serve", "--no-watch", "--config", directory], environment: environment,
+            stdout: output.fileHandleForWriting.fileDescriptor, stderr: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let reader = LineReader(output.fileHandleForReading)
+        defer { process.terminate() }
+        var port: Int?
+        #expect(try await eventually { port = reader.all.lazy.compactMap(Self.listeningPort).first; return port != nil })
+        let client = HubClient(port: try #require(port, "no listening line: \(reader.all)"))
+        #expect(try await client.view("hub:home").text.contains("Recently played"))
+
+        let home = directory + "/content/home.json"
+        let edited = try String(contentsOfFile: home, encoding: .utf8).replacingOccurrences(of: "Recently played", with: "Played lately")
+        try Data(edited.utf8).write(to: URL(fileURLWithPath: home))
+        // Watching is off: only the signal reloads.
+        process.signal(SIGHUP)
+        #expect(try await eventually { try await client.view("hub:home").text.contains("Played lately") })
+        #expect(reader.all.contains { $0.contains("\"msg\":\"config reloaded\"") && $0.contains("\"trigger\":\"SIGHUP\"") })
+        #expect(process.isRunning)
+        #expect(try await client.metric(#"hub_config_reloads_total{result="success"}"#) == 1)
+    }
+
     static func listeningPort(_ line: String) -> Int? {
         guard line.contains("\"msg\":\"listening\""), let range = line.range(of: "\"port\":") else { return nil }
         return Int(line[range.upperBound...].prefix { $0.isNumber })

@@ -14,8 +14,10 @@ text that tries to inject markup).
     injected markup as text (no script ran);
   - clicking a todo row removes it (performed); todo:clear is vetoed (not performed); an item
     added by another client arrives over the event stream without a reload;
-  - an edit of content/home.json shows in the open page without a reload (needs config hot
-    reload: skipped, with the reason, when /metrics has no hub_config_reloads_total).
+  - an edit of content/home.json shows in the open page without a reload, computed with the
+    panel's toggle; removing the lab feature ends its open session and the page says so (these
+    need config hot reload: skipped, with the reason, when /metrics has no
+    hub_config_reloads_total).
 
 Usage: preview_test.py --server .build/debug/hub-server [--screenshot docs/preview.png]
 (--screenshot saves the preview of hub:food, as README.md shows it)
@@ -270,6 +272,10 @@ class PreviewTest:
             return
         if not self.open("hub:home"):
             return
+        # Grid again: a memo hit, whose token is lazy (no session stored); the page must store the
+        # session with its headers before it subscribes, or the re-run after the edit loses the toggle.
+        Select(self.driver.find_element(By.ID, "toggle-homeLayout")).select_by_value("grid")
+        self.until(lambda d: "Grid layout" in self.canvas_text() and d.find_element(By.ID, "live").get_attribute("data-state") == "live")
         self.js("window.__marker = 'kept'")
         path = os.path.join(self.config, "content", "home.json")
         with open(path) as f:
@@ -283,9 +289,18 @@ class PreviewTest:
         elapsed = time.monotonic() - started
         self.check(shown, "an edit of content/home.json shows in the open page")
         self.check(self.js("return window.__marker") == "kept", "without reloading the page")
+        self.check("Grid layout" in self.canvas_text() and len(self.driver.find_elements(By.CSS_SELECTOR, "#canvas .hub-grid .hub-card")) == 3,
+                   "the re-run kept the panel's headers (Hub-Toggle homeLayout=grid)", self.canvas_text())
         if shown:
             note = "within" if elapsed <= RELOAD_TARGET else "OVER"
             print(f"  info  the edit showed after {elapsed:.2f} s ({note} the {RELOAD_TARGET:.0f} s target)")
+
+        if not self.open("hub:lab"):
+            return
+        os.remove(os.path.join(self.config, "features", "zz-lab.json"))
+        ended = self.until(lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "ended")
+        problem = self.driver.find_element(By.ID, "problem").text
+        self.check(ended and "feature" in problem, "removing the feature ends the session: the page says so", problem)
 
     def console_errors(self):
         problems = [entry["message"] for entry in self.driver.get_log("browser")

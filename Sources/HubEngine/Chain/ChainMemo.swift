@@ -34,7 +34,7 @@ final class ChainMemo: Sendable {
         feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
         sessionID: String
     ) -> String? {
-        var key = feature.identifier + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
+        var key = tag(of: feature) + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
         for index in operations.indices {
             let context = ContentContext(
                 viewURI: request.viewURI, feature: feature.info, connectivity: connectivity, previousError: nil,
@@ -43,6 +43,26 @@ final class ChainMemo: Sendable {
             key += "\u{1}" + operationKey
         }
         return key
+    }
+
+    /// The part of a key that names the feature and its revision (a reload that changes the
+    /// feature changes it, so an old run finishing after the reload cannot serve the new one).
+    static func tag(of feature: Feature) -> String {
+        feature.identifier + "#" + String(feature.revision)
+    }
+
+    /// Drops every entry whose feature tag (``tag(of:)``) is not in `live`: features removed
+    /// or changed by a reload.
+    func forgetAll(except live: Set<String>) {
+        state.withLock { state in
+            for (key, value) in state.entries {
+                let tag = key.prefix { $0 != "\u{1}" }
+                if !live.contains(String(tag)) {
+                    state.entries[key] = nil
+                    state.totalCost -= value.cost
+                }
+            }
+        }
     }
 
     /// What an entry costs, as a multiple of its view model's JSON size.

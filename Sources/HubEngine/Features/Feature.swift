@@ -9,6 +9,10 @@ public struct Feature: Sendable {
     public let schemaIdentifier: String?
     /// Asked before every action in this feature's views; `nil` uses the registry's default (S144).
     public let actionHandler: (any ActionHandler)?
+    /// Which definition of the feature this is, stamped by the engine that serves it: a config
+    /// reload that changes the feature gives it a new revision (memoized chains and sessions of
+    /// the old one are then re-run); 0 until an engine serves it.
+    public internal(set) var revision: UInt64 = 0
 
     public init(
         identifier: String, title: String, localizedTitles: [String: String] = [:], predicate: ViewURIPredicate,

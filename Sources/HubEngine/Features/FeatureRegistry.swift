@@ -8,7 +8,7 @@ public struct FeatureRegistry: Sendable {
     }
 
     /// Features in precedence order: the first whose predicate matches wins (S133).
-    public let features: [Feature]
+    public private(set) var features: [Feature]
     /// Asked before actions in features that have no handler of their own (S144).
     public let defaultActionHandler: (any ActionHandler)?
 
@@ -32,6 +32,13 @@ public struct FeatureRegistry: Sendable {
         }
         self.features = features
         self.defaultActionHandler = defaultActionHandler
+    }
+
+    /// The same registry with each feature transformed (identifiers unchanged: no validation).
+    func replacingFeatures(_ transform: (Feature) -> Feature) -> FeatureRegistry {
+        var copy = self
+        copy.features = features.map(transform)
+        return copy
     }
 
     /// The first feature whose predicate matches `viewURI`, or `nil` (S133, S134).

@@ -222,6 +222,11 @@ public final class SessionStore: Sendable {
         return total
     }
 
+    /// Every live session now (a snapshot: for a config reload to visit each once).
+    public func allSessions() -> [ViewSession] {
+        shards.flatMap { shard in shard.withLock { $0.entries.values.map(\.session) } }
+    }
+
     /// Number of live sessions.
     public var count: Int { shards.reduce(0) { $0 + $1.withLock { $0.entries.count } } }
 

@@ -151,6 +151,6 @@ extension ViewSession {
 
 extension SessionEnvironment {
     func actionHandler(for feature: Feature) -> (any ActionHandler)? {
-        feature.actionHandler ?? actionHandler
+        feature.actionHandler ?? definitions.features.defaultActionHandler
     }
 }

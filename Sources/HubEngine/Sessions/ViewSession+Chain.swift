@@ -5,6 +5,7 @@ extension ViewSession {
     /// snapshot i-1, each seeing the error of op i-1 (S89, S93, S99). A full run resets the
     /// page index and may be answered from the chain memo.
     func runMain(from start: Int) async {
+        if start == 0 { adoptPendingDefinition() }
         memoizedRunKey = nil
         if start == 0 {
             pageIndex = 0

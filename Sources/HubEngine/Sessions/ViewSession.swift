@@ -13,15 +13,22 @@ public actor ViewSession {
     public nonisolated let id: String
     /// What clients hold for this session (`Hub-Session`): the identifier and what rebuilds it.
     public nonisolated let token: SessionToken
-    public nonisolated let feature: Feature
+    /// The feature serving the session; a config reload that changes it replaces it (with the
+    /// operations) before the next full run.
+    public internal(set) var feature: Feature
     /// The view URI the session was opened for.
     public nonisolated let viewURI: String
     /// Live subscriber count, readable without the actor: the store closes an evicted or
     /// expired session only when someone is listening (closing ends their streams).
     nonisolated let subscriberGauge = Atomic<Int>(0)
 
-    let operations: [any ContentOperation]
+    var operations: [any ContentOperation]
     let environment: SessionEnvironment
+    /// A reloaded definition of the session's feature, adopted when its full run starts (work
+    /// already under way finishes on the old one).
+    var pendingDefinition: (feature: Feature, operations: [any ContentOperation])?
+    /// Why the session ended; `nil` while it lives.
+    public internal(set) var endReason: SessionEndReason?
 
     /// The latest request (operations see its headers and languages).
     var request: ViewRequest
@@ -102,7 +109,7 @@ public actor ViewSession {
     public var isLoading: Bool { isDriving || !queue.isEmpty }
 
     /// Names of the chain's operations, in order.
-    public nonisolated var operationNames: [String] { operations.map(\.name) }
+    public var operationNames: [String] { operations.map(\.name) }
 
     // MARK: - Loading
 
@@ -249,8 +256,10 @@ public actor ViewSession {
     /// Number of live subscribers.
     public var subscriberCount: Int { subscribers.count }
 
-    /// Ends the session: subscribers finish and the session frees what it held.
-    public func close() {
+    /// Ends the session: subscribers finish and the session frees what it held. The first
+    /// reason given is kept (``endReason``).
+    public func close(reason: SessionEndReason = .closed) {
+        if endReason == nil { endReason = reason }
         isClosed = true
         let ended = subscribers.values
         subscribers.removeAll()
@@ -269,10 +278,8 @@ public actor ViewSession {
 
 /// What every session of an engine shares: registries, deadlines, defaults, the chain memo.
 struct SessionEnvironment: Sendable {
-    let actions: ActionRegistry
-    let actionHandler: (any ActionHandler)?
-    let operationDeadline: Duration
-    let componentDefaults: ComponentDefaults
+    /// The engine's current features, actions and chain settings (replaced by a config reload).
+    let definitions: EngineDefinitions
     /// Pages a session may load at most.
     let maxPages: Int
     /// Chain runs under way across the engine (for a drain to wait on).
@@ -282,6 +289,13 @@ struct SessionEnvironment: Sendable {
     /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
     /// is not there: ended, evicted, or never kept).
     let withdrawViewless: @Sendable (String) -> Void
+}
+
+extension SessionEnvironment {
+    /// The action registry now (a reload may have replaced it since the session opened).
+    var actions: ActionRegistry { definitions.actions }
+    var operationDeadline: Duration { definitions.operationDeadline }
+    var componentDefaults: ComponentDefaults { definitions.componentDefaults }
 }
 
 /// A count shared by every session of an engine: chain runs under way.

@@ -4,6 +4,7 @@ import HubEngine
 import HubHTTP
 import HubMetrics
 import HubModel
+import HubSync
 import HubUpstream
 
 /// The HubServer product: `Config/` in, the HTTP API out. `hub-server serve` runs one; an
@@ -16,7 +17,9 @@ import HubUpstream
 /// try await app.run()   // serves until SIGTERM or SIGINT, then drains
 /// ```
 public final class HubApplication: Sendable {
-    public let configuration: LoadedConfiguration
+    /// The config being served: the one it started with, or the last one a reload installed
+    /// (with the start-up values of the settings that need a restart).
+    public var configuration: LoadedConfiguration { reloader.configuration }
     public let engine: ViewEngine
     public let logger: JSONLogger
     let state: ServerState
@@ -25,6 +28,12 @@ public final class HubApplication: Sendable {
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
     private let sweeper = SweeperBox()
+    /// Reloads the config directory (SIGHUP, a watched change, ``reloadConfiguration(trigger:)``).
+    let reloader: ConfigReloader
+    /// The inotify watcher while serving with `reload.watch`.
+    private let watcher = Locked<ConfigWatcher?>(nil)
+    /// The SIGHUP listener while ``run()`` serves.
+    private let hangupListener = SweeperBox()
 
     /// Loads `directory` (default: `HUB_CONFIG`, else `Config`) and builds the application.
     /// Throws ``ConfigurationError`` listing every problem.
@@ -32,28 +41,38 @@ public final class HubApplication: Sendable {
         directory: String? = nil, extensions: SwiftExtensions = SwiftExtensions(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> HubApplication {
-        let path = directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
-        let loader = ConfigLoader(
-            swiftOperationNames: Set(extensions.operations.keys), swiftActionNames: Set(extensions.actionFactories.keys),
-            environment: environment)
-        return try HubApplication(configuration: try loader.load(directory: path), extensions: extensions)
+        let path = ConfigLoader.directory(directory, environment: environment)
+        let loader = Self.loader(for: extensions, environment: environment)
+        return try HubApplication(
+            configuration: try loader.load(directory: path), extensions: extensions, logger: nil, environment: environment)
     }
 
-    /// Builds the application from a loaded configuration.
-    public init(configuration: LoadedConfiguration, extensions: SwiftExtensions = SwiftExtensions(), logger: JSONLogger? = nil) throws {
-        self.configuration = configuration
+    /// Builds the application from a loaded configuration. A reload reads
+    /// `configuration.directory` again, with the process environment.
+    public convenience init(
+        configuration: LoadedConfiguration, extensions: SwiftExtensions = SwiftExtensions(), logger: JSONLogger? = nil
+    ) throws {
+        try self.init(
+            configuration: configuration, extensions: extensions, logger: logger,
+            environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The loader of `serve`, `validate` and reloads: the extensions' Swift names, `environment`'s overrides.
+    static func loader(for extensions: SwiftExtensions, environment: [String: String]) -> ConfigLoader {
+        ConfigLoader(
+            swiftOperationNames: Set(extensions.operations.keys), swiftActionNames: Set(extensions.actionFactories.keys),
+            environment: environment)
+    }
+
+    init(
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, logger: JSONLogger?, environment: [String: String]
+    ) throws {
         let settings = configuration.settings
         let logger = logger ?? JSONLogger(level: settings.logLevel, format: settings.logFormat)
         self.logger = logger
         let metrics = ServerMetrics()
 
-        var upstreamConfiguration = UpstreamConfiguration()
-        upstreamConfiguration.timeout = .milliseconds(settings.upstream.timeoutMs)
-        upstreamConfiguration.connectTimeout = .milliseconds(settings.upstream.connectTimeoutMs)
-        upstreamConfiguration.maxConnectionsPerHost = settings.upstream.maxConnectionsPerHost
-        upstreamConfiguration.maxResponseBytes = settings.upstream.maxResponseBytes
-        upstreamConfiguration.cacheEntries = settings.upstream.cacheEntries
-        let upstream = CurlUpstreamClient(configuration: upstreamConfiguration)
+        let upstream = CurlUpstreamClient(configuration: settings.upstreamConfiguration)
         self.upstream = upstream
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
 
@@ -81,8 +100,11 @@ public final class HubApplication: Sendable {
             GzipMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
         self.responder = responder
-        let http = HTTPServer(configuration: Self.httpConfiguration(settings), responder: responder)
+        let http = HTTPServer(configuration: settings.httpConfiguration, responder: responder)
         self.http = http
+        self.reloader = ConfigReloader(
+            configuration: configuration, loader: Self.loader(for: extensions, environment: environment),
+            extensions: extensions, engine: engine, state: state, client: client, logger: logger)
 
         Self.registerCollectedMetrics(metrics: metrics, engine: engine, http: http, upstream: upstream)
         let renderCache = state.renderCache
@@ -115,6 +137,7 @@ public final class HubApplication: Sendable {
         let idle = configuration.settings.sessions.idleSeconds
         let interval = Duration.milliseconds(Int64(max(0.05, min(idle / 4, 30)) * 1000))
         let sessions = engine.sessions
+        startWatching()
         sweeper.start {
             Task.detached {
                 while !Task.isCancelled {
@@ -177,12 +200,14 @@ public final class HubApplication: Sendable {
             .info, "draining",
             ["open_connections": .int(http.openConnections), "delay_seconds": .double(settings.timeouts.drainDelaySeconds)])
         if settings.timeouts.drainDelaySeconds > 0 {
-            try? await Task.sleep(for: .milliseconds(Int64(settings.timeouts.drainDelaySeconds * 1000)))
+            try? await Task.sleep(for: .seconds(settings.timeouts.drainDelaySeconds))
         }
         state.streams.endAll()
         await http.shutdown()
         sweeper.stop()
-        if !(await engine.waitUntilIdle(timeout: .milliseconds(Int64(settings.timeouts.drainSeconds * 1000)))) {
+        hangupListener.stop()
+        watcher.withLock { $0 }?.stop()
+        if !(await engine.waitUntilIdle(timeout: .seconds(settings.timeouts.drainSeconds))) {
             logger.log(.warning, "chains still running at shutdown", ["running": .int(engine.runningChains)])
         }
         upstream.shutdown()
@@ -192,143 +217,48 @@ public final class HubApplication: Sendable {
 
     /// Starts, serves until SIGTERM or SIGINT, then drains.
     public func run() async throws {
+        // The handlers are installed before the listener opens, so a signal sent as soon as the
+        // server answers (an orchestrator, a test) is never the default action (termination).
+        let terminations = SignalPipe.termination.notifications()
+        let hangups = SignalPipe.hangup.notifications()
         try start()
-        await Self.waitForTerminationSignal()
+        let reloader = self.reloader
+        hangupListener.start {
+            Task.detached {
+                for await _ in hangups {
+                    _ = await reloader.reload(trigger: "SIGHUP")
+                }
+            }
+        }
+        for await _ in terminations { break }
         await shutdown()
     }
 
-    // MARK: - Building
+    // MARK: - Reloading
 
-    static func makeEngine(
-        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics,
-        logger: JSONLogger? = nil
-    ) throws -> ViewEngine {
+    /// Loads the config directory again and serves it when valid (what SIGHUP and a watched
+    /// file change do): see ``ConfigReloadResult``. `trigger` names the cause in the log.
+    @discardableResult
+    public func reloadConfiguration(trigger: String = "api") async -> ConfigReloadResult {
+        await reloader.reload(trigger: trigger)
+    }
+
+    /// Starts the inotify watcher when `reload.watch` is on; without inotify, SIGHUP still works.
+    private func startWatching() {
         let settings = configuration.settings
-        let builder = BlueprintBuilder(
-            settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
-            client: client, freshness: RemoteFreshness(capacity: max(1, settings.upstream.cacheEntries)), logger: logger)
-        let features = configuration.features.map { definition in
-            let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
-            let blueprints = builder.build(definition.operations, feature: definition, path: "operations")
-            return Feature(
-                identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles,
-                predicate: definition.predicate,
-                operationFactories: [
-                    ConfiguredOperationFactory(
-                        blueprints: blueprints, feature: info, allowToggleOverride: settings.allowToggleOverride)
-                ],
-                reloadPolicy: definition.reloadPolicy, schemaIdentifier: definition.schema,
-                actionHandler: definition.vetoedActions.isEmpty
-                    ? nil : VetoListActionHandler(vetoed: Set(definition.vetoedActions)))
-        }
-        var factories: [(namespace: String, factory: any ActionFactory)] = []
-        for (namespace, definition) in configuration.actions {
-            switch definition {
-            case .remote(let url, let timeoutMs, let headers):
-                factories.append((
-                    namespace,
-                    RemoteActionFactory(
-                        namespace: namespace, url: url, timeout: .milliseconds(timeoutMs ?? settings.upstream.timeoutMs),
-                        headers: headers, client: client)
-                ))
-            case .swift(let name):
-                guard let factory = extensions.actionFactories[name] else {
-                    throw ConfigurationError(issues: [
-                        ConfigIssue(file: "actions.json", path: "$.\(namespace).name", message: "no Swift action factory is registered as '\(name)'")
-                    ])
-                }
-                factories.append((namespace, factory))
-            }
-        }
+        guard settings.reload.watch else { return }
+        let reloader = self.reloader
         do {
-            let registry = try FeatureRegistry(features: features)
-            let actions = try ActionRegistry(factories: factories)
-            let engineConfiguration = ViewEngine.Configuration(
-                operationDeadline: .milliseconds(Int64(settings.timeouts.operationSeconds * 1000)),
-                componentDefaults: settings.components, maxSessions: settings.sessions.max,
-                sessionIdleTimeout: .milliseconds(Int64(settings.sessions.idleSeconds * 1000)),
-                memoEntries: settings.caches.memoEntries, memoBytes: settings.caches.memoBytes,
-                maxPages: settings.sessions.maxPages,
-                chainObserver: { report in
-                    // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
-                    if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
-                        metrics.chainMemoHits.labels(report.featureIdentifier).increment()
-                        return
-                    }
-                    var total = Duration.zero
-                    for timing in report.timings where !timing.memoized {
-                        total += timing.duration
-                        metrics.operationDuration.labels(report.featureIdentifier, timing.name).observe(timing.duration)
-                        if timing.failed { metrics.operationErrors.labels(report.featureIdentifier, timing.name).increment() }
-                    }
-                    metrics.chainDuration.labels(report.featureIdentifier).observe(total)
-                })
-            return ViewEngine(features: registry, actions: actions, configuration: engineConfiguration)
-        } catch let error as FeatureRegistry.ValidationError {
-            throw ConfigurationError(issues: [ConfigIssue(file: "features/", path: "$.id", message: error.description)])
-        } catch let error as ActionRegistry.ValidationError {
-            throw ConfigurationError(issues: [ConfigIssue(file: "actions.json", path: "$", message: error.description)])
+            let started = try ConfigWatcher(
+                directory: configuration.directory, debounce: .milliseconds(settings.reload.debounceMs)
+            ) {
+                Task { _ = await reloader.reload(trigger: "watch") }
+            }
+            watcher.withLock { $0 = started }
+        } catch {
+            logger.log(
+                .warning, "config watching unavailable; SIGHUP still reloads",
+                ["config": .string(configuration.directory), "error": .string("\(error)")])
         }
-    }
-
-    static func httpConfiguration(_ settings: ServerSettings) -> HTTPServerConfiguration {
-        var configuration = HTTPServerConfiguration()
-        configuration.host = settings.host
-        configuration.port = settings.port
-        configuration.limits.requestLineBytes = settings.limits.requestLineBytes
-        configuration.limits.headerBytes = settings.limits.headerBytes
-        configuration.limits.headerCount = settings.limits.headerCount
-        configuration.limits.bodyBytes = settings.limits.bodyBytes
-        configuration.limits.connections = settings.limits.connections
-        configuration.timeouts.header = .milliseconds(Int64(settings.timeouts.headerSeconds * 1000))
-        configuration.timeouts.body = .milliseconds(Int64(settings.timeouts.bodySeconds * 1000))
-        configuration.timeouts.idle = .milliseconds(Int64(settings.timeouts.idleSeconds * 1000))
-        configuration.timeouts.drain = .milliseconds(Int64(settings.timeouts.drainSeconds * 1000))
-        configuration.gzip.minBytes = settings.gzip.minBytes
-        configuration.gzip.level = settings.gzip.level
-        return configuration
-    }
-
-    static func registerCollectedMetrics(metrics: ServerMetrics, engine: ViewEngine, http: HTTPServer, upstream: CurlUpstreamClient) {
-        let sessions = engine.sessions
-        metrics.registry.collectedGauge("hub_sessions_active", help: "Live view sessions.") {
-            [(labels: [], value: Double(sessions.statistics.active))]
-        }
-        metrics.registry.collectedCounter("hub_sessions_ended_total", help: "Sessions that ended, by reason.") {
-            let statistics = sessions.statistics
-            return [
-                (labels: [("reason", "evicted")], value: Double(statistics.evicted)),
-                (labels: [("reason", "expired")], value: Double(statistics.expired)),
-                (labels: [("reason", "deleted")], value: Double(statistics.ended)),
-                (labels: [("reason", "failed")], value: Double(statistics.failed)),
-            ]
-        }
-        metrics.registry.collectedCounter(
-            "hub_sessions_rebuilt_total", help: "Sessions rebuilt from their token, by why this process did not hold them."
-        ) {
-            let statistics = sessions.statistics
-            return [
-                (labels: [("reason", "evicted")], value: Double(statistics.rebuiltEvicted)),
-                (labels: [("reason", "expired")], value: Double(statistics.rebuiltExpired)),
-                (labels: [("reason", "unknown")], value: Double(statistics.rebuiltUnknown)),
-            ]
-        }
-        metrics.registry.collectedGauge(
-            "hub_sessions_protected", help: "Live sessions used since they opened (never evicted by unused ones)."
-        ) { [(labels: [], value: Double(sessions.statistics.protected))] }
-        metrics.registry.collectedCounter("hub_sessions_created_total", help: "Sessions stored (opened, rebuilt or first used).") {
-            [(labels: [], value: Double(sessions.statistics.created))]
-        }
-        metrics.registry.collectedGauge("hub_open_connections", help: "Open client connections.") {
-            [(labels: [], value: Double(http.openConnections))]
-        }
-        metrics.registry.collectedCounter("hub_upstream_connections_opened_total", help: "Upstream connections libcurl opened.") {
-            [(labels: [], value: Double(upstream.statistics.connectionsOpened))]
-        }
-    }
-
-    /// Suspends until SIGTERM or SIGINT.
-    static func waitForTerminationSignal() async {
-        await TerminationSignal.wait()
     }
 }

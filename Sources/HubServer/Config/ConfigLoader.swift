@@ -11,6 +11,8 @@ public struct ConfigLoader: Sendable {
     public var swiftActionNames: Set<String>?
     /// Environment for `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`.
     public var environment: [String: String]
+    /// Digests of the files one ``load(directory:)`` reads (set by it for its own run).
+    private var ledger: FileLedger?
 
     public init(
         swiftOperationNames: Set<String>? = nil, swiftActionNames: Set<String>? = nil,
@@ -19,6 +21,13 @@ public struct ConfigLoader: Sendable {
         self.swiftOperationNames = swiftOperationNames
         self.swiftActionNames = swiftActionNames
         self.environment = environment
+    }
+
+    /// The config directory to read: `directory` when given, else `HUB_CONFIG` when set and not
+    /// empty, else `Config` (relative to the current directory). What `serve`, `validate`,
+    /// `render` and ``HubApplication/load(directory:extensions:environment:)`` use.
+    public static func directory(_ directory: String?, environment: [String: String]) -> String {
+        directory ?? environment["HUB_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "Config"
     }
 
     /// What to do when the config directory is not there: a relative path is taken from the
@@ -32,6 +41,12 @@ public struct ConfigLoader: Sendable {
 
     /// Loads `directory`; throws ``ConfigurationError`` listing every error.
     public func load(directory: String) throws(ConfigurationError) -> LoadedConfiguration {
+        var recording = self
+        recording.ledger = FileLedger()
+        return try recording.loadRecordingDigests(directory: directory)
+    }
+
+    private func loadRecordingDigests(directory: String) throws(ConfigurationError) -> LoadedConfiguration {
         var issues: [ConfigIssue] = []
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -106,7 +121,7 @@ public struct ConfigLoader: Sendable {
         guard !issues.contains(where: { $0.severity == .error }) else { throw ConfigurationError(issues: issues) }
         return LoadedConfiguration(
             directory: directory, settings: settings, features: features, schemas: schemas, toggles: toggles,
-            actions: actions, warnings: issues)
+            actions: actions, warnings: issues, fileDigests: ledger?.digests ?? [:])
     }
 
     // MARK: - Files
@@ -124,6 +139,7 @@ public struct ConfigLoader: Sendable {
             if !optional || FileManager.default.fileExists(atPath: path) { reader.error("$", "cannot read the file") }
             return nil
         }
+        ledger?.record(file, data)
         do {
             return try JSONParser(options: .init(maxDepth: depth)).parse(data)
         } catch {

@@ -13,8 +13,15 @@ struct FeatureReader {
         let loader: ConfigLoader
     }
 
+    /// What the feature reads besides its own file (``FeatureDefinition/sources``).
+    final class Sources {
+        var files: [String] = []
+        var templated = false
+    }
+
     let reader: ConfigReader
     let context: Context
+    let sources = Sources()
 
     func read(_ json: JSONValue, file: String) -> FeatureDefinition? {
         guard let root = reader.object(json, at: "$") else { return nil }
@@ -58,7 +65,8 @@ struct FeatureReader {
         guard !reader.hasErrors, let identifier, let title, let predicate else { return nil }
         return FeatureDefinition(
             identifier: identifier, title: title, titles: titles, order: order, file: file, predicate: predicate,
-            schema: schema, reloadPolicy: reload, vetoedActions: vetoed, operations: operations)
+            schema: schema, reloadPolicy: reload, vetoedActions: vetoed, operations: operations,
+            sources: sources.files, readsTemplatedFiles: sources.templated)
     }
 
     private func readMatch(_ value: JSONValue?) -> ViewURIPredicate? {
@@ -193,6 +201,7 @@ struct FeatureReader {
             reader.error("\(path).file", "must be a relative path inside the config directory")
             return nil
         }
+        sources.files.append(file)
         let contentReader = ConfigReader(file: file)
         let document = context.loader.readJSON(context.directory, file, reader: contentReader, depth: context.jsonDepth)
         for issue in contentReader.issues {
@@ -209,6 +218,7 @@ struct FeatureReader {
     private func readRemote(_ object: JSONObject, at path: String) -> RemoteOperationDefinition? {
         guard var urlText = reader.string(object, "url", at: path, required: true) else { return nil }
         let lowered = urlText.lowercased()
+        let original = urlText
         if lowered.hasPrefix("file:") && !lowered.hasPrefix("file://") {
             // `file:content/x.json`: relative to the config directory, so a config works wherever it is.
             urlText = "file://" + Self.absolutePath(context.directory, String(urlText.dropFirst(5)))
@@ -220,6 +230,13 @@ struct FeatureReader {
         do { url = try URLTemplate(urlText) } catch {
             reader.error("\(path).url", error.message)
             return nil
+        }
+        if lowered.hasPrefix("file:") {
+            if url.parts.count > 1 {
+                sources.templated = true
+            } else {
+                sources.files.append(String(original.dropFirst(lowered.hasPrefix("file://") ? 7 : 5)))
+            }
         }
         if urlText.lowercased().hasPrefix("file:"), url.parts.count > 1 {
             // A client's values must not reach files outside the config directory (symlinks too).

@@ -6,13 +6,16 @@ public struct LoadedConfiguration: Sendable {
     public let directory: String
     public var settings: ServerSettings
     /// Features in precedence order (`order`, then file name).
-    public let features: [FeatureDefinition]
+    package let features: [FeatureDefinition]
     /// Custom schemas by identifier.
-    public let schemas: [String: JSONSchema]
+    package let schemas: [String: JSONSchema]
     /// Toggles by name.
-    public let toggles: [String: ToggleDefinition]
+    package let toggles: [String: ToggleDefinition]
     /// Action namespaces in file order.
-    public let actions: [(namespace: String, definition: ActionDefinition)]
+    package let actions: [(namespace: String, definition: ActionDefinition)]
     /// Warnings found while loading (unknown keys and the like).
     public let warnings: [ConfigIssue]
+    /// FNV-1a digests of the files read, by path relative to ``directory``: what a reload
+    /// compares to tell which features changed.
+    let fileDigests: [String: UInt64]
 }

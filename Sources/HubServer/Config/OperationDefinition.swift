@@ -2,8 +2,8 @@ import HubEngine
 import HubModel
 
 /// One configured content operation (DESIGN.md "Config format v1").
-public struct OperationDefinition: Sendable {
-    public indirect enum Kind: Sendable {
+package struct OperationDefinition: Sendable {
+    package indirect enum Kind: Sendable {
         /// `static`: the parsed document (inline `json` or `file`).
         case staticContent(JSONValue)
         case remote(RemoteOperationDefinition)
@@ -16,16 +16,16 @@ public struct OperationDefinition: Sendable {
         case swift(name: String)
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// Initial content (`initial`).
-    public let initial: JSONValue?
+    package let initial: JSONValue?
     /// Actions after which this operation is rescheduled (`rescheduleOn`).
-    public let rescheduleOn: [ComponentIdentifier]
+    package let rescheduleOn: [ComponentIdentifier]
     /// The kind's name, for logs and `Server-Timing` (`static`, `remote`, ...; a swift
     /// operation's registered name).
-    public let name: String
+    package let name: String
 
-    public init(kind: Kind, initial: JSONValue? = nil, rescheduleOn: [ComponentIdentifier] = [], name: String) {
+    package init(kind: Kind, initial: JSONValue? = nil, rescheduleOn: [ComponentIdentifier] = [], name: String) {
         self.kind = kind
         self.initial = initial
         self.rescheduleOn = rescheduleOn
@@ -34,26 +34,26 @@ public struct OperationDefinition: Sendable {
 }
 
 /// A `remote` operation's settings.
-public struct RemoteOperationDefinition: Sendable {
-    public let url: URLTemplate
-    public let method: String
-    public let headers: [(name: String, value: String)]
-    public let timeoutMs: Int?
+package struct RemoteOperationDefinition: Sendable {
+    package let url: URLTemplate
+    package let method: String
+    package let headers: [(name: String, value: String)]
+    package let timeoutMs: Int?
     /// Retries for idempotent GETs (0 = none).
-    public let retries: Int
+    package let retries: Int
     /// Custom schema identifier; `nil` uses the feature's.
-    public let schema: String?
-    public let paginated: Bool
+    package let schema: String?
+    package let paginated: Bool
     /// Failure logs at debug level instead of warning (the error flows on either way).
-    public let optional: Bool
+    package let optional: Bool
 }
 
 /// A `patch` operation's settings.
-public struct PatchDefinition: Sendable {
+package struct PatchDefinition: Sendable {
     /// Component JSON merged into components by id; new ids are appended to the body.
-    public let set: JSONObject
+    package let set: JSONObject
     /// Component ids to drop.
-    public let remove: [String]
+    package let remove: [String]
     /// Preferred indexes by component id.
-    public let move: [(id: String, index: Int)]
+    package let move: [(id: String, index: Int)]
 }

@@ -57,6 +57,13 @@ public struct ServerSettings: Sendable, Equatable {
         public var level = 6
     }
 
+    /// Config hot reload (`reload`): SIGHUP always reloads; `watch` also reloads when a file
+    /// in the config directory changes, once writes have been quiet for `debounceMs`.
+    public struct Reload: Sendable, Equatable {
+        public var watch = true
+        public var debounceMs = 100
+    }
+
     public enum LogLevel: String, Sendable, CaseIterable, Comparable {
         case debug, info, warning, error
 
@@ -86,6 +93,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var allowToggleOverride = true
     /// Cross-origin access for web apps; nil (the default) answers no CORS headers.
     public var cors: CORSPolicy?
+    /// Config hot reload.
+    public var reload = Reload()
     /// Whether `GET /preview` (the browser preview, README "Browser preview") is served
     /// (`preview.enabled`, default `true`); off, `/preview` is 404 `route_not_found`.
     public var previewEnabled = true
@@ -114,7 +123,7 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "preview", "$schema",
+                "allowToggleOverride", "cors", "reload", "preview", "$schema",
             ])
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
@@ -191,6 +200,11 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.string(components, "defaultName", at: path) { self.components.name = value }
             if let value = reader.string(components, "defaultCategory", at: path) { self.components.category = value }
         }
+        if let reload = reader.object(root["reload"], at: "$.reload") {
+            reader.checkKeys(reload, at: "$.reload", known: ["watch", "debounceMs"])
+            if let value = reader.bool(reload, "watch", at: "$.reload") { self.reload.watch = value }
+            if let value = reader.int(reload, "debounceMs", at: "$.reload", range: 0...10_000) { self.reload.debounceMs = value }
+        }
         if root["cors"] != nil { cors = CORSSettingsReader.read(root["cors"], reader: reader) }
         if let preview = reader.object(root["preview"], at: "$.preview") {
             reader.checkKeys(preview, at: "$.preview", known: ["enabled"])
@@ -213,13 +227,20 @@ public struct ServerSettings: Sendable, Equatable {
         }
     }
 
-    /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL` and `HUB_LOG_FORMAT` (`HUB_CONFIG` picks the directory and
+    /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`, `HUB_LOG_FORMAT` and `HUB_CONFIG_WATCH` (`HUB_CONFIG` picks the directory and
     /// is read by the loader). Invalid values are issues naming the variable.
     mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let host = environment["HUB_HOST"], !host.isEmpty { self.host = host }
         if let portText = environment["HUB_PORT"], !portText.isEmpty {
             if let port = Int(portText), (0...65535).contains(port) { self.port = port } else {
                 reader.error("HUB_PORT", "must be a port number between 0 and 65535, got '\(portText)'")
+            }
+        }
+        if let watchText = environment["HUB_CONFIG_WATCH"], !watchText.isEmpty {
+            switch watchText.lowercased() {
+            case "1", "true", "yes", "on": reload.watch = true
+            case "0", "false", "no", "off": reload.watch = false
+            default: reader.error("HUB_CONFIG_WATCH", "must be 1 or 0 (true or false), got '\(watchText)'")
             }
         }
         if let formatText = environment["HUB_LOG_FORMAT"], !formatText.isEmpty {

@@ -1293,7 +1293,7 @@ enum ContractDocuments {
       "get": {
         "operationId": "getViewEvents",
         "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
-        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503).",
+        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503). When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close.",
         "parameters": [
           {
             "$ref": "#/components/parameters/sessionQueryRequired"

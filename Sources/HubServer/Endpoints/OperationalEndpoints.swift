@@ -49,9 +49,9 @@ struct OperationalEndpoints {
             case .maxAge(let age): object["reload"] = ["maxAgeSeconds": .int(Int(age.components.seconds))]
             }
             if let schema = feature.schemaIdentifier { object["schema"] = .string(schema) }
-            // The toggles a QA override (`Hub-Toggle`) can force: listed only when overrides are allowed.
-            let toggles = feature.toggles
-            if state.settings.allowToggleOverride, !toggles.isEmpty {
+            // The toggles a QA override (`Hub-Toggle`) can force: none while overrides are off.
+            let toggles = feature.overridableToggles
+            if !toggles.isEmpty {
                 object["toggles"] = .array(toggles.map { toggle in
                     ["name": .string(toggle.name), "values": .array(toggle.values.map { .string($0) }),
                      "default": .string(toggle.defaultValue)]
@@ -64,9 +64,10 @@ struct OperationalEndpoints {
 }
 
 extension Feature {
-    /// The toggles a configured feature's chain reads (none for a feature built in Swift).
-    var toggles: [ToggleDefinition] {
-        operationFactories.compactMap { $0 as? ConfiguredOperationFactory }.flatMap(\.toggles)
+    /// The toggles a configured feature's chain reads and `Hub-Toggle` may force (none for a
+    /// feature built in Swift, none while `allowToggleOverride` is false).
+    var overridableToggles: [ToggleDefinition] {
+        operationFactories.compactMap { $0 as? ConfiguredOperationFactory }.flatMap(\.overridableToggles)
     }
 }
 

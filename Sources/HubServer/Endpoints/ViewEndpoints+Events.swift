@@ -5,7 +5,8 @@ import HubModel
 import HubSync
 
 extension ViewEndpoints {
-    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
+    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change;
+    /// `event: end` before the stream closes when a config reload removed the view's feature.
     /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
     /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
@@ -42,6 +43,11 @@ extension ViewEndpoints {
                 continuation.yield(
                     ServerSentEvent(event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: id))
             }
+            // A config reload removed the view's feature: say so before the stream closes (a
+            // client should stop reconnecting: the token now answers 404).
+            if await session.endReason == .featureRemoved {
+                continuation.yield(ServerSentEvent(event: "end", data: Self.featureRemovedEvent))
+            }
             continuation.finish()
         }
         let registration = Locked<Int?>(nil)
@@ -64,6 +70,10 @@ extension ViewEndpoints {
         response.headers.add(name: "Hub-Session", value: session.token.encoded)
         return response
     }
+
+    /// The data of the `end` event sent when a reload removed the session's feature.
+    static let featureRemovedEvent =
+        #"{"reason":"feature_removed","detail":"the config no longer has a feature for this view; the session ended"}"#
 
     /// The event id of a rendered view: its strong ETag without the quotes.
     static func eventID(_ etag: String) -> String {

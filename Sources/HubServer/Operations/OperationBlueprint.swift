@@ -108,8 +108,10 @@ struct ConfiguredOperationFactory: ContentOperationFactory {
     }
 
     /// The toggles this chain reads (its `variant` operations, nested ones included), each
-    /// once, in chain order: what `GET /features` lists for QA overrides.
-    var toggles: [ToggleDefinition] {
+    /// once, in chain order, when a `Hub-Toggle` override may force them (`allowToggleOverride`,
+    /// as of the config this factory was built from): what `GET /features` lists for QA.
+    var overridableToggles: [ToggleDefinition] {
+        guard allowToggleOverride else { return [] }
         var found: [ToggleDefinition] = []
         func collect(_ blueprints: [OperationBlueprint]) {
             for case .variant(let toggle, let variants) in blueprints {

@@ -546,10 +546,12 @@ function renderMeta(model, options) {
 //   request's headers: chain runs pushed over the stream (actions, config reloads) use them;
 // - a change in the panel opens a new session (GET /view?uri= with the new headers) and
 //   subscribes again (the old session is deleted);
-// - when the stream drops, the page does not let EventSource reconnect by itself (a session
-//   rebuilt by the bare events request would run without the panel's headers): it fetches
-//   GET /view?session=T&uri=U with the headers first (held, rebuilt or reopened with them),
-//   then subscribes again;
+// - before every subscription, GET /view?session=T&uri=U with the headers makes sure the
+//   session is held with them: a memoized view's token is lazy (GET /view?uri= stored no
+//   session), and the bare events request would create the session without the panel's
+//   headers. The same when the stream drops (restart, drain, another replica): the page does
+//   not let EventSource reconnect by itself, it fetches first (the session held, rebuilt or
+//   reopened with the headers), then subscribes again;
 // - Hub-Components is applied to each response, not kept by the session: with it set, an event
 //   is only a signal, and the page fetches GET /view?session=T to get the view rendered for
 //   those components.
@@ -651,7 +653,7 @@ async function openSession() {
     setLive("off", "not live");
     return;
   }
-  subscribe();
+  await resync();
 }
 
 /** Shows a view response; false (and the problem) when it is not a view. */
@@ -689,6 +691,16 @@ function subscribe() {
   });
   source.addEventListener("view", (event) => {
     if (session.source === source) onViewEvent(event);
+  });
+  // A config reload removed the view's feature: the session ended and its token answers 404.
+  source.addEventListener("end", (event) => {
+    if (session.source !== source) return;
+    stopStream();
+    let detail = "the session ended";
+    try { detail = str(JSON.parse(event.data).detail) ?? detail; } catch (error) { /* keep the default */ }
+    log("event end: " + detail);
+    setLive("ended", "ended");
+    showProblem({ status: 0, json: { title: "Session ended", detail }, error: detail });
   });
   source.addEventListener("error", () => {
     if (session.source !== source) return;
@@ -843,7 +855,10 @@ function showOutcome(what, response, model) {
 // ---------------------------------------------------------------- showing
 
 function showView(view, meta) {
-  session.etag = bareTag(meta.etag) ?? session.etag;
+  const etag = bareTag(meta.etag);
+  // The view already shown (the same bytes): keep its DOM (and the images it loaded).
+  const unchanged = etag !== null && etag === session.etag && !$("device").hidden && !meta.flash;
+  session.etag = etag ?? session.etag;
   if (meta.version) session.version = meta.version;
   session.updatedBy = meta.source;
   session.updatedAt = new Date();
@@ -855,7 +870,7 @@ function showView(view, meta) {
   $("view-uri").textContent = viewURI;
   document.title = (title ? title + " · " : "") + "HubServer preview";
   const canvas = $("canvas");
-  canvas.replaceChildren(renderView(view, { onSelect: select }));
+  if (!unchanged) canvas.replaceChildren(renderView(view, { onSelect: select }));
   canvas.dataset.etag = session.etag ?? "";
   canvas.dataset.streamUpdates = String(session.streamUpdates);
   if (meta.flash) {
@@ -871,7 +886,7 @@ function showProblem(response) {
   const box = $("problem");
   box.replaceChildren();
   const problem = isObject(response.json) ? response.json : {};
-  const heading = response.status ? response.status + " " + (str(problem.title) ?? "") : "No answer";
+  const heading = response.status ? response.status + " " + (str(problem.title) ?? "") : str(problem.title) ?? "No answer";
   box.append(el("strong", null, heading), el("span", "mono", (str(problem.code) ?? "") + " "),
     el("span", null, str(problem.detail) ?? response.error ?? ""));
   box.hidden = false;
@@ -1066,5 +1081,5 @@ start();
 """##
 
     /// Only this page's inline style and script (by SHA-256), same-origin requests, http(s) images.
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'sha256-+l6olQaCRXinyTAWc3ueBp6sfaJG92/o7fVDFosfUlY='; style-src 'sha256-KA75rArjG+eOp8UG5KwjFJ5+O26hPS2ewZ8gfD8c4bg='; img-src http: https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'sha256-xqT8KliGxJThxQYQIwQAvIWW6/FCPnnu8VYKh2morjg='; style-src 'sha256-KA75rArjG+eOp8UG5KwjFJ5+O26hPS2ewZ8gfD8c4bg='; img-src http: https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }

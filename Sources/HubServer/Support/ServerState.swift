@@ -1,6 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubSync
 import Synchronization
 
 /// What every endpoint shares: the engine, settings, caches, metrics, logs and the
@@ -12,8 +13,9 @@ final class ServerState: Sendable {
     let fallback: ComponentFallback
     let metrics: ServerMetrics
     let logger: JSONLogger
-    /// What crosses from HTTP requests into the engine.
-    let bridge: RequestBridge
+    /// What crosses from HTTP requests into the engine (replaced by a config reload).
+    var bridge: RequestBridge { bridgeStorage.withLock { $0 } }
+    private let bridgeStorage: Locked<RequestBridge>
     /// Open event streams (ended when a drain starts).
     let streams = StreamRegistry()
     /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`, `limits.sseStreams`).
@@ -23,7 +25,7 @@ final class ServerState: Sendable {
 
     init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge) {
         self.engine = engine
-        self.bridge = bridge
+        self.bridgeStorage = Locked(bridge)
         self.settings = settings
         self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes, gzipLevel: settings.gzip.level)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
@@ -31,6 +33,11 @@ final class ServerState: Sendable {
         self.logger = logger
         self.streamLimiter = StreamLimiter(
             perSession: settings.limits.sseListenersPerSession, global: settings.limits.sseStreams, registry: metrics.registry)
+    }
+
+    /// Installs the bridge of a reloaded config (the headers it names).
+    func replaceBridge(_ bridge: RequestBridge) {
+        bridgeStorage.withLock { $0 = bridge }
     }
 
     /// `true` once a drain has started (`/ready` answers 503).

@@ -65,21 +65,26 @@ struct TestConfig: Sendable {
     }
 }
 
-/// Starts a `HubApplication` on port 0 (HUB_PORT unset: an empty environment), runs `body`
-/// with a client, and always shuts the server down and removes the directory.
+/// The environment test servers run with: HUB_PORT and HUB_HOST unset, and no config
+/// watching (an inotify instance per test server would reach `fs.inotify.max_user_instances`,
+/// 128 per user, with suites running in parallel); the reload tests turn watching on.
+let testEnvironment = ["HUB_CONFIG_WATCH": "0"]
+
+/// Starts a `HubApplication` on port 0 (``testEnvironment``), runs `body` with a client, and
+/// always shuts the server down and removes the directory.
 @discardableResult
 func withHub<T>(
-    _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(),
+    _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = testEnvironment,
     _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let directory = try config.write()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try await withHub(directory: directory, extensions: extensions, body)
+    return try await withHub(directory: directory, extensions: extensions, environment: environment, body)
 }
 
 @discardableResult
 func withHub<T>(
-    directory: String, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = [:],
+    directory: String, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = testEnvironment,
     _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let app = try HubApplication.load(directory: directory, extensions: extensions, environment: environment)

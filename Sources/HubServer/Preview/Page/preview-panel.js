@@ -4,7 +4,10 @@
 // ---------------------------------------------------------------- showing
 
 function showView(view, meta) {
-  session.etag = bareTag(meta.etag) ?? session.etag;
+  const etag = bareTag(meta.etag);
+  // The view already shown (the same bytes): keep its DOM (and the images it loaded).
+  const unchanged = etag !== null && etag === session.etag && !$("device").hidden && !meta.flash;
+  session.etag = etag ?? session.etag;
   if (meta.version) session.version = meta.version;
   session.updatedBy = meta.source;
   session.updatedAt = new Date();
@@ -16,7 +19,7 @@ function showView(view, meta) {
   $("view-uri").textContent = viewURI;
   document.title = (title ? title + " · " : "") + "HubServer preview";
   const canvas = $("canvas");
-  canvas.replaceChildren(renderView(view, { onSelect: select }));
+  if (!unchanged) canvas.replaceChildren(renderView(view, { onSelect: select }));
   canvas.dataset.etag = session.etag ?? "";
   canvas.dataset.streamUpdates = String(session.streamUpdates);
   if (meta.flash) {
@@ -32,7 +35,7 @@ function showProblem(response) {
   const box = $("problem");
   box.replaceChildren();
   const problem = isObject(response.json) ? response.json : {};
-  const heading = response.status ? response.status + " " + (str(problem.title) ?? "") : "No answer";
+  const heading = response.status ? response.status + " " + (str(problem.title) ?? "") : str(problem.title) ?? "No answer";
   box.append(el("strong", null, heading), el("span", "mono", (str(problem.code) ?? "") + " "),
     el("span", null, str(problem.detail) ?? response.error ?? ""));
   box.hidden = false;

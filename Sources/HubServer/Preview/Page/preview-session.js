@@ -5,10 +5,12 @@
 //   request's headers: chain runs pushed over the stream (actions, config reloads) use them;
 // - a change in the panel opens a new session (GET /view?uri= with the new headers) and
 //   subscribes again (the old session is deleted);
-// - when the stream drops, the page does not let EventSource reconnect by itself (a session
-//   rebuilt by the bare events request would run without the panel's headers): it fetches
-//   GET /view?session=T&uri=U with the headers first (held, rebuilt or reopened with them),
-//   then subscribes again;
+// - before every subscription, GET /view?session=T&uri=U with the headers makes sure the
+//   session is held with them: a memoized view's token is lazy (GET /view?uri= stored no
+//   session), and the bare events request would create the session without the panel's
+//   headers. The same when the stream drops (restart, drain, another replica): the page does
+//   not let EventSource reconnect by itself, it fetches first (the session held, rebuilt or
+//   reopened with the headers), then subscribes again;
 // - Hub-Components is applied to each response, not kept by the session: with it set, an event
 //   is only a signal, and the page fetches GET /view?session=T to get the view rendered for
 //   those components.
@@ -110,7 +112,7 @@ async function openSession() {
     setLive("off", "not live");
     return;
   }
-  subscribe();
+  await resync();
 }
 
 /** Shows a view response; false (and the problem) when it is not a view. */
@@ -148,6 +150,16 @@ function subscribe() {
   });
   source.addEventListener("view", (event) => {
     if (session.source === source) onViewEvent(event);
+  });
+  // A config reload removed the view's feature: the session ended and its token answers 404.
+  source.addEventListener("end", (event) => {
+    if (session.source !== source) return;
+    stopStream();
+    let detail = "the session ended";
+    try { detail = str(JSON.parse(event.data).detail) ?? detail; } catch (error) { /* keep the default */ }
+    log("event end: " + detail);
+    setLive("ended", "ended");
+    showProblem({ status: 0, json: { title: "Session ended", detail }, error: detail });
   });
   source.addEventListener("error", () => {
     if (session.source !== source) return;

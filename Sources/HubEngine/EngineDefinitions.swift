@@ -1,0 +1,74 @@
+import HubModel
+import HubSync
+
+/// What an engine serves now: its features, actions and chain settings. A config reload
+/// (``ViewEngine/install(_:)``) replaces them as a whole, under one lock, so a request sees
+/// either the old set or the new one, never a mix.
+///
+/// Sessions read the actions and chain settings through here at the moment they use them; the
+/// feature and operations a session runs are its own (``ViewSession``), replaced only when
+/// its feature changed.
+final class EngineDefinitions: Sendable {
+    struct Current: Sendable {
+        var features: FeatureRegistry
+        var actions: ActionRegistry
+        var operationDeadline: Duration
+        var componentDefaults: ComponentDefaults
+    }
+
+    private struct State {
+        var current: Current
+        /// The last revision handed out (features start at revision 1).
+        var lastRevision: UInt64
+    }
+
+    private let state: Locked<State>
+
+    init(_ definitions: Current) {
+        var revision: UInt64 = 0
+        var stamped = definitions
+        stamped.features = Self.stamp(definitions.features, keeping: [:]) {
+            revision += 1
+            return revision
+        }
+        state = Locked(State(current: stamped, lastRevision: revision))
+    }
+
+    var snapshot: Current { state.withLock { $0.current } }
+    var features: FeatureRegistry { state.withLock { $0.current.features } }
+    var actions: ActionRegistry { state.withLock { $0.current.actions } }
+    var operationDeadline: Duration { state.withLock { $0.current.operationDeadline } }
+    var componentDefaults: ComponentDefaults { state.withLock { $0.current.componentDefaults } }
+
+    /// Installs `new`: a feature named in `changed`, or new, gets a fresh revision; the others
+    /// keep theirs (so their memoized chains and sessions stay valid). Returns what was
+    /// replaced.
+    func replace(with new: Current, changed: Set<String>) -> Current {
+        state.withLock { state in
+            var kept: [String: UInt64] = [:]
+            for feature in state.current.features.features where !changed.contains(feature.identifier) {
+                kept[feature.identifier] = feature.revision
+            }
+            var stamped = new
+            var revision = state.lastRevision
+            stamped.features = Self.stamp(new.features, keeping: kept) {
+                revision += 1
+                return revision
+            }
+            state.lastRevision = revision
+            let old = state.current
+            state.current = stamped
+            return old
+        }
+    }
+
+    private static func stamp(
+        _ registry: FeatureRegistry, keeping kept: [String: UInt64], next: () -> UInt64
+    ) -> FeatureRegistry {
+        registry.replacingFeatures { feature in
+            var stamped = feature
+            stamped.revision = kept[feature.identifier] ?? next()
+            return stamped
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import HubEngine
+import HubHTTP
+import HubMetrics
+import HubModel
+import HubUpstream
+
+extension HubApplication {
+    // MARK: - Building
+
+    /// The features and actions `configuration` declares, built on `client`: what an engine
+    /// starts with and what a reload installs. Throws ``ConfigurationError`` (an unregistered
+    /// Swift action factory, a duplicate feature identifier or action namespace).
+    static func makeDefinitions(
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, logger: JSONLogger?
+    ) throws -> (features: FeatureRegistry, actions: ActionRegistry) {
+        let settings = configuration.settings
+        let builder = BlueprintBuilder(
+            settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
+            client: client, freshness: RemoteFreshness(capacity: max(1, settings.upstream.cacheEntries)), logger: logger)
+        let features = configuration.features.map { definition in
+            let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
+            let blueprints = builder.build(definition.operations, feature: definition, path: "operations")
+            return Feature(
+                identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles,
+                predicate: definition.predicate,
+                operationFactories: [
+                    ConfiguredOperationFactory(
+                        blueprints: blueprints, feature: info, allowToggleOverride: settings.allowToggleOverride)
+                ],
+                reloadPolicy: definition.reloadPolicy, schemaIdentifier: definition.schema,
+                actionHandler: definition.vetoedActions.isEmpty
+                    ? nil : VetoListActionHandler(vetoed: Set(definition.vetoedActions)))
+        }
+        var factories: [(namespace: String, factory: any ActionFactory)] = []
+        for (namespace, definition) in configuration.actions {
+            switch definition {
+            case .remote(let url, let timeoutMs, let headers):
+                factories.append((
+                    namespace,
+                    RemoteActionFactory(
+                        namespace: namespace, url: url, timeout: .milliseconds(timeoutMs ?? settings.upstream.timeoutMs),
+                        headers: headers, client: client)
+                ))
+            case .swift(let name):
+                guard let factory = extensions.actionFactories[name] else {
+                    throw ConfigurationError(issues: [
+                        ConfigIssue(file: "actions.json", path: "$.\(namespace).name", message: "no Swift action factory is registered as '\(name)'")
+                    ])
+                }
+                factories.append((namespace, factory))
+            }
+        }
+        do {
+            return (try FeatureRegistry(features: features), try ActionRegistry(factories: factories))
+        } catch let error as FeatureRegistry.ValidationError {
+            throw ConfigurationError(issues: [ConfigIssue(file: "features/", path: "$.id", message: error.description)])
+        } catch let error as ActionRegistry.ValidationError {
+            throw ConfigurationError(issues: [ConfigIssue(file: "actions.json", path: "$", message: error.description)])
+        }
+    }
+
+    static func makeEngine(
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics,
+        logger: JSONLogger? = nil
+    ) throws -> ViewEngine {
+        let settings = configuration.settings
+        let (features, actions) = try makeDefinitions(
+            configuration: configuration, extensions: extensions, client: client, logger: logger)
+        let engineConfiguration = settings.engineConfiguration { report in
+            // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
+            if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
+                metrics.chainMemoHits.labels(report.featureIdentifier).increment()
+                return
+            }
+            var total = Duration.zero
+            for timing in report.timings where !timing.memoized {
+                total += timing.duration
+                metrics.operationDuration.labels(report.featureIdentifier, timing.name).observe(timing.duration)
+                if timing.failed { metrics.operationErrors.labels(report.featureIdentifier, timing.name).increment() }
+            }
+            metrics.chainDuration.labels(report.featureIdentifier).observe(total)
+        }
+        return ViewEngine(features: features, actions: actions, configuration: engineConfiguration)
+    }
+
+    static func registerCollectedMetrics(metrics: ServerMetrics, engine: ViewEngine, http: HTTPServer, upstream: CurlUpstreamClient) {
+        let sessions = engine.sessions
+        metrics.registry.collectedGauge("hub_sessions_active", help: "Live view sessions.") {
+            [(labels: [], value: Double(sessions.statistics.active))]
+        }
+        metrics.registry.collectedCounter("hub_sessions_ended_total", help: "Sessions that ended, by reason.") {
+            let statistics = sessions.statistics
+            return [
+                (labels: [("reason", "evicted")], value: Double(statistics.evicted)),
+                (labels: [("reason", "expired")], value: Double(statistics.expired)),
+                (labels: [("reason", "deleted")], value: Double(statistics.ended)),
+                (labels: [("reason", "failed")], value: Double(statistics.failed)),
+            ]
+        }
+        metrics.registry.collectedCounter(
+            "hub_sessions_rebuilt_total", help: "Sessions rebuilt from their token, by why this process did not hold them."
+        ) {
+            let statistics = sessions.statistics
+            return [
+                (labels: [("reason", "evicted")], value: Double(statistics.rebuiltEvicted)),
+                (labels: [("reason", "expired")], value: Double(statistics.rebuiltExpired)),
+                (labels: [("reason", "unknown")], value: Double(statistics.rebuiltUnknown)),
+            ]
+        }
+        metrics.registry.collectedGauge(
+            "hub_sessions_protected", help: "Live sessions used since they opened (never evicted by unused ones)."
+        ) { [(labels: [], value: Double(sessions.statistics.protected))] }
+        metrics.registry.collectedCounter("hub_sessions_created_total", help: "Sessions stored (opened, rebuilt or first used).") {
+            [(labels: [], value: Double(sessions.statistics.created))]
+        }
+        metrics.registry.collectedGauge("hub_open_connections", help: "Open client connections.") {
+            [(labels: [], value: Double(http.openConnections))]
+        }
+        metrics.registry.collectedCounter("hub_upstream_connections_opened_total", help: "Upstream connections libcurl opened.") {
+            [(labels: [], value: Double(upstream.statistics.connectionsOpened))]
+        }
+    }
+}

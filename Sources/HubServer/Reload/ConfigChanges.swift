@@ -1,0 +1,88 @@
+import Foundation
+import HubSync
+
+/// What changed between the config a server runs and a newly loaded one: which features'
+/// output may differ, which `server.json` keys changed but apply only at the next start, and
+/// the settings to run with.
+struct ConfigChanges {
+    /// Features (by identifier) whose definition or content changed: their sessions re-run.
+    var changedFeatures: Set<String> = []
+    /// `server.json` keys that changed but cannot change live; they keep their old value.
+    var restartRequired: [String] = []
+    /// The new settings that apply live, the old values of the rest.
+    var effectiveSettings: ServerSettings
+
+    init(old: LoadedConfiguration, new: LoadedConfiguration) {
+        effectiveSettings = old.settings.applyingLiveSettings(of: new.settings)
+        restartRequired = old.settings.restartOnlyDifferences(from: new.settings)
+        // What every feature reads: toggles, schemas and the chain settings.
+        let everyFeatureChanged =
+            Self.sharedDigest(old) != Self.sharedDigest(new)
+            || !old.settings.hasSameChainSettings(as: new.settings)
+        let oldFeatures = Dictionary(old.features.map { ($0.identifier, $0) }) { first, _ in first }
+        for feature in new.features {
+            guard let previous = oldFeatures[feature.identifier] else { continue }  // new: changed by definition
+            if everyFeatureChanged || feature.readsTemplatedFiles
+                || Self.digest(of: previous, in: old) != Self.digest(of: feature, in: new)
+            {
+                changedFeatures.insert(feature.identifier)
+            }
+        }
+    }
+
+    /// One digest over a feature's file and every file it reads.
+    static func digest(of feature: FeatureDefinition, in configuration: LoadedConfiguration) -> [UInt64] {
+        ([feature.file] + feature.sources).map { file in
+            if let recorded = configuration.fileDigests[file] { return recorded }
+            let path = file.hasPrefix("/") ? file : (configuration.directory as NSString).appendingPathComponent(file)
+            return FileManager.default.contents(atPath: path).map { FNV1a.hash($0) } ?? 0
+        }
+    }
+
+    /// The digests of the files every feature may read: `toggles.json` and `schemas/`.
+    static func sharedDigest(_ configuration: LoadedConfiguration) -> [String: UInt64] {
+        configuration.fileDigests.filter { $0.key == "toggles.json" || $0.key.hasPrefix("schemas/") }
+    }
+}
+
+extension ServerSettings {
+    /// These settings with the values of `new` for everything a running server applies live:
+    /// the chain settings (``hasSameChainSettings(as:)``). Every other key keeps its value.
+    func applyingLiveSettings(of new: ServerSettings) -> ServerSettings {
+        var settings = self
+        settings.components = new.components
+        settings.timeouts.operationSeconds = new.timeouts.operationSeconds
+        settings.upstream.timeoutMs = new.upstream.timeoutMs
+        settings.allowToggleOverride = new.allowToggleOverride
+        return settings
+    }
+
+    /// Whether the settings content operations are built with are the same: component
+    /// defaults, the operation deadline, the upstream timeout and toggle overrides.
+    func hasSameChainSettings(as other: ServerSettings) -> Bool {
+        components == other.components && timeouts.operationSeconds == other.timeouts.operationSeconds
+            && upstream.timeoutMs == other.upstream.timeoutMs && allowToggleOverride == other.allowToggleOverride
+    }
+
+    /// The `server.json` keys whose value differs in `new` and that only a restart applies
+    /// (the listen address, limits, caches, logging, ...), in file order.
+    func restartOnlyDifferences(from new: ServerSettings) -> [String] {
+        let live = applyingLiveSettings(of: new)
+        var keys: [String] = []
+        if live.host != new.host { keys.append("host") }
+        if live.port != new.port { keys.append("port") }
+        if live.limits != new.limits { keys.append("limits") }
+        if live.timeouts != new.timeouts { keys.append("timeouts") }
+        if live.sessions != new.sessions { keys.append("sessions") }
+        if live.caches != new.caches { keys.append("caches") }
+        if live.upstream != new.upstream { keys.append("upstream") }
+        if live.gzip != new.gzip { keys.append("gzip") }
+        if live.logLevel != new.logLevel || live.logFormat != new.logFormat || live.accessLog != new.accessLog {
+            keys.append("log")
+        }
+        if live.cors != new.cors { keys.append("cors") }
+        if live.reload != new.reload { keys.append("reload") }
+        if live.previewEnabled != new.previewEnabled { keys.append("preview") }
+        return keys
+    }
+}
