@@ -26,7 +26,7 @@ run: deps
 	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
 ## Build and run the whole test suite, then the README's curl lines against the demo server, the
-## cross-origin browser test and the balancer configs, then the contract checks (OpenAPI,
+## browser tests (CORS, the preview) and the balancer configs, then the contract checks (OpenAPI,
 ## view-model schema over every recorded view, schemathesis).
 test: deps deps-browser deps-deploy deps-contracts
 	$(SWIFT) build --build-tests
@@ -55,10 +55,12 @@ deps-browser:
 		echo "creating $(VENV) with selenium"; \
 		python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check 'selenium>=4.11,<5'; }
 
-## A page on one loopback origin uses the API on another in headless Chromium (debug build).
+## In headless Chromium (debug build): a page on one loopback origin uses the API on another
+## (CORS), and the browser preview renders, follows and acts on views (GET /preview).
 test-browser: deps-browser
 	$(SWIFT) build --product hub-server
 	$(VENV)/bin/python Tests/browser/cors_test.py --server .build/debug/hub-server
+	$(VENV)/bin/python Tests/browser/preview_test.py --server .build/debug/hub-server
 
 ## nginx and HAProxy, only to check the configs in deploy/ (their services are not used).
 DEPLOY_APT := nginx haproxy

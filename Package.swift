@@ -48,6 +48,8 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: ["HubModel", "HubEngine", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync"],
+            // The preview page's sources: Tools/contracts.py embeds them (Preview/PreviewPage.swift).
+            exclude: ["Preview/Page"],
             swiftSettings: swiftSettings
         ),
         .target(name: "HubDemo", dependencies: ["HubServer", "HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),

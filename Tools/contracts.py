@@ -5,6 +5,7 @@ One source of truth, three outputs:
   docs/openapi.json                              the API (GET /openapi.json serves these bytes)
   docs/view-model.schema.json                    the view model (GET /schema/view-model.json)
   Sources/HubServer/Contracts/ContractDocuments.swift   both, embedded in the binary
+  Sources/HubServer/Preview/PreviewPage.swift          the browser preview's page (Tools/preview_page.py)
 
   python3 Tools/contracts.py           write the three files
   python3 Tools/contracts.py --check   exit 1 when any file differs from what this script writes
@@ -17,6 +18,10 @@ import copy
 import json
 import os
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in Tools/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import preview_page  # noqa: E402  (Tools/ is not a package)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_URL = "/schema/view-model.json"
@@ -185,6 +190,12 @@ PARAMETERS = {
         "schema": {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"},
         "examples": {"home": {"value": "hub:home"}, "food": {"value": "hub:food"}},
     },
+    "uriQueryPreview": {
+        "name": "uri", "in": "query", "description": "The view URI to preview (at most once; non-empty printable "
+        "text of at most 4096 bytes); without it, the page lists the features.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"},
+        "examples": {"home": {"value": "hub:home"}, "todo": {"value": "hub:todo"}},
+    },
     "HubConnectivity": header_param("Hub-Connectivity", "online (default) or offline; a change reloads the "
                                     "session from its initial content. Any other value counts as online."),
     "AcceptLanguage": header_param("Accept-Language", "Languages for operations and localized titles (RFC 9110 12.5.4)."),
@@ -218,6 +229,8 @@ HEADERS = {
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
     "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
+    "ContentSecurityPolicy": {"description": "Only the page's own inline style and script (by hash), same-origin "
+                              "requests and http(s) images.", "schema": {"type": "string"}},
 }
 
 
@@ -450,6 +463,19 @@ PATHS = {
         "operationId": "getFeatures", "summary": "Registered features", "parameters": COMMON_HEADERS,
         "responses": responses({"200": {"description": "Features in order.", "headers": {"X-Request-Id": h("XRequestId")},
                                         "content": {"application/json": {"schema": ref("Features")}}}}, {})}},
+    "/preview": {"get": {
+        "operationId": "getPreview",
+        "summary": "The browser preview: the feature list, or with uri a page that renders that view live",
+        "description": "An HTML page (inline CSS and JavaScript, no external URL) that only calls this API from the "
+        "browser: GET /features, GET /view, GET /view/events, POST /action, DELETE /view. Served when "
+        "server.json preview.enabled is true (the default); otherwise 404 route_not_found.",
+        "parameters": [p("uriQueryPreview")] + COMMON_HEADERS,
+        "responses": responses({"200": {
+            "description": "The page.",
+            "headers": {"Content-Security-Policy": h("ContentSecurityPolicy"), "X-Request-Id": h("XRequestId")},
+            "content": {"text/html; charset=utf-8": {"schema": {"type": "string"}}}}}, {
+            "400": ("The query is invalid.", ["invalid_uri", "duplicate_parameter"]),
+            "404": ("No feature matches the URI.", ["feature_not_found"])})}},
     "/openapi.json": {"get": {
         "operationId": "getOpenAPI", "summary": "This document", "parameters": COMMON_HEADERS,
         "responses": responses({"200": {"description": "OpenAPI 3.1.", "headers": {"X-Request-Id": h("XRequestId")},
@@ -525,6 +551,14 @@ API_SCHEMAS = {
                                      {"type": "object", "required": ["maxAgeSeconds"],
                                       "properties": {"maxAgeSeconds": {"type": "integer"}}}]},
                 "schema": {"type": "string"},
+                "toggles": {
+                    "type": "array", "minItems": 1,
+                    "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only "
+                    "when server.json allowToggleOverride is true (the default).",
+                    "items": {"type": "object", "required": ["name", "values", "default"],
+                              "properties": {"name": {"type": "string"},
+                                             "values": {"type": "array", "items": {"type": "string"}},
+                                             "default": {"type": "string"}}}},
             }}}},
     },
 }
@@ -588,6 +622,7 @@ def outputs():
         "docs/openapi.json": openapi,
         "docs/view-model.schema.json": schema,
         "Sources/HubServer/Contracts/ContractDocuments.swift": swift_source(openapi, schema),
+        **preview_page.outputs(ROOT),
     }
 
 

@@ -68,6 +68,20 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A view URI this predicate matches, for tools that link to a feature (the browser
+    /// preview): the root, or the first exact URI in sorted order; `nil` for a pattern or a
+    /// custom predicate (nothing to pick without guessing) and when the candidate is excluded.
+    public var exampleURI: String? {
+        let candidate: String?
+        switch kind {
+        case .root(let root): candidate = root
+        case .uris(let uris): candidate = uris.sorted().first { !excluded.contains($0) }
+        case .pattern, .custom: candidate = nil
+        }
+        guard let candidate, !candidate.isEmpty, matches(candidate) else { return nil }
+        return candidate
+    }
+
     public var description: String {
         var text: String
         switch kind {

@@ -20,6 +20,9 @@ enum Routes {
         let contracts = ContractEndpoints()
         router.add(.get, "/openapi.json", contracts.openAPI)
         router.add(.get, "/schema/view-model.json", contracts.viewModelSchema)
+        if state.settings.previewEnabled {
+            router.add(.get, "/preview", PreviewEndpoint(state: state).page)
+        }
         return router
     }
 }

@@ -95,6 +95,9 @@ public struct ServerSettings: Sendable, Equatable {
     public var cors: CORSPolicy?
     /// Config hot reload.
     public var reload = Reload()
+    /// Whether `GET /preview` (the browser preview, README "Browser preview") is served
+    /// (`preview.enabled`, default `true`); off, `/preview` is 404 `route_not_found`.
+    public var previewEnabled = true
 
     public init() {}
 
@@ -120,7 +123,7 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "reload", "$schema",
+                "allowToggleOverride", "cors", "reload", "preview", "$schema",
             ])
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
@@ -203,6 +206,10 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.int(reload, "debounceMs", at: "$.reload", range: 0...10_000) { self.reload.debounceMs = value }
         }
         if root["cors"] != nil { cors = CORSSettingsReader.read(root["cors"], reader: reader) }
+        if let preview = reader.object(root["preview"], at: "$.preview") {
+            reader.checkKeys(preview, at: "$.preview", known: ["enabled"])
+            if let flag = reader.bool(preview, "enabled", at: "$.preview") { previewEnabled = flag }
+        }
         if let log = reader.object(root["log"], at: "$.log") {
             let path = "$.log"
             reader.checkKeys(log, at: path, known: ["level", "format", "access"])

@@ -2136,6 +2136,150 @@ enum ContractDocuments {
         }
       }
     },
+    "/preview": {
+      "get": {
+        "operationId": "getPreview",
+        "summary": "The browser preview: the feature list, or with uri a page that renders that view live",
+        "description": "An HTML page (inline CSS and JavaScript, no external URL) that only calls this API from the browser: GET /features, GET /view, GET /view/events, POST /action, DELETE /view. Served when server.json preview.enabled is true (the default); otherwise 404 route_not_found.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/uriQueryPreview"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The page.",
+            "headers": {
+              "Content-Security-Policy": {
+                "$ref": "#/components/headers/ContentSecurityPolicy"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "text/html; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The query is invalid. Codes: invalid_uri, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_uri",
+                            "duplicate_parameter",
+                            "invalid_request_line",
+                            "invalid_method",
+                            "invalid_target",
+                            "invalid_version",
+                            "missing_host",
+                            "duplicate_host",
+                            "invalid_host",
+                            "obs_fold",
+                            "invalid_header",
+                            "invalid_header_name",
+                            "invalid_header_value",
+                            "bare_lf",
+                            "ambiguous_framing",
+                            "invalid_transfer_encoding",
+                            "duplicate_content_length",
+                            "invalid_content_length",
+                            "invalid_chunk",
+                            "invalid_query",
+                            "invalid_path"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No feature matches the URI. Codes: feature_not_found.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "feature_not_found"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
     "/openapi.json": {
       "get": {
         "operationId": "getOpenAPI",
@@ -2503,6 +2647,33 @@ enum ContractDocuments {
                 },
                 "schema": {
                   "type": "string"
+                },
+                "toggles": {
+                  "type": "array",
+                  "minItems": 1,
+                  "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only when server.json allowToggleOverride is true (the default).",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "name",
+                      "values",
+                      "default"
+                    ],
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      },
+                      "default": {
+                        "type": "string"
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -2784,6 +2955,25 @@ enum ContractDocuments {
           }
         }
       },
+      "uriQueryPreview": {
+        "name": "uri",
+        "in": "query",
+        "description": "The view URI to preview (at most once; non-empty printable text of at most 4096 bytes); without it, the page lists the features.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+        },
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "todo": {
+            "value": "hub:todo"
+          }
+        }
+      },
       "HubConnectivity": {
         "name": "Hub-Connectivity",
         "in": "header",
@@ -2932,6 +3122,12 @@ enum ContractDocuments {
       },
       "Allow": {
         "description": "The methods the route allows.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "ContentSecurityPolicy": {
+        "description": "Only the page's own inline style and script (by hash), same-origin requests and http(s) images.",
         "schema": {
           "type": "string"
         }

@@ -31,6 +31,11 @@ struct OperationalEndpoints {
     }
 
     func features(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        .json(JSONValue.object(["features": .array(featureDescriptions())]).jsonBytes)
+    }
+
+    /// What `GET /features` lists (and the preview's feature list shows), in feature order.
+    func featureDescriptions() -> [JSONValue] {
         let probe = ViewRequest(viewURI: "")
         let features: [JSONValue] = state.engine.features.features.map { feature in
             var object = JSONObject()
@@ -44,9 +49,25 @@ struct OperationalEndpoints {
             case .maxAge(let age): object["reload"] = ["maxAgeSeconds": .int(Int(age.components.seconds))]
             }
             if let schema = feature.schemaIdentifier { object["schema"] = .string(schema) }
+            // The toggles a QA override (`Hub-Toggle`) can force: none while overrides are off.
+            let toggles = feature.overridableToggles
+            if !toggles.isEmpty {
+                object["toggles"] = .array(toggles.map { toggle in
+                    ["name": .string(toggle.name), "values": .array(toggle.values.map { .string($0) }),
+                     "default": .string(toggle.defaultValue)]
+                })
+            }
             return .object(object)
         }
-        return .json(JSONValue.object(["features": .array(features)]).jsonBytes)
+        return features
+    }
+}
+
+extension Feature {
+    /// The toggles a configured feature's chain reads and `Hub-Toggle` may force (none for a
+    /// feature built in Swift, none while `allowToggleOverride` is false).
+    var overridableToggles: [ToggleDefinition] {
+        operationFactories.compactMap { $0 as? ConfiguredOperationFactory }.flatMap(\.overridableToggles)
     }
 }
 

@@ -107,6 +107,22 @@ struct ConfiguredOperationFactory: ContentOperationFactory {
         return operations
     }
 
+    /// The toggles this chain reads (its `variant` operations, nested ones included), each
+    /// once, in chain order, when a `Hub-Toggle` override may force them (`allowToggleOverride`,
+    /// as of the config this factory was built from): what `GET /features` lists for QA.
+    var overridableToggles: [ToggleDefinition] {
+        guard allowToggleOverride else { return [] }
+        var found: [ToggleDefinition] = []
+        func collect(_ blueprints: [OperationBlueprint]) {
+            for case .variant(let toggle, let variants) in blueprints {
+                if !found.contains(where: { $0.name == toggle.name }) { found.append(toggle) }
+                for value in toggle.values { collect(variants[value] ?? []) }
+            }
+        }
+        collect(blueprints)
+        return found
+    }
+
     private func append(_ blueprints: [OperationBlueprint], for request: ViewRequest, into operations: inout [any ContentOperation]) {
         for blueprint in blueprints {
             switch blueprint {

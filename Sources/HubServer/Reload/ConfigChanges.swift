@@ -82,6 +82,7 @@ extension ServerSettings {
         }
         if live.cors != new.cors { keys.append("cors") }
         if live.reload != new.reload { keys.append("reload") }
+        if live.previewEnabled != new.previewEnabled { keys.append("preview") }
         return keys
     }
 }
