@@ -47,17 +47,7 @@ import Glibc
 
     @Test(arguments: [SIGTERM, SIGINT])
     func signalDrainsAndExitsZero(signalNumber: Int32) async throws {
-        let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
-        var environment = ProcessInfo.processInfo.environment
-        environment["HUB_HOST"] = "127.0.0.1"
-        environment["HUB_PORT"] = "0"
-        environment["HUB_LOG_LEVEL"] = "info"
-        let output = Pipe()
-        let process = try ChildProcess(
-            executable: binary.path, arguments: ["serve", "--config", Self.configDirectory.path], environment: environment,
-            stdout: output.fileHandleForWriting.fileDescriptor, stderr: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        let reader = LineReader(output.fileHandleForReading)
+        let (process, reader) = try Self.serve(["--config", Self.configDirectory.path])
         defer { process.terminate() }
 
         // The port from the "listening" log line.
@@ -94,20 +84,10 @@ import Glibc
 
     @Test("SIGHUP reloads the config (with watching off), and the server keeps serving")
     func hangupReloads() async throws {
-        let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-sighup-\(UUID().uuidString)").path
         try FileManager.default.copyItem(atPath: Self.configDirectory.path, toPath: directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["HUB_HOST"] = "127.0.0.1"
-        environment["HUB_PORT"] = "0"
-        environment["HUB_LOG_LEVEL"] = "info"
-        let output = Pipe()
-        let process = try ChildProcess(
-            executable: binary.path, arguments: ["serve", "--no-watch", "--config", directory], environment: environment,
-            stdout: output.fileHandleForWriting.fileDescriptor, stderr: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        let reader = LineReader(output.fileHandleForReading)
+        let (process, reader) = try Self.serve(["--no-watch", "--config", directory])
         defer { process.terminate() }
         var port: Int?
         #expect(try await eventually { port = reader.all.lazy.compactMap(Self.listeningPort).first; return port != nil })
@@ -123,6 +103,21 @@ import Glibc
         #expect(reader.all.contains { $0.contains("\"msg\":\"config reloaded\"") && $0.contains("\"trigger\":\"SIGHUP\"") })
         #expect(process.isRunning)
         #expect(try await client.metric(#"hub_config_reloads_total{result="success"}"#) == 1)
+    }
+
+    /// `hub-server serve ARGUMENTS` on 127.0.0.1, an ephemeral port, info logs; its output lines.
+    static func serve(_ arguments: [String]) throws -> (ChildProcess, LineReader) {
+        let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUB_HOST"] = "127.0.0.1"
+        environment["HUB_PORT"] = "0"
+        environment["HUB_LOG_LEVEL"] = "info"
+        let output = Pipe()
+        let process = try ChildProcess(
+            executable: binary.path, arguments: ["serve"] + arguments, environment: environment,
+            stdout: output.fileHandleForWriting.fileDescriptor, stderr: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        return (process, LineReader(output.fileHandleForReading))
     }
 
     static func listeningPort(_ line: String) -> Int? {
