@@ -86,7 +86,8 @@ deps-contracts: deps-browser
 		$(VENV)/bin/pip install -q --disable-pip-version-check $(CONTRACTS_PIP); }
 
 ## Issue 13 contracts (debug build): docs/ and the embedded copy are current, every view the
-## Swift tests recorded validates against docs/view-model.schema.json, /openapi.json validates,
+## Swift tests recorded validates against docs/view-model.schema.json, every config file and the
+## config cases validate against docs/schema/ as the loader judges them, /openapi.json validates,
 ## and schemathesis (all checks, negative data, stateful links) finds nothing against the demo
 ## Config/ within SCHEMATHESIS_SECONDS. See Tests/contracts/.
 SCHEMATHESIS_SECONDS ?= 200
@@ -94,6 +95,7 @@ test-contracts: deps-contracts
 	$(SWIFT) build --product hub-server
 	@if [ -d $(TEST_VIEW_DIR) ]; then $(VENV)/bin/python Tests/contracts/validate_views.py $(TEST_VIEW_DIR); \
 	else echo "note: no views recorded in $(TEST_VIEW_DIR) (make test records them); view check skipped"; fi
+	$(VENV)/bin/python Tests/contracts/config_schemas.py
 	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
 
 ## Syntax checks of deploy/nginx and deploy/haproxy (skipped, with a note, when the tool is absent).

@@ -20,6 +20,7 @@ enum Routes {
         let contracts = ContractEndpoints()
         router.add(.get, "/openapi.json", contracts.openAPI)
         router.add(.get, "/schema/view-model.json", contracts.viewModelSchema)
+        router.add(.get, "/schema/config/{file}", contracts.configSchema)
         if state.settings.previewEnabled {
             router.add(.get, "/preview", PreviewEndpoint(state: state).page)
         }

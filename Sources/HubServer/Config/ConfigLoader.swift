@@ -65,7 +65,8 @@ public struct ConfigLoader: Sendable {
         var schemas: [String: JSONSchema] = [:]
         for file in listJSON(directory, "schemas") {
             let reader = ConfigReader(file: "schemas/\(file)")
-            if let json = readJSON(directory, "schemas/\(file)", reader: reader, depth: jsonDepth) {
+            if var json = readJSON(directory, "schemas/\(file)", reader: reader, depth: jsonDepth) {
+                if let object = json.objectValue { json = .object(reader.removingSchemaReference(object)) }
                 do {
                     let schema = try JSONSchema(json: json, identifier: String(file.dropLast(5)))
                     if schemas[schema.identifier] != nil {
@@ -151,7 +152,8 @@ public struct ConfigLoader: Sendable {
     // MARK: - Toggles
 
     func readToggles(_ json: JSONValue?, reader: ConfigReader) -> [String: ToggleDefinition] {
-        guard let json, let root = reader.object(json, at: "$") else { return [:] }
+        guard let json, let object = reader.object(json, at: "$") else { return [:] }
+        let root = reader.removingSchemaReference(object)
         var toggles: [String: ToggleDefinition] = [:]
         for (name, value) in root {
             let path = ConfigReader.join("$", name)
@@ -175,7 +177,7 @@ public struct ConfigLoader: Sendable {
                         reader.error(rolloutPath, "'\(rolloutValue)' is not one of the values")
                         continue
                     }
-                    guard let percent = percentValue.intValue, (0...100).contains(percent) else {
+                    guard let percent = ConfigReader.integer(percentValue), (0...100).contains(percent) else {
                         reader.error(rolloutPath, "must be a percentage from 0 to 100")
                         continue
                     }
@@ -205,7 +207,8 @@ public struct ConfigLoader: Sendable {
     // MARK: - Actions
 
     func readActions(_ json: JSONValue?, reader: ConfigReader) -> [(namespace: String, definition: ActionDefinition)] {
-        guard let json, let root = reader.object(json, at: "$") else { return [] }
+        guard let json, let object = reader.object(json, at: "$") else { return [] }
+        let root = reader.removingSchemaReference(object)
         var actions: [(String, ActionDefinition)] = []
         for (namespace, value) in root {
             let path = ConfigReader.join("$", namespace)

@@ -27,6 +27,31 @@ final class ConfigReader {
         }
     }
 
+    /// The top-level key an editor reads to find a file's JSON Schema (docs/schema/).
+    static let schemaKey = "$schema"
+
+    /// `root` without its `$schema` (editor support, otherwise ignored), which must be a string
+    /// when present; for readers that treat every key as data (toggle names, namespaces, sections).
+    func removingSchemaReference(_ root: JSONObject) -> JSONObject {
+        guard let value = root[Self.schemaKey] else { return root }
+        if value.stringValue == nil {
+            error(Self.join("$", Self.schemaKey), "must be a string: the path or URL of this file's JSON Schema (docs/schema/)")
+        }
+        var rest = root
+        rest[Self.schemaKey] = nil
+        return rest
+    }
+
+    /// An integer: an integer literal, or a number without a fraction that fits (`8e3`, `8080.0`),
+    /// as JSON Schema's `integer` reads it, so the config schemas and the loader agree.
+    static func integer(_ value: JSONValue) -> Int? {
+        switch value {
+        case .int(let integer): return integer
+        case .double(let double): return Int(exactly: double)
+        default: return nil
+        }
+    }
+
     func object(_ value: JSONValue?, at path: String) -> JSONObject? {
         guard let value else { return nil }
         guard let object = value.objectValue else {
@@ -56,7 +81,7 @@ final class ConfigReader {
     func int(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Int>? = nil) -> Int? {
         let fieldPath = Self.join(path, key)
         guard let value = object[key] else { return nil }
-        guard let integer = value.intValue else {
+        guard let integer = Self.integer(value) else {
             error(fieldPath, "must be an integer")
             return nil
         }

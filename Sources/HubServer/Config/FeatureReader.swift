@@ -24,7 +24,8 @@ struct FeatureReader {
     let sources = Sources()
 
     func read(_ json: JSONValue, file: String) -> FeatureDefinition? {
-        guard let root = reader.object(json, at: "$") else { return nil }
+        guard let object = reader.object(json, at: "$") else { return nil }
+        let root = reader.removingSchemaReference(object)
         reader.checkKeys(
             root, at: "$",
             known: ["id", "title", "titles", "order", "match", "schema", "reload", "actionHandler", "operations"])
@@ -289,7 +290,7 @@ struct FeatureReader {
         var move: [(String, Int)] = []
         if let moveObject = reader.object(object["move"], at: "\(path).move") {
             for (id, index) in moveObject {
-                if let position = index.intValue, position >= 0 { move.append((id, position)) } else {
+                if let position = ConfigReader.integer(index), position >= 0 { move.append((id, position)) } else {
                     reader.error(ConfigReader.join("\(path).move", id), "must be an index (an integer from 0)")
                 }
             }

@@ -118,12 +118,13 @@ public struct ServerSettings: Sendable, Equatable {
     /// Reads `server.json`; unknown keys are warnings, wrong types and ranges errors.
     init(json: JSONValue?, reader: ConfigReader) {
         guard let json else { return }
-        guard let root = reader.object(json, at: "$") else { return }
+        guard let object = reader.object(json, at: "$") else { return }
+        let root = reader.removingSchemaReference(object)
         reader.checkKeys(
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "reload", "preview", "$schema",
+                "allowToggleOverride", "cors", "reload", "preview",
             ])
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }

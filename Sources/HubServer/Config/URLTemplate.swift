@@ -47,6 +47,8 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         var rest = Substring(source)
         while let open = rest.firstIndex(of: "{") {
             literal += rest[..<open]
+            // A '}' outside a placeholder is refused wherever it is (it once passed before the last one).
+            if literal.contains("}") { throw TemplateError(message: "unmatched '}' in URL template") }
             guard let close = rest[open...].firstIndex(of: "}") else {
                 throw TemplateError(message: "unclosed '{' in URL template")
             }

@@ -2407,6 +2407,116 @@ enum ContractDocuments {
           }
         }
       }
+    },
+    "/schema/config/{file}": {
+      "get": {
+        "operationId": "getConfigSchema",
+        "summary": "A config file's JSON Schema (2020-12), as in docs/schema/",
+        "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
+        "parameters": [
+          {
+            "name": "file",
+            "in": "path",
+            "required": true,
+            "description": "The schema's file name.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "actions.json",
+                "custom-schema.json",
+                "feature.json",
+                "server.json",
+                "toggles.json"
+              ]
+            }
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The schema.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/schema+json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "404": {
+            "description": "No config schema by that name (or no name). Codes: schema_not_found, route_not_found.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "schema_not_found",
+                            "route_not_found"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
     }
   },
   "components": {
