@@ -69,7 +69,7 @@ public struct HTTPServerConfiguration: Sendable {
         }
     }
 
-    /// When and how hard ``GzipMiddleware`` compresses.
+    /// When and how hard ``RepresentationMiddleware`` compresses.
     public struct Gzip: Sendable, Hashable {
         /// Bodies smaller than this are sent as they are.
         public var minBytes = 1024

@@ -165,7 +165,7 @@ final class ProducedCounter: Sendable {
         var router = Router()
         let big = Array(String(repeating: "{\"hub\":true}", count: 500).utf8)
         router.add(.get, "/big") { _, _ in .json(big) }
-        try await withServer(responder: router.wrapped(in: [GzipMiddleware(minBytes: 1024)])) { server in
+        try await withServer(responder: router.wrapped(in: [RepresentationMiddleware(minBytes: 1024)])) { server in
             let client = try TestClient(port: server.localPort)
             let (gzipped, plain) = try await blocking {
                 try client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")

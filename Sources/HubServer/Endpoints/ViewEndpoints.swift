@@ -71,10 +71,9 @@ struct ViewEndpoints {
             throw ProblemMapping.engineError(error)
         }
         let clientModel = responder.clientViewModel(viewModel, for: request)
-        let bytes = clientModel.jsonBytes()
-        return responder.finish(
-            bytes: bytes, rendered: nil, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
-            request: request)
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
+            body: .representation(Representation(bytes: clientModel.jsonBytes())))
     }
 
     /// `POST /view/next-page {"session": S}`: the full view with the next page appended.

@@ -2,8 +2,9 @@ import HubEngine
 import HubHTTP
 import HubModel
 
-/// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model),
-/// `Hub-Session`, `ETag`, `Server-Timing`, gzip and 304, or a problem for a failed view.
+/// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model) as a
+/// ``Representation`` (``RepresentationMiddleware`` sends its ETag and decides 304 and gzip),
+/// `Hub-Session`, `Hub-Version`, `Server-Timing`, or a problem for a failed view.
 struct ViewResponder {
     let state: ServerState
 
@@ -58,30 +59,8 @@ struct ViewResponder {
                 name: "Server-Timing",
                 value: memoized ? rendered.serverTiming(timings, make: Self.serverTiming) : Self.serverTiming(timings))
         }
-        return finish(bytes: rendered.bytes, rendered: rendered, headers: headers, request: request)
-    }
-
-    /// Adds ETag, answers 304 on a matching `If-None-Match`, and uses the cached gzip.
-    func finish(bytes: [UInt8], rendered: RenderedView?, headers: HTTPHeaders, request: HTTPRequest) -> HTTPResponse {
-        var headers = headers
-        let etag = rendered?.etag ?? ETag.strong(for: bytes)
-        let gzipEligible = bytes.count >= state.settings.gzip.minBytes
-        if gzipEligible { headers.add(name: "Vary", value: "Accept-Encoding") }
-        if ETag.isNotModified(request, etag: etag) {
-            headers.add(name: "ETag", value: etag)
-            headers.remove(name: "Content-Type")
-            return HTTPResponse(status: .notModified, headers: headers, body: .bytes([]))
-        }
-        if gzipEligible, AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")) {
-            let compressed = rendered.map { $0.gzip } ?? Gzip.compress(bytes, level: state.settings.gzip.level)
-            if let compressed, compressed.count < bytes.count {
-                headers.add(name: "ETag", value: "W/" + etag)
-                headers.add(name: "Content-Encoding", value: "gzip")
-                return HTTPResponse(status: .ok, headers: headers, body: .bytes(compressed))
-            }
-        }
-        headers.add(name: "ETag", value: etag)
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
+        // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
+        return HTTPResponse(status: .ok, headers: headers, body: .representation(rendered.representation))
     }
 
     /// `op0;desc="static";dur=0.012, op1;desc="remote";dur=101.4`: one entry per operation, in ms.

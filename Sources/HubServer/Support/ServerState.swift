@@ -25,7 +25,7 @@ final class ServerState: Sendable {
         self.engine = engine
         self.bridge = bridge
         self.settings = settings
-        self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes, gzipLevel: settings.gzip.level)
+        self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
         self.logger = logger
