@@ -15,7 +15,8 @@ extension ViewEndpoints {
         guard let token = try QueryParameters.single("session", in: request), !token.isEmpty else {
             throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
         }
-        let session = try await sessions.require(token, request: request).session
+        let components = ClientComponents(request)
+        let session = try await sessions.require(token, request: request, components: components).session
         if request.method == .head {
             var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
             response.headers.add(name: "Hub-Session", value: session.token.encoded)
@@ -34,7 +35,7 @@ extension ViewEndpoints {
             var skip = lastEventID
             for await viewState in updates {
                 guard let viewModel = viewState.viewModel else { continue }
-                let rendered = responder.rendered(viewModel, for: request, shared: viewState.isMemoized)
+                let rendered = responder.rendered(viewModel, for: components, shared: viewState.isMemoized)
                 let id = Self.eventID(rendered.etag)
                 // Only the first event can be the one the client already has.
                 defer { skip = nil }

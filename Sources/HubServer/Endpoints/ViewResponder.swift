@@ -9,23 +9,21 @@ struct ViewResponder {
     let state: ServerState
 
     /// The rendered form of `original` for this client: component fallback applied when it
-    /// said what it renders (`Hub-Components`), cached per view model and component set.
-    /// `shared`: the view model is the chain memo's (many sessions answer with it).
-    func rendered(_ original: ViewModel, for request: HTTPRequest, shared: Bool) -> RenderedView {
-        guard let header = request.headers["Hub-Components"] else {
+    /// said what it renders (`Hub-Components`, read once per request), cached per view model and
+    /// component set. `shared`: the view model is the chain memo's (many sessions answer with it).
+    func rendered(_ original: ViewModel, for components: ClientComponents?, shared: Bool) -> RenderedView {
+        guard let components else {
             return state.renderCache.rendered(original, variant: "", shared: shared) { original }
         }
-        let renderable = RequestBridge.components(header)
-        let variant = renderable.map(\.identifierString).sorted().joined(separator: ",")
-        return state.renderCache.rendered(original, variant: "|" + variant, shared: shared) {
-            state.fallback.apply(to: original, renderable: renderable)
+        return state.renderCache.rendered(original, variant: components.variant, shared: shared) {
+            state.fallback.apply(to: original, renderable: components.identifiers)
         }
     }
 
     /// The view model a client should get: component fallback applied when it said what it renders.
-    func clientViewModel(_ viewModel: ViewModel, for request: HTTPRequest) -> ViewModel {
-        guard let header = request.headers["Hub-Components"] else { return viewModel }
-        return state.fallback.apply(to: viewModel, renderable: RequestBridge.components(header))
+    func clientViewModel(_ viewModel: ViewModel, for components: ClientComponents?) -> ViewModel {
+        guard let components else { return viewModel }
+        return state.fallback.apply(to: viewModel, renderable: components.identifiers)
     }
 
     /// The view model of `viewState`, or the problem for its failure. The problem names the
@@ -45,9 +43,9 @@ struct ViewResponder {
     }
 
     /// The full response for a view.
-    func response(for viewState: ViewState, sessionID: String?, request: HTTPRequest) throws -> HTTPResponse {
+    func response(for viewState: ViewState, sessionID: String?, components: ClientComponents?) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
-        let rendered = rendered(original, for: request, shared: viewState.isMemoized)
+        let rendered = rendered(original, for: components, shared: viewState.isMemoized)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))

@@ -7,14 +7,16 @@ import HubModel
 struct RequestBridge: Sendable {
     let retained: RetainedHeaders
 
-    func viewRequest(viewURI: String, from request: HTTPRequest) -> ViewRequest {
+    /// What the engine reads of `request` for `viewURI`; `components`: the request's
+    /// `Hub-Components`, read once by the endpoint (``ClientComponents``).
+    func viewRequest(viewURI: String, from request: HTTPRequest, components: ClientComponents?) -> ViewRequest {
         let connectivity: Connectivity =
             request.headers["Hub-Connectivity"].map { $0.trimmed.lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
             viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
             languages: Self.languages(request.headers["Accept-Language"]),
             client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
-            clientComponents: request.headers["Hub-Components"].map(Self.components))
+            clientComponents: components?.identifiers)
     }
 
     /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most
@@ -32,14 +34,6 @@ struct RequestBridge: Sendable {
     /// Languages a request keeps (operations rarely look past the first few).
     static let maximumLanguages = 8
 
-    /// `Hub-Components: ns:name, ns:name`.
-    /// At most ``maximumComponents`` identifiers are read.
-    static func components(_ header: String) -> Set<ComponentIdentifier> {
-        Set(header.split(separator: ",").prefix(maximumComponents).compactMap { ComponentIdentifier(string: String($0).trimmed) })
-    }
-
-    /// Component identifiers read from one `Hub-Components` header.
-    static let maximumComponents = 512
 }
 
 extension String {
