@@ -36,11 +36,12 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
 
         // The module stack of docs/DESIGN.md; dependencies point down only. HubSync is the leaf
-        // utility every concurrent module shares (a lock ThreadSanitizer can see).
+        // utility module every other one may share: the one lock (Locked, which ThreadSanitizer
+        // can see), OWS trimming, Duration as numbers, FNV-1a, the buffered secure random.
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
-        .target(name: "HubUpstream", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
         // A real loopback HTTP/1.1 upstream shared by HubUpstream's tests and benchmarks.
         .target(name: "HubUpstreamTestSupport", swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync"], swiftSettings: swiftSettings),
@@ -74,7 +75,7 @@ let package = Package(
         // Benchmarks: plain executables, run in release by `make bench-*`.
         .executableTarget(
             name: "HubModelBenchmarks",
-            dependencies: ["HubModel"],
+            dependencies: ["HubModel", "HubSync"],
             path: "Benchmarks/HubModelBenchmarks",
             swiftSettings: swiftSettings
         ),
@@ -87,29 +88,35 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "HubSyncBenchmarks",
+            dependencies: ["HubSync"],
+            path: "Benchmarks/HubSyncBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "HubEngineBenchmarks",
-            dependencies: ["HubEngine", "HubModel"],
+            dependencies: ["HubEngine", "HubModel", "HubSync"],
             path: "Benchmarks/HubEngineBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubServerBenchmarks",
-            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream"],
+            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream", "HubSync"],
             path: "Benchmarks/HubServerBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubUpstreamBenchmarks",
-            dependencies: ["HubUpstream", "HubUpstreamTestSupport"],
+            dependencies: ["HubUpstream", "HubUpstreamTestSupport", "HubSync"],
             path: "Benchmarks/HubUpstreamBenchmarks",
             swiftSettings: swiftSettings
         ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubUpstreamTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubUpstreamTestSupport", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubServerTests", dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync"], swiftSettings: swiftSettings),
     ]
 )

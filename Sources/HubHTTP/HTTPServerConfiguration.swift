@@ -110,12 +110,3 @@ public struct HTTPServerConfiguration: Sendable {
         self.sseHeartbeat = sseHeartbeat
     }
 }
-
-extension Duration {
-    /// Nanoseconds, saturating, for deadlines.
-    var nanoseconds: Int {
-        let (seconds, attoseconds) = components
-        if seconds > Int64(Int.max / 1_000_000_000 - 1) { return Int.max }
-        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-    }
-}

@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// An action factory that records what it created and performed.

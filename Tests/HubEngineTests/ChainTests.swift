@@ -1,5 +1,6 @@
 @testable import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// The chain beyond the 32 loader tests: construction (S84..S87), execution (S88, S95, S96),

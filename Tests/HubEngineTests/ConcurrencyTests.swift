@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// An operation that counts the `test:inc` actions of its session and writes the count into

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Synchronization
 @testable import HubHTTP
+import HubSync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +31,7 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
 /// A blocking loopback client with a receive timeout; reads are buffered so pipelined responses parse.
 final class TestClient: Sendable {
     let fd: Int32
-    private let pending = Mutex<[UInt8]>([])
+    private let pending = Locked<[UInt8]>([])
 
     init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 30) throws {
         let ipv6 = host.contains(":")

@@ -1,3 +1,5 @@
+import HubSync
+
 /// Entity tags (RFC 9110 section 8.8.3) and `If-None-Match` evaluation (section 13.1.2).
 public enum ETag {
     /// A strong ETag for `bytes`: a fast 64-bit hash (not cryptographic) as 16 hex digits, quoted.

@@ -28,7 +28,7 @@ extension ViewEndpoints {
         let metrics = state.metrics
         let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
-        let lastEventID = request.headers["Last-Event-ID"].map { $0.trimmed }
+        let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }

@@ -1,6 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubSync
 
 /// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model) as a
 /// ``Representation`` (``RepresentationMiddleware`` sends its ETag and decides 304 and gzip),
@@ -75,9 +76,7 @@ struct ViewResponder {
             if timing.duration == .zero {
                 header += "0"  // memoized: no Double formatting on the hot path
             } else {
-                let (seconds, attoseconds) = timing.duration.components
-                let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-                header += String((milliseconds * 1000).rounded() / 1000)
+                header += String((timing.duration.inMilliseconds * 1000).rounded() / 1000)
             }
         }
         return header

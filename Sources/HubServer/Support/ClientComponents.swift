@@ -1,5 +1,6 @@
 import HubHTTP
 import HubModel
+import HubSync
 
 /// The components a client renders (`Hub-Components: ns:name, ns:name`), read once per request:
 /// the set the engine's operations see (``ViewRequest/clientComponents``) and component
@@ -22,7 +23,7 @@ struct ClientComponents: Sendable {
     init(header: String) {
         identifiers = Set(
             header.split(separator: ",").prefix(Self.maximumComponents).compactMap {
-                ComponentIdentifier(string: String($0).trimmed)
+                ComponentIdentifier(string: String($0.trimmingOWS()))
             })
         variant = "|" + identifiers.map(\.identifierString).sorted().joined(separator: ",")
     }

@@ -1,6 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubSync
 
 /// Turns HTTP requests into what the engine reads (README "Request headers the engine
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
@@ -11,7 +12,7 @@ struct RequestBridge: Sendable {
     /// `Hub-Components`, read once by the endpoint (``ClientComponents``).
     func viewRequest(viewURI: String, from request: HTTPRequest, components: ClientComponents?) -> ViewRequest {
         let connectivity: Connectivity =
-            request.headers["Hub-Connectivity"].map { $0.trimmed.lowercased() == "offline" ? .offline : .online } ?? .online
+            request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
             viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
             languages: Self.languages(request.headers["Accept-Language"]),
@@ -34,13 +35,4 @@ struct RequestBridge: Sendable {
     /// Languages a request keeps (operations rarely look past the first few).
     static let maximumLanguages = 8
 
-}
-
-extension String {
-    var trimmed: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
-    }
 }

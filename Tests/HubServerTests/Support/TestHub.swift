@@ -2,7 +2,7 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
-import Synchronization
+import HubSync
 import Testing
 
 /// A configuration directory written into a fresh temp directory.
@@ -97,14 +97,14 @@ func withHub<T>(
 
 /// A thread-safe counter for Swift operations and actions.
 final class Counter: Sendable {
-    private let value = Mutex<Int>(0)
+    private let value = Locked<Int>(0)
     @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }
 
 /// A thread-safe list of strings (which actions ran, in order).
 final class StringLog: Sendable {
-    private let values = Mutex<[String]>([])
+    private let values = Locked<[String]>([])
     func append(_ value: String) { values.withLock { $0.append(value) } }
     var all: [String] { values.withLock { $0 } }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import HubHTTP
-import Synchronization
+import HubSync
 
 /// One request the upstream received.
 struct UpstreamHit: Sendable {
@@ -17,7 +17,7 @@ struct UpstreamHit: Sendable {
 
 /// What the upstream has seen, in order.
 final class UpstreamLog: Sendable {
-    private let hits = Mutex<[UpstreamHit]>([])
+    private let hits = Locked<[UpstreamHit]>([])
 
     func append(_ hit: UpstreamHit) { hits.withLock { $0.append(hit) } }
     var all: [UpstreamHit] { hits.withLock { $0 } }
