@@ -42,8 +42,9 @@ let package = Package(
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
-        // A real loopback HTTP/1.1 upstream shared by HubUpstream's tests and benchmarks.
-        .target(name: "HubUpstreamTestSupport", swiftSettings: swiftSettings),
+        // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
+        // TestUpstream, the one raw loopback client, Gate, RefusingPort, blocking, eventually.
+        .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
@@ -107,16 +108,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "HubUpstreamBenchmarks",
-            dependencies: ["HubUpstream", "HubUpstreamTestSupport", "HubSync"],
+            dependencies: ["HubUpstream", "HubTestSupport", "HubSync"],
             path: "Benchmarks/HubUpstreamBenchmarks",
             swiftSettings: swiftSettings
         ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubUpstreamTestSupport", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubServerTests", dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HubServerTests",
+            dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -3,8 +3,8 @@
 import Foundation
 import Glibc
 import HubSync
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 
 @main
 struct UpstreamBenchmarks {

@@ -1,6 +1,6 @@
 import HubSync
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 import Testing
 
 /// RFC 9111 4.4 over a real upstream: a successful unsafe request drops the cached GETs of its

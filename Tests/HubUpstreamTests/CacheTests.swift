@@ -1,7 +1,7 @@
 import Foundation
 import HubSync
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 import Testing
 
 /// The HTTP cache over a real upstream: max-age hits, ETag revalidation, no-store, bypass.

@@ -3,6 +3,7 @@ import HubEngine
 import HubModel
 import HubServer
 import HubSync
+import HubTestSupport
 import Testing
 
 /// A configuration directory written into a fresh temp directory.
@@ -65,28 +66,42 @@ struct TestConfig: Sendable {
     }
 }
 
-/// Starts a `HubApplication` on port 0 (HUB_PORT unset: an empty environment), runs `body`
-/// with a client, and always shuts the server down and removes the directory.
+/// How a test reaches its hub: in memory (the default: no socket, the same bytes), or over a
+/// real loopback socket for what is about the transport, its limits and streams.
+enum TestTransport {
+    case memory, socket
+}
+
+/// Builds a `HubApplication` (HUB_PORT unset: an empty environment), starts it on port 0 for
+/// `.socket`, runs `body` with a client, and always shuts the application down and removes the
+/// directory.
 @discardableResult
 func withHub<T>(
-    _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(),
+    _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(), transport: TestTransport = .memory,
     _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let directory = try config.write()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try await withHub(directory: directory, extensions: extensions, body)
+    return try await withHub(directory: directory, extensions: extensions, transport: transport, body)
 }
 
 @discardableResult
 func withHub<T>(
     directory: String, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = [:],
-    _ body: (HubClient, HubApplication) async throws -> T
+    transport: TestTransport = .memory, _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let app = try HubApplication.load(directory: directory, extensions: extensions, environment: environment)
-    try app.start()
-    #expect(app.port > 0)
+    let client: HubClient
+    switch transport {
+    case .memory:
+        client = HubClient(.memory(app))
+    case .socket:
+        try app.start()
+        #expect(app.port > 0)
+        client = HubClient(port: app.port)
+    }
     do {
-        let result = try await body(HubClient(port: app.port), app)
+        let result = try await body(client, app)
         await app.shutdown()
         return result
     } catch {
@@ -148,7 +163,7 @@ extension JSONValue {
 /// Asserts an RFC 9457 problem response with `status` and `code`; returns the problem.
 @discardableResult
 func expectProblem(
-    _ response: HTTPResult, _ status: Int, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ response: LoopbackResponse, _ status: Int, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> JSONValue {
     #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
     #expect(
@@ -163,12 +178,3 @@ func expectProblem(
     return problem
 }
 
-/// Polls `condition` until it holds or `seconds` pass.
-func eventually(seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}
