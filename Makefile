@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
+.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
 .PHONY: deps-contracts test-contracts bench-access-log bench-reload
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
@@ -134,6 +134,10 @@ bench-model: deps
 ## HubEngine chain overhead and memory-per-session benchmark (release).
 bench-engine: deps
 	$(SWIFT) run -c release HubEngineBenchmarks
+
+## HubSync: the pthread lock against Synchronization.Mutex, uncontended and contended (release).
+bench-sync: deps
+	$(SWIFT) run -c release HubSyncBenchmarks
 
 ## HubServer: three 100 ms remote operations per view, 1 000 views over one upstream host (release).
 bench-server: deps

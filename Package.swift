@@ -36,13 +36,15 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
 
         // The module stack of docs/DESIGN.md; dependencies point down only. HubSync is the leaf
-        // utility every concurrent module shares (a lock ThreadSanitizer can see).
+        // utility module every other one may share: the one lock (Locked, which ThreadSanitizer
+        // can see), OWS trimming, Duration as numbers, FNV-1a, the buffered secure random.
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
-        .target(name: "HubUpstream", dependencies: ["CCurl"], swiftSettings: swiftSettings),
-        // A real loopback HTTP/1.1 upstream shared by HubUpstream's tests and benchmarks.
-        .target(name: "HubUpstreamTestSupport", swiftSettings: swiftSettings),
+        .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
+        // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
+        // TestUpstream, the one raw loopback client, Gate, RefusingPort, blocking, eventually.
+        .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
@@ -76,7 +78,7 @@ let package = Package(
         // Benchmarks: plain executables, run in release by `make bench-*`.
         .executableTarget(
             name: "HubModelBenchmarks",
-            dependencies: ["HubModel"],
+            dependencies: ["HubModel", "HubSync"],
             path: "Benchmarks/HubModelBenchmarks",
             swiftSettings: swiftSettings
         ),
@@ -89,29 +91,39 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "HubSyncBenchmarks",
+            dependencies: ["HubSync"],
+            path: "Benchmarks/HubSyncBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "HubEngineBenchmarks",
-            dependencies: ["HubEngine", "HubModel"],
+            dependencies: ["HubEngine", "HubModel", "HubSync"],
             path: "Benchmarks/HubEngineBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubServerBenchmarks",
-            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream"],
+            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream", "HubSync"],
             path: "Benchmarks/HubServerBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubUpstreamBenchmarks",
-            dependencies: ["HubUpstream", "HubUpstreamTestSupport"],
+            dependencies: ["HubUpstream", "HubTestSupport", "HubSync"],
             path: "Benchmarks/HubUpstreamBenchmarks",
             swiftSettings: swiftSettings
         ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubUpstreamTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubServerTests", dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HubServerTests",
+            dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -3,6 +3,7 @@
 import Foundation
 import HubEngine
 import HubModel
+import HubSync
 
 /// An operation that does nothing, to measure what the chain itself costs.
 struct NoOperation: ContentOperation {
@@ -53,9 +54,7 @@ func makeItems(_ range: Range<Int>) -> JSONValue {
     })
 }
 
-func microseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
-}
+func microseconds(_ duration: Duration) -> Double { duration.inMilliseconds * 1000 }
 
 func residentMemoryBytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

@@ -2,6 +2,7 @@
 // Run: make bench-model   (swift run -c release HubModelBenchmarks)
 import Foundation
 import HubModel
+import HubSync
 
 /// A view with `count` body components shaped like a real feed (~500 bytes each).
 func makeDocument(count: Int) -> JSONValue {
@@ -44,8 +45,7 @@ func measure(_ name: String, iterations: Int, rounds: Int = 9, _ body: () -> Int
         let start = clock.now
         for _ in 0..<iterations { sink &+= body() }
         let elapsed = clock.now - start
-        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-        perCall.append(nanoseconds / Double(iterations) / 1000)
+        perCall.append(elapsed.inMilliseconds * 1000 / Double(iterations))
     }
     perCall.sort()
     let median = perCall[perCall.count / 2]

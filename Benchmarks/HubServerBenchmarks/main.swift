@@ -10,11 +10,10 @@ import HubEngine
 import HubHTTP
 import HubModel
 import HubServer
+import HubSync
 import HubUpstream
 
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
+func milliseconds(_ duration: Duration) -> Double { duration.inMilliseconds }
 
 // The upstream: /slow/N answers after 100 ms with a list of two body components, never cacheable.
 var router = Router()

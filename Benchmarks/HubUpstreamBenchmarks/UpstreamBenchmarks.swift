@@ -2,8 +2,9 @@
 // Run: swift run -c release HubUpstreamBenchmarks
 import Foundation
 import Glibc
+import HubSync
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 
 @main
 struct UpstreamBenchmarks {
@@ -130,10 +131,7 @@ struct UpstreamBenchmarks {
         print("\(label): median \(String(format: "%.1f", median)) us, p99 \(String(format: "%.1f", p99)) us over \(sorted.count) requests")
     }
 
-    static func milliseconds(_ duration: Duration) -> Double { microseconds(duration) / 1000 }
+    static func milliseconds(_ duration: Duration) -> Double { duration.inMilliseconds }
 
-    static func microseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1_000_000 + Double(attoseconds) / 1_000_000_000_000
-    }
+    static func microseconds(_ duration: Duration) -> Double { duration.inMilliseconds * 1000 }
 }

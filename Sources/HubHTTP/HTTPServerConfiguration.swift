@@ -69,7 +69,7 @@ public struct HTTPServerConfiguration: Sendable {
         }
     }
 
-    /// When and how hard ``GzipMiddleware`` compresses.
+    /// When and how hard ``RepresentationMiddleware`` compresses.
     public struct Gzip: Sendable, Hashable {
         /// Bodies smaller than this are sent as they are.
         public var minBytes = 1024
@@ -108,14 +108,5 @@ public struct HTTPServerConfiguration: Sendable {
         self.gzip = gzip
         self.sseBufferBytes = sseBufferBytes
         self.sseHeartbeat = sseHeartbeat
-    }
-}
-
-extension Duration {
-    /// Nanoseconds, saturating, for deadlines.
-    var nanoseconds: Int {
-        let (seconds, attoseconds) = components
-        if seconds > Int64(Int.max / 1_000_000_000 - 1) { return Int.max }
-        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 }

@@ -1,3 +1,4 @@
+import HubSync
 import Synchronization
 
 /// Observations counted into cumulative buckets (Prometheus `histogram`), in seconds by
@@ -29,8 +30,7 @@ public final class Histogram: Sendable {
 
     /// Records a duration in seconds.
     public func observe(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        observe(Double(seconds) + Double(attoseconds) / 1e18)
+        observe(duration.inSeconds)
     }
 
     /// Observations so far.

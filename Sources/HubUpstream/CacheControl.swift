@@ -1,3 +1,5 @@
+import HubSync
+
 /// The parts of an upstream response's caching headers (RFC 9111) the client acts on.
 struct CacheControl: Equatable {
     var noStore = false
@@ -21,9 +23,9 @@ struct CacheControl: Equatable {
             if asciiCaseInsensitiveEquals(name, "cache-control") {
                 parseDirectives(value)
             } else if asciiCaseInsensitiveEquals(name, "vary") {
-                varyAll = varyAll || value.split(separator: ",").contains { $0.trimmingSpaces() == "*" }
+                varyAll = varyAll || value.split(separator: ",").contains { $0.trimmingOWS() == "*" }
             } else if asciiCaseInsensitiveEquals(name, "age") {
-                age = Self.deltaSeconds(value.trimmingCharacters()) ?? 0
+                age = Self.deltaSeconds(value.trimmingOWS()) ?? 0
             } else if asciiCaseInsensitiveEquals(name, "expires") {
                 expires = expires.map { $0 + ", " + value } ?? value
             } else if asciiCaseInsensitiveEquals(name, "date") {
@@ -38,12 +40,12 @@ struct CacheControl: Equatable {
 
     private mutating func parseDirectives(_ value: String) {
         for part in value.split(separator: ",") {
-            let directive = part.trimmingSpaces()
+            let directive = part.trimmingOWS()
             let pieces = directive.split(separator: "=", maxSplits: 1)
             guard let rawName = pieces.first else { continue }
-            let name = rawName.trimmingSpaces().lowercased()
+            let name = rawName.trimmingOWS().lowercased()
             let argument = pieces.count > 1
-                ? pieces[1].trimmingSpaces().trimmingCharacters(in: "\"") : nil
+                ? pieces[1].trimmingOWS().trimmingCharacters(in: "\"") : nil
             switch name {
             case "no-store": noStore = true
             case "no-cache": noCache = true
@@ -108,9 +110,6 @@ struct CacheControl: Equatable {
 }
 
 extension StringProtocol {
-    /// Drops leading and trailing spaces and tabs.
-    fileprivate func trimmingCharacters() -> Substring { Substring(self).trimmingSpaces() }
-
     /// Drops every leading and trailing occurrence of `character`.
     fileprivate func trimmingCharacters(in character: Character) -> String {
         var result = Substring(self)

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import HubSync
 import Synchronization
 
 /// libcurl's multi interface driven by one dedicated thread.

@@ -1,4 +1,5 @@
 import CCurl
+import HubSync
 
 /// What the curl thread hands back for a finished transfer: the raw upstream answer.
 struct CurlResult: Sendable {
@@ -135,8 +136,8 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingSpaces()
-        let value = line[line.index(after: colon)...].trimmingSpaces()
+        let name = line[..<colon].trimmingOWS()
+        let value = line[line.index(after: colon)...].trimmingOWS()
         headers.append((name: String(name), value: String(value)))
         if body.isEmpty, (200..<300).contains(status),
            asciiCaseInsensitiveEquals(String(name), "content-length"), !asciiCaseInsensitiveEquals(request.method, "HEAD"),
@@ -192,15 +193,5 @@ final class CurlTransfer: @unchecked Sendable {
         default:
             return .other(String(cString: curl_easy_strerror(code)))
         }
-    }
-}
-
-extension Substring {
-    /// Drops leading and trailing spaces and tabs (HTTP optional whitespace).
-    func trimmingSpaces() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
     }
 }

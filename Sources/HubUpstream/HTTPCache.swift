@@ -1,3 +1,4 @@
+import HubSync
 import Synchronization
 
 /// The client's HTTP cache: upstream GET responses stored by request identity, honouring

@@ -1,3 +1,4 @@
+import HubSync
 import Synchronization
 
 /// Shares one in-flight operation among concurrent callers with the same key.

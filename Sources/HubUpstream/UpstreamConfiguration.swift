@@ -1,3 +1,5 @@
+import HubSync
+
 /// Settings of a ``CurlUpstreamClient``; the defaults are those of `server.json`'s `upstream`.
 public struct UpstreamConfiguration: Sendable {
     /// Total time limit of a request unless the request sets its own (`timeoutMs`, 2000).
@@ -40,9 +42,6 @@ public struct UpstreamConfiguration: Sendable {
 extension Duration {
     /// Whole milliseconds, rounded up so a positive duration never becomes 0 (curl's "no limit").
     var curlMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let rest = attoseconds % 1_000_000_000_000_000
-        return Int(max(1, rest > 0 ? millis + 1 : millis))
+        Int(max(1, inMilliseconds.rounded(.up)))
     }
 }

@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// An action factory that records what it created and performed.
@@ -90,7 +91,7 @@ struct ActionTests {
         let content = Self.content()
         let observer = ActionObservingOperationMock(ContentOperationMock.adding("observer"), reschedule: reschedule)
         let last = ContentOperationMock.adding("last")
-        let (engine, session, _) = try await Fixture.session(
+        let (engine, session, _) = try await EngineFixture.session(
             [content, observer, last] + extra, reloadPolicy: reloadPolicy, actions: [("test", factory)],
             defaultHandler: defaultHandler, featureHandler: featureHandler)
         return Setup(engine: engine, session: session, factory: factory, content: content, observer: observer, last: last)
@@ -146,11 +147,11 @@ struct ActionTests {
         #expect(context.actionIdentifier == "test:yes")
         #expect(context.componentModel?.identifier == "header")
         #expect(context.customData == ["k": 1])
-        #expect(context.feature == FeatureInfo(identifier: Fixture.featureIdentifier, title: Fixture.featureTitle))
-        #expect(context.viewURI == Fixture.uri)
+        #expect(context.feature == FeatureInfo(identifier: EngineFixture.featureIdentifier, title: EngineFixture.featureTitle))
+        #expect(context.viewURI == EngineFixture.uri)
         #expect(context.viewModel == current)
         #expect(context.sessionID == setup.session.id)
-        #expect(context.request.viewURI == Fixture.uri)
+        #expect(context.request.viewURI == EngineFixture.uri)
     }
 
     @Test("A named action without a component")
@@ -254,7 +255,7 @@ struct ActionTests {
         // no (not performed), yes (vetoed: not performed), never (performed).
         #expect(outcome.performed)
         #expect(handler.contexts.map(\.actionIdentifier) == ["test:no", "test:yes", "test:never"])
-        #expect(handler.contexts.allSatisfy { $0.viewModel == current && $0.viewURI == Fixture.uri })
+        #expect(handler.contexts.allSatisfy { $0.viewModel == current && $0.viewURI == EngineFixture.uri })
         #expect(setup.factory.performedNames == ["no", "never"])
     }
 
@@ -303,7 +304,7 @@ struct ActionTests {
         let failing = ContentOperationMock()
         failing.setError(TestError(code: 1))
         let observer = ActionObservingOperationMock(ContentOperationMock())
-        let (_, session, state) = try await Fixture.session([observer, failing], actions: [("test", factory)])
+        let (_, session, state) = try await EngineFixture.session([observer, failing], actions: [("test", factory)])
         #expect(state.viewModel == nil)
         let outcome = try await session.perform(ActionInvocation(action: "test:yes", componentIdentifier: nil))
         #expect(!outcome.performed)
@@ -421,7 +422,7 @@ struct ActionTests {
     @Test("hub:next-page loads the next page")
     func builtInNextPage() async throws {
         let paginated = PaginatedOperationMock.appending("P")
-        let (_, session, _) = try await Fixture.session([paginated])
+        let (_, session, _) = try await EngineFixture.session([paginated])
         let outcome = try await session.perform(ActionInvocation(action: "hub:next-page", componentIdentifier: nil))
         #expect(outcome.performed)
         #expect(outcome.state.bodyIdentifiers == ["P-0", "P-1"])

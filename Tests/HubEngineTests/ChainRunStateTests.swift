@@ -12,12 +12,12 @@ struct ChainRunStateTests {
             if number == 2 { await gate.pass() }
         }
         let second = ContentOperationMock(name: "second")
-        let engine = try Fixture.engine([first, second])
+        let engine = try EngineFixture.engine([first, second])
         let (session, _) = try await engine.openSession(
-            for: ViewRequest(viewURI: Fixture.uri, headers: [("X-Run", "1")]))
+            for: ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Run", "1")]))
         let reloading = Task { await session.reload() }
         await gate.arrivals(1)  // run 2 waits inside its first operation
-        let loading = Task { await session.load(ViewRequest(viewURI: Fixture.uri, headers: [("X-Run", "2")])) }
+        let loading = Task { await session.load(ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Run", "2")])) }
         // Wait until the load has replaced the session's request (it then queues behind run 2).
         while await session.request.header("X-Run") != "2" { await Task.yield() }
         gate.open()
@@ -35,8 +35,8 @@ struct ChainRunStateTests {
         let slow = ContentOperationMock(name: "slow") { _, _, number in
             if number == 2 { await gate.pass() }
         }
-        let engine = try Fixture.engine([slow])
-        let (session, _) = try await engine.openSession(for: Fixture.request())
+        let engine = try EngineFixture.engine([slow])
+        let (session, _) = try await engine.openSession(for: EngineFixture.request())
         #expect(engine.runningChains == 0)
         #expect(await engine.waitUntilIdle(timeout: .seconds(5)))
         let reloading = Task { await session.reload() }

@@ -81,7 +81,7 @@ struct ComponentFallbackTests {
         let defaults = ComponentDefaults(namespace: "namespace", name: "name", category: "category")
         let configuration = ViewEngine.Configuration(operationDeadline: .seconds(30), componentDefaults: defaults, memoEntries: 0)
         let operation = ContentOperationMock { builder, _, _ in builder.body["a"].title = "A" }
-        let (_, _, state) = try await Fixture.session([operation], configuration: configuration)
+        let (_, _, state) = try await EngineFixture.session([operation], configuration: configuration)
         let component = try #require(state.viewModel?.body.first)
         #expect(component.componentIdentifier == "namespace:name")
         #expect(component.componentCategory == "category")

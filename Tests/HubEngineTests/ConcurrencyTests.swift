@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// An operation that counts the `test:inc` actions of its session and writes the count into
@@ -50,7 +51,7 @@ struct ConcurrencyTests {
                     return [content, counter]
                 }
             ])
-        let engine = try Fixture.engine(features: [feature], actions: [("test", Self.incrementFactory)])
+        let engine = try EngineFixture.engine(features: [feature], actions: [("test", Self.incrementFactory)])
         let sessionCount = 1000
         let actionsPerSession = 4
 
@@ -103,7 +104,7 @@ struct ConcurrencyTests {
     func oneSessionManyRequests() async throws {
         let paginated = PaginatedOperationMock.appending("P")
         let counter = CounterOperation()
-        let (_, session, _) = try await Fixture.session([paginated, counter], actions: [("test", Self.incrementFactory)])
+        let (_, session, _) = try await EngineFixture.session([paginated, counter], actions: [("test", Self.incrementFactory)])
         let rounds = 50
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<rounds {
@@ -124,7 +125,7 @@ struct ConcurrencyTests {
     @Test("Subscribers see monotonically increasing versions under concurrent changes")
     func monotonicVersions() async throws {
         let a = ContentOperationMock.adding("a")
-        let (_, session, _) = try await Fixture.session([a])
+        let (_, session, _) = try await EngineFixture.session([a])
         let stream = await session.updates()
         let reader = Task {
             var versions: [Int] = []

@@ -17,19 +17,19 @@ struct EngineInstallTests {
 
     @Test("sessions of a changed feature re-run from operation 0 on the new operations and notify listeners")
     func changedFeatureReruns() async throws {
-        let engine = try Fixture.engine(features: [
-            Fixture.feature([ContentOperationMock.adding("old")], identifier: "page"),
-            Fixture.feature([ContentOperationMock.adding("kept")], identifier: "other", predicate: .root("hub:other")),
+        let engine = try EngineFixture.engine(features: [
+            EngineFixture.feature([ContentOperationMock.adding("old")], identifier: "page"),
+            EngineFixture.feature([ContentOperationMock.adding("kept")], identifier: "other", predicate: .root("hub:other")),
         ])
-        let (page, first) = try await engine.openSession(for: Fixture.request())
-        let (other, otherFirst) = try await engine.openSession(for: Fixture.request(uri: "hub:other"))
+        let (page, first) = try await engine.openSession(for: EngineFixture.request())
+        let (other, otherFirst) = try await engine.openSession(for: EngineFixture.request(uri: "hub:other"))
         #expect(Self.titles(first) == ["old #1"])
         var updates = await page.updates().makeAsyncIterator()
         _ = await updates.next()  // the current view
 
         let report = await engine.install(try Self.update(
-            [Fixture.feature([ContentOperationMock.adding("new")], identifier: "page"),
-             Fixture.feature([ContentOperationMock.adding("kept")], identifier: "other", predicate: .root("hub:other"))],
+            [EngineFixture.feature([ContentOperationMock.adding("new")], identifier: "page"),
+             EngineFixture.feature([ContentOperationMock.adding("kept")], identifier: "other", predicate: .root("hub:other"))],
             changed: ["page"]))
         #expect(report.changed == ["page"])
         #expect(report.sessionsRerun == 1)
@@ -49,12 +49,12 @@ struct EngineInstallTests {
             if number > 1 { await gate.pass() }
             builder.body["old"].title = "old #\(number)"
         }
-        let engine = try Fixture.engine(features: [Fixture.feature([gated], identifier: "page")])
-        let (session, _) = try await engine.openSession(for: Fixture.request())
+        let engine = try EngineFixture.engine(features: [EngineFixture.feature([gated], identifier: "page")])
+        let (session, _) = try await engine.openSession(for: EngineFixture.request())
         let reloading = Task { await session.reload() }
         await gate.arrivals(1)  // the second run of the old operation is under way
         await engine.install(try Self.update(
-            [Fixture.feature([ContentOperationMock.adding("new")], identifier: "page")], changed: ["page"]))
+            [EngineFixture.feature([ContentOperationMock.adding("new")], identifier: "page")], changed: ["page"]))
         gate.open()
         _ = await reloading.value
         let settled = await session.settled()
@@ -64,27 +64,27 @@ struct EngineInstallTests {
 
     @Test("a removed feature ends its sessions: listeners finish, the token no longer rebuilds")
     func removedFeatureEndsSessions() async throws {
-        let engine = try Fixture.engine(features: [
-            Fixture.feature([ContentOperationMock.adding("page")], identifier: "page"),
-            Fixture.feature([ContentOperationMock.adding("other")], identifier: "other", predicate: .root("hub:other")),
+        let engine = try EngineFixture.engine(features: [
+            EngineFixture.feature([ContentOperationMock.adding("page")], identifier: "page"),
+            EngineFixture.feature([ContentOperationMock.adding("other")], identifier: "other", predicate: .root("hub:other")),
         ])
-        let (session, _) = try await engine.openSession(for: Fixture.request())
+        let (session, _) = try await engine.openSession(for: EngineFixture.request())
         var updates = await session.updates().makeAsyncIterator()
         _ = await updates.next()
         let report = await engine.install(try Self.update(
-            [Fixture.feature([ContentOperationMock.adding("other")], identifier: "other", predicate: .root("hub:other"))],
+            [EngineFixture.feature([ContentOperationMock.adding("other")], identifier: "other", predicate: .root("hub:other"))],
             changed: []))
         #expect(report.removed == ["page"])
         #expect(report.sessionsEnded == 1)
         #expect(await updates.next() == nil)
         #expect(await session.endReason == .featureRemoved)
         #expect(engine.session(session.id) == nil)
-        #expect(try await engine.resolve(session.token) { Fixture.request(uri: $0) } == nil)
+        #expect(try await engine.resolve(session.token) { EngineFixture.request(uri: $0) } == nil)
     }
 
     @Test("the chain memo forgets a changed feature and keeps an unchanged one")
     func memoForgetsChangedFeatures() async throws {
-        var configuration = Fixture.configuration
+        var configuration = EngineFixture.configuration
         configuration.memoEntries = 16
         func memoizable(_ title: String) -> ContentOperationMock {
             let operation = ContentOperationMock(name: title) { builder, _, _ in builder.body["c"].title = title }
@@ -92,30 +92,30 @@ struct EngineInstallTests {
             return operation
         }
         let kept = memoizable("kept")
-        let engine = try Fixture.engine(
+        let engine = try EngineFixture.engine(
             features: [
-                Fixture.feature([memoizable("before")], identifier: "page"),
-                Fixture.feature([kept], identifier: "other", predicate: .root("hub:other")),
+                EngineFixture.feature([memoizable("before")], identifier: "page"),
+                EngineFixture.feature([kept], identifier: "other", predicate: .root("hub:other")),
             ],
             configuration: configuration)
-        #expect(Self.titles(try await engine.loadView(for: Fixture.request())) == ["before"])
-        _ = try await engine.loadView(for: Fixture.request(uri: "hub:other"))
+        #expect(Self.titles(try await engine.loadView(for: EngineFixture.request())) == ["before"])
+        _ = try await engine.loadView(for: EngineFixture.request(uri: "hub:other"))
         #expect(engine.memoUsage.entries == 2)
         await engine.install(try Self.update(
-            [Fixture.feature([memoizable("after")], identifier: "page"),
-             Fixture.feature([kept], identifier: "other", predicate: .root("hub:other"))],
+            [EngineFixture.feature([memoizable("after")], identifier: "page"),
+             EngineFixture.feature([kept], identifier: "other", predicate: .root("hub:other"))],
             changed: ["page"]))
         #expect(engine.memoUsage.entries == 1)
-        #expect(Self.titles(try await engine.loadView(for: Fixture.request())) == ["after"])
-        _ = try await engine.loadView(for: Fixture.request(uri: "hub:other"))
+        #expect(Self.titles(try await engine.loadView(for: EngineFixture.request())) == ["after"])
+        _ = try await engine.loadView(for: EngineFixture.request(uri: "hub:other"))
         #expect(kept.calls.count == 1, "the unchanged feature's memoized chain still answers")
     }
 
     @Test("actions are replaced for every session, changed feature or not")
     func actionsReplaced() async throws {
-        let engine = try Fixture.engine([ContentOperationMock.adding("a")])
+        let engine = try EngineFixture.engine([ContentOperationMock.adding("a")])
         #expect(!engine.actions.hasNamespace("late"))
-        let feature = Fixture.feature([ContentOperationMock.adding("a")])
+        let feature = EngineFixture.feature([ContentOperationMock.adding("a")])
         let update = EngineUpdate(
             features: try FeatureRegistry(features: [feature]),
             actions: try ActionRegistry(factories: [("late", ClosureActionFactory([:]))]),

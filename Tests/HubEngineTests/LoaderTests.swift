@@ -3,7 +3,8 @@ import HubModel
 import Testing
 
 /// The 32 tests of HubFramework's `HUBViewModelLoaderTests.m` (reference table 3.9), on a
-/// `ViewSession`. Upstream is synchronous and its first `loadViewModel` is explicit; here
+/// `ViewSession`: here 22 of them; the reload-policy ones (S105, S106) are in
+/// ``ReloadPolicyTests`` and the pagination ones (S98, S119..S126) in ``PaginationTests``. Upstream is synchronous and its first `loadViewModel` is explicit; here
 /// `openSession` performs the first load, and every call awaits the drained queue.
 /// Adaptations where DESIGN.md decides differently are marked "DESIGN:".
 @Suite("HubFramework loader tests (3.9)")
@@ -13,7 +14,7 @@ struct LoaderTests {
     @Test("S116 testInitialViewModel")
     func initialViewModel() async throws {
         let operation = InitialContentOperationMock(ContentOperationMock()) { $0.title = "A title" }
-        let (_, session, _) = try await Fixture.session([operation])
+        let (_, session, _) = try await EngineFixture.session([operation])
         for _ in 0..<3 {
             #expect(await session.initialViewModel().title == "A title")
         }
@@ -23,9 +24,9 @@ struct LoaderTests {
     @Test("S117 testInjectedInitialViewModelUsedInsteadOfContentOperations")
     func injectedInitialViewModelUsedInsteadOfContentOperations() async throws {
         let operation = InitialContentOperationMock(ContentOperationMock()) { $0.title = "A title" }
-        let engine = try Fixture.engine([operation])
+        let engine = try EngineFixture.engine([operation])
         let (session, _) = try await engine.openSession(
-            for: Fixture.request(), initialViewModel: ViewModel(title: "Pre-computed title"))
+            for: EngineFixture.request(), initialViewModel: ViewModel(title: "Pre-computed title"))
         #expect(await session.initialViewModel().title == "Pre-computed title")
         #expect(operation.initialContentRequestCount == 0)
     }
@@ -35,7 +36,7 @@ struct LoaderTests {
     @Test("S92 testSuccessfullyLoadingViewModel")
     func successfullyLoadingViewModel() async throws {
         let operation = ContentOperationMock { builder, _, _ in builder.title = "A title" }
-        let (_, _, state) = try await Fixture.session([operation])
+        let (_, _, state) = try await EngineFixture.session([operation])
         #expect(state.title == "A title")
         #expect(state.failure == nil)
         #expect(state.version == 1)
@@ -45,7 +46,7 @@ struct LoaderTests {
     func singleContentOperationError() async throws {
         let operation = ContentOperationMock(name: "failing")
         operation.setError(TestError(code: 7))
-        let (_, _, state) = try await Fixture.session([operation])
+        let (_, _, state) = try await EngineFixture.session([operation])
         #expect(state.viewModel == nil)
         #expect(state.version == 0)
         let failure = try #require(state.failure)
@@ -59,7 +60,7 @@ struct LoaderTests {
         let a = ContentOperationMock()
         a.setError(TestError(code: 1))
         let b = ContentOperationMock { builder, _, _ in builder.title = "A title" }
-        let (_, _, state) = try await Fixture.session([a, b])
+        let (_, _, state) = try await EngineFixture.session([a, b])
         #expect(b.lastCall?.previousError.testError == TestError(code: 1))
         #expect(state.failure == nil)
         #expect(state.title == "A title")
@@ -74,7 +75,7 @@ struct LoaderTests {
             builder.body["a"].title = "changed by B \(number)"
             builder.body["b"].title = "B"
         }
-        let (_, session, state) = try await Fixture.session([a, b])
+        let (_, session, state) = try await EngineFixture.session([a, b])
         #expect(a.lastCall?.input.isEmpty == true)
         #expect(b.lastCall?.inputBodyIdentifiers == ["a"])
         #expect(b.lastCall?.input.body["a"].title == "A")
@@ -96,7 +97,7 @@ struct LoaderTests {
             await gate.pass()
             builder.title = number == 1 ? "first" : "A title"
         }
-        let (_, session, first) = try await Fixture.session([operation])
+        let (_, session, first) = try await EngineFixture.session([operation])
         #expect(first.title == "first")
         var updates = await session.updates().makeAsyncIterator()
         #expect(await collect(1, from: &updates).map(\.version) == [1])
@@ -117,7 +118,7 @@ struct LoaderTests {
     func synchronousContentOperationCallingSuccessCallback() async throws {
         let a = ContentOperationMock(synchronous: true) { builder, _, _ in builder.title = "A" }
         let b = ContentOperationMock()
-        let (_, _, state) = try await Fixture.session([a, b])
+        let (_, _, state) = try await EngineFixture.session([a, b])
         #expect(a.performCount == 1)
         #expect(b.performCount == 1)
         #expect(state.version == 1)
@@ -126,7 +127,7 @@ struct LoaderTests {
     @Test("S91 testSynchronousContentOperationDoesNotCallDelegateTwice")
     func synchronousContentOperationDoesNotCallDelegateTwice() async throws {
         let operation = BlockContentOperation { builder, _ in builder.title = "A title" }
-        let (_, session, state) = try await Fixture.session([operation])
+        let (_, session, state) = try await EngineFixture.session([operation])
         #expect(state.version == 1)
         #expect(state.failure == nil)
         // Exactly one success: the stream starts with that state and nothing else is pending.
@@ -136,7 +137,7 @@ struct LoaderTests {
     @Test("S91 testSynchronousContentOperationCallingErrorCallback")
     func synchronousContentOperationCallingErrorCallback() async throws {
         let operation = BlockContentOperation { _, _ in throw TestError(code: 3) }
-        let (_, _, state) = try await Fixture.session([operation])
+        let (_, _, state) = try await EngineFixture.session([operation])
         #expect(state.viewModel == nil)
         #expect(state.version == 0)
         #expect(state.failure?.underlying as? TestError == TestError(code: 3))
@@ -147,9 +148,9 @@ struct LoaderTests {
     @Test("S103 testSubsequentlyLoadedContentNotAppendedToViewModel")
     func subsequentlyLoadedContentNotAppendedToViewModel() async throws {
         let operation = ContentOperationMock { builder, _, number in builder.body["random-\(number)"].title = "x" }
-        let (_, session, first) = try await Fixture.session([operation], reloadPolicy: .always)
+        let (_, session, first) = try await EngineFixture.session([operation], reloadPolicy: .always)
         #expect(first.viewModel?.body.count == 1)
-        let second = await session.load(Fixture.request())
+        let second = await session.load(EngineFixture.request())
         #expect(operation.performCount == 2)
         #expect(second.bodyIdentifiers == ["random-2"])
     }
@@ -161,7 +162,7 @@ struct LoaderTests {
         let a = ContentOperationMock.adding("a")
         let b = ContentOperationMock.adding("b")
         let c = ContentOperationMock.adding("c")
-        let (_, session, _) = try await Fixture.session([a, b, c])
+        let (_, session, _) = try await EngineFixture.session([a, b, c])
 
         _ = await session.reschedule(operationAt: 0)
         #expect([a.performCount, b.performCount, c.performCount] == [2, 2, 2])
@@ -184,7 +185,7 @@ struct LoaderTests {
         let c = ContentOperationMock()
         a.setError(TestError(code: 1))
         b.setError(TestError(code: 2))
-        let (_, session, _) = try await Fixture.session([a, b, c])
+        let (_, session, _) = try await EngineFixture.session([a, b, c])
         #expect(a.lastCall?.previousError == nil)
         #expect(b.lastCall?.previousError.testError == TestError(code: 1))
         #expect(c.lastCall?.previousError.testError == TestError(code: 2))
@@ -209,7 +210,7 @@ struct LoaderTests {
         let a = ContentOperationMock.adding("a")
         let b = ContentOperationMock.adding("b")
         let c = ContentOperationMock.adding("c")
-        let (_, session, _) = try await Fixture.session([a, b, c])
+        let (_, session, _) = try await EngineFixture.session([a, b, c])
         var updates = await session.updates().makeAsyncIterator()
         _ = await session.reschedule(operationAt: 1)
         _ = await session.reschedule(operationAt: 1)
@@ -224,7 +225,7 @@ struct LoaderTests {
             if number == 1 { throw TestError(code: 1) }
             builder.title = "ok"
         }
-        let (_, session, first) = try await Fixture.session([operation])
+        let (_, session, first) = try await EngineFixture.session([operation])
         #expect(first.failure != nil)
         let state = await session.reschedule(operationAt: 0)
         #expect(operation.performCount == 2)
@@ -242,8 +243,8 @@ struct LoaderTests {
         let gate = Gate()
         let a = ContentOperationMock { _, _, _ in await gate.pass() }
         let b = ContentOperationMock()
-        let engine = try Fixture.engine([a, b])
-        let open = Task { try await engine.openSession(for: Fixture.request(.online)) }
+        let engine = try EngineFixture.engine([a, b])
+        let open = Task { try await engine.openSession(for: EngineFixture.request(.online)) }
         await gate.arrivals(1)
         gate.release()
         _ = try await open.value
@@ -255,9 +256,9 @@ struct LoaderTests {
     func connectivityStateStartsLoadingFromBlankState() async throws {
         let a = InitialContentOperationMock(ContentOperationMock.adding("a")) { $0.title = "initial" }
         let b = ContentOperationMock.adding("b")
-        let (_, session, _) = try await Fixture.session([a, b], reloadPolicy: .never)
+        let (_, session, _) = try await EngineFixture.session([a, b], reloadPolicy: .never)
         var updates = await session.updates().makeAsyncIterator()
-        let state = await session.load(Fixture.request(.offline))
+        let state = await session.load(EngineFixture.request(.offline))
         // The initial content is emitted as a successful load, then the chain re-runs (the
         // reload policy is bypassed).
         let emitted = await collect(3, from: &updates)
@@ -274,8 +275,8 @@ struct LoaderTests {
     @Test("S112 testIncorrectlyIndicatedConnectivityChangeIgnored")
     func incorrectlyIndicatedConnectivityChangeIgnored() async throws {
         let a = ContentOperationMock.adding("a")
-        let (_, session, _) = try await Fixture.session([a], reloadPolicy: .never)
-        for _ in 0..<4 { _ = await session.load(Fixture.request(.online)) }
+        let (_, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        for _ in 0..<4 { _ = await session.load(EngineFixture.request(.online)) }
         #expect(a.performCount == 1)
         #expect(await session.state.version == 1)
     }
@@ -286,9 +287,9 @@ struct LoaderTests {
     func connectivityStateChangeDoesNotStartLoadingUntilRequested() async throws {
         let a = ContentOperationMock.adding("a")
         let b = ContentOperationMock.adding("b")
-        let engine = try Fixture.engine([a, b], reloadPolicy: .never)
+        let engine = try EngineFixture.engine([a, b], reloadPolicy: .never)
         #expect(a.performCount == 0)
-        _ = try await engine.openSession(for: Fixture.request(.offline))
+        _ = try await engine.openSession(for: EngineFixture.request(.offline))
         #expect(a.performCount == 1)
         #expect(b.performCount == 1)
     }
@@ -296,8 +297,8 @@ struct LoaderTests {
     @Test("S114 testResolveConnectivityStateWhenLoading")
     func resolveConnectivityStateWhenLoading() async throws {
         let a = ContentOperationMock.adding("a")
-        let (_, session, _) = try await Fixture.session([a], reloadPolicy: .never, connectivity: .online)
-        _ = await session.load(Fixture.request(.offline))
+        let (_, session, _) = try await EngineFixture.session([a], reloadPolicy: .never, connectivity: .online)
+        _ = await session.load(EngineFixture.request(.offline))
         #expect(a.connectivities == [.online, .offline])
     }
 
@@ -307,180 +308,18 @@ struct LoaderTests {
     func correctFeatureInfoSentToContentOperations() async throws {
         let a = ContentOperationMock()
         let b = ContentOperationMock()
-        _ = try await Fixture.session([a, b])
-        let expected = FeatureInfo(identifier: Fixture.featureIdentifier, title: Fixture.featureTitle)
+        _ = try await EngineFixture.session([a, b])
+        let expected = FeatureInfo(identifier: EngineFixture.featureIdentifier, title: EngineFixture.featureTitle)
         #expect(a.featureInfos == [expected])
         #expect(b.featureInfos == [expected])
-        #expect(a.lastCall?.context.viewURI == Fixture.uri)
-        #expect(b.lastCall?.context.viewURI == Fixture.uri)
+        #expect(a.lastCall?.context.viewURI == EngineFixture.uri)
+        #expect(b.lastCall?.context.viewURI == EngineFixture.uri)
     }
 
     @Test("S96 testFeatureTitleAssignedAsViewTitleIfNil")
     func featureTitleAssignedAsViewTitleIfNil() async throws {
         let a = ContentOperationMock()
-        let (_, _, state) = try await Fixture.session([a])
-        #expect(state.title == Fixture.featureTitle)
-    }
-
-    // MARK: - Reload policy
-
-    @Test("S105 testReloadPolicyPreventingReload")
-    func reloadPolicyPreventingReload() async throws {
-        let a = ContentOperationMock.adding("a")
-        let (_, session, _) = try await Fixture.session([a], reloadPolicy: .never)
-        for _ in 0..<2 { _ = await session.load(Fixture.request()) }
-        #expect(a.performCount == 1)
-    }
-
-    // DESIGN: "nil policy" is `.always`; the session's opening is the first of the 3 loads.
-    @Test("S106 testNilReloadPolicyAlwaysResultingInReload")
-    func nilReloadPolicyAlwaysResultingInReload() async throws {
-        let a = ContentOperationMock.adding("a")
-        let (_, session, _) = try await Fixture.session([a], reloadPolicy: .always)
-        for _ in 0..<2 { _ = await session.load(Fixture.request()) }
-        #expect(a.performCount == 3)
-    }
-
-    // MARK: - Pagination
-
-    @Test("S121 testAppendingPaginatedContent")
-    func appendingPaginatedContent() async throws {
-        let a = PaginatedOperationMock.appending("A")
-        let b = ContentOperationMock { builder, _, _ in builder.body["B-0"].title = "B" }
-        let (_, session, first) = try await Fixture.session([a, b])
-        #expect(first.bodyIdentifiers == ["A-0", "B-0"])
-        let state = await session.loadNextPage()
-        let page = try #require(a.pageCalls.last)
-        #expect(page.inputBodyIdentifiers == ["A-0", "B-0"])
-        // The page builder is the last snapshot, without the feature-title fallback (S121).
-        #expect(page.input.title == nil)
-        #expect(page.context.pageIndex == 1)
-        #expect(state.bodyIdentifiers == ["A-0", "B-0", "A-1"])
-        #expect(b.performCount == 1)
-    }
-
-    @Test("S122 testPageIndexIncrementedForEachPaginatedLoadingChain")
-    func pageIndexIncrementedForEachPaginatedLoadingChain() async throws {
-        let a = PaginatedOperationMock.appending("A")
-        let (_, session, _) = try await Fixture.session([a])
-        for _ in 0..<3 { _ = await session.loadNextPage() }
-        #expect(a.pageIndexes == [1, 2, 3])
-    }
-
-    @Test("S124 S101 testLoadingPaginatedContentMultipleTimesAppendsToQueue")
-    func loadingPaginatedContentMultipleTimesAppendsToQueue() async throws {
-        let gate = Gate()
-        let a = PaginatedOperationMock(ContentOperationMock()) { builder, _, page in
-            await gate.pass()
-            builder.body["\(page)"].title = "page"
-        }
-        let (_, session, first) = try await Fixture.session([a])
-        #expect(first.viewModel?.body.isEmpty == true)
-        let loads = (0..<3).map { _ in Task { await session.loadNextPage() } }
-        await waitForPendingCallers(session, 3)
-        for finished in 1...2 {
-            gate.release()
-            await gate.arrivals(finished + 1)
-            #expect(await session.state.viewModel?.body.isEmpty == true)
-            #expect(await session.state.version == 1)
-        }
-        gate.release()
-        for load in loads {
-            let state = await load.value
-            #expect(state.bodyIdentifiers == ["1", "2", "3"])
-            #expect(state.version == 2)  // one emission for the three chains
-        }
-        #expect(a.pageIndexes == [1, 2, 3])
-    }
-
-    @Test("S125 testAppendedContentOperationChaining")
-    func appendedContentOperationChaining() async throws {
-        let a = PaginatedOperationMock(ContentOperationMock()) { builder, _, page in builder.body["A-\(page)"].title = "A" }
-        let b = PaginatedOperationMock(ContentOperationMock()) { builder, _, page in builder.body["B-\(page)"].title = "B" }
-        let (_, session, _) = try await Fixture.session([a, b])
-        #expect(await session.loadNextPage().bodyIdentifiers == ["A-1", "B-1"])
-        #expect(await session.loadNextPage().bodyIdentifiers == ["A-1", "B-1", "A-2", "B-2"])
-    }
-
-    @Test("S93 S119 testAppendedContentOperationErrorForwarding")
-    func appendedContentOperationErrorForwarding() async throws {
-        let a = PaginatedOperationMock.appending("A")
-        let b = PaginatedOperationMock.appending("B")
-        a.mock.setError(TestError(code: 1))
-        b.mock.setError(TestError(code: 2))
-        let (_, session, first) = try await Fixture.session([a, b])
-        #expect(a.mock.lastCall?.previousError == nil)
-        #expect(b.mock.lastCall?.previousError.testError == TestError(code: 1))
-        #expect(first.failure?.underlying as? TestError == TestError(code: 2))
-        // No view model was loaded: pagination is a no-op and the errors stay.
-        let state = await session.loadNextPage()
-        #expect(a.pageCalls.isEmpty)
-        #expect(b.pageCalls.isEmpty)
-        #expect(state.version == 0)
-        #expect(state.failure?.underlying as? TestError == TestError(code: 2))
-    }
-
-    // DESIGN: a session has no "before the first load"; the closest is a first load that
-    // failed, which leaves no view model (S95, S119).
-    @Test("S119 testLoadingPaginatedContentBeforeMainContentDoesNothing")
-    func loadingPaginatedContentBeforeMainContentDoesNothing() async throws {
-        let a = PaginatedOperationMock.appending("A")
-        a.mock.setError(TestError(code: 1))
-        let (_, session, _) = try await Fixture.session([a])
-        var updates = await session.updates().makeAsyncIterator()
-        for _ in 0..<3 { _ = await session.loadNextPage() }
-        #expect(a.pageCalls.isEmpty)
-        #expect(await session.state.version == 0)
-        // No emission: the first thing the stream yields is the later successful reload.
-        a.mock.setError(nil)
-        _ = await session.reload()
-        #expect(await collect(1, from: &updates).map(\.version) == [1])
-    }
-
-    // DESIGN: a full reload resets the page index to 0, so the re-run operations see page 0
-    // and the result is the main content only ([A-0, B-0] where upstream kept [A-1, B-1]).
-    @Test("S126 testContentOperationReschedulingResetsAppendedContent")
-    func contentOperationReschedulingResetsAppendedContent() async throws {
-        let a = PaginatedOperationMock.appending("A")
-        let b = PaginatedOperationMock.appending("B")
-        let (_, session, _) = try await Fixture.session([a, b])
-        #expect(await session.loadNextPage().bodyIdentifiers == ["A-0", "B-0", "A-1", "B-1"])
-        let state = await session.reschedule(operationAt: 0)
-        #expect(state.bodyIdentifiers == ["A-0", "B-0"])
-        #expect(a.mock.pageIndexes == [0, 0])
-        #expect(b.mock.pageIndexes == [0, 0])
-        // The next page is page 1 again.
-        _ = await session.loadNextPage()
-        #expect(a.pageIndexes == [1, 1])
-    }
-
-    @Test("S98 testIsLoading")
-    func isLoading() async throws {
-        let gate = Gate(permits: 1)
-        let a = PaginatedOperationMock(
-            ContentOperationMock { builder, _, number in
-                await gate.pass()
-                builder.title = "\(number)"
-            },
-            page: { builder, _, page in
-                await gate.pass()
-                builder.body["\(page)"].title = "p"
-            })
-        let (_, session, _) = try await Fixture.session([a])
-        #expect(await session.isLoading == false)
-
-        let reload = Task { await session.reload() }
-        await gate.arrivals(2)
-        #expect(await session.isLoading == true)
-        gate.release()
-        _ = await reload.value
-        #expect(await session.isLoading == false)
-
-        let page = Task { await session.loadNextPage() }
-        await gate.arrivals(3)
-        #expect(await session.isLoading == true)
-        gate.release()
-        _ = await page.value
-        #expect(await session.isLoading == false)
+        let (_, _, state) = try await EngineFixture.session([a])
+        #expect(state.title == EngineFixture.featureTitle)
     }
 }

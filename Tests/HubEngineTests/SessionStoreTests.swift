@@ -9,9 +9,9 @@ struct SessionStoreTests {
 
     /// `count` sessions from one engine (which keeps its own store; these tests use their own).
     static func sessions(_ count: Int) async throws -> [ViewSession] {
-        let engine = try Fixture.engine([ContentOperationMock()])
+        let engine = try EngineFixture.engine([ContentOperationMock()])
         var sessions: [ViewSession] = []
-        for _ in 0..<count { sessions.append(try await engine.openSession(for: Fixture.request()).session) }
+        for _ in 0..<count { sessions.append(try await engine.openSession(for: EngineFixture.request()).session) }
         return sessions
     }
 
@@ -202,10 +202,10 @@ struct SessionStoreTests {
     @Test("The engine caps its sessions")
     func engineCap() async throws {
         let configuration = ViewEngine.Configuration(operationDeadline: .seconds(30), maxSessions: 2, memoEntries: 0)
-        let engine = try Fixture.engine([ContentOperationMock()], configuration: configuration)
-        let first = try await engine.openSession(for: Fixture.request()).session
-        let second = try await engine.openSession(for: Fixture.request()).session
-        let third = try await engine.openSession(for: Fixture.request()).session
+        let engine = try EngineFixture.engine([ContentOperationMock()], configuration: configuration)
+        let first = try await engine.openSession(for: EngineFixture.request()).session
+        let second = try await engine.openSession(for: EngineFixture.request()).session
+        let third = try await engine.openSession(for: EngineFixture.request()).session
         #expect(engine.session(first.id) == nil)
         #expect(engine.session(second.id) === second)
         #expect(engine.session(third.id) === third)
@@ -221,10 +221,10 @@ struct SessionStoreTests {
             let operation = ContentOperationMock.adding("a")
             operation.setMemoizationKey("a")
             operation.setError(TestError(code: 1))
-            let engine = try Fixture.engine([operation], configuration: configuration)
+            let engine = try EngineFixture.engine([operation], configuration: configuration)
             // The second open replays the memoized failure when the memo is on.
             for attempt in 1...2 {
-                let (session, state) = try await engine.openSession(for: Fixture.request())
+                let (session, state) = try await engine.openSession(for: EngineFixture.request())
                 #expect(state.viewModel == nil && state.failure != nil)
                 #expect(engine.session(session.id) == nil, "memo \(memoEntries), attempt \(attempt)")
                 let statistics = engine.sessions.statistics
@@ -235,7 +235,7 @@ struct SessionStoreTests {
             #expect(operation.performCount == (memoEntries == 0 ? 2 : 1))
             if memoEntries == 0 {
                 // Outside the store, the session still works for the caller holding it.
-                let (session, _) = try await engine.openSession(for: Fixture.request())
+                let (session, _) = try await engine.openSession(for: EngineFixture.request())
                 operation.setError(nil)
                 let reloaded = await session.reload()
                 #expect(reloaded.viewModel?.body.map(\.identifier) == ["a"])
@@ -247,8 +247,8 @@ struct SessionStoreTests {
     @Test("Only a session without any view model leaves: a failed reload keeps the session (S95)")
     func failedReloadKeepsSession() async throws {
         let operation = ContentOperationMock.adding("a")
-        let engine = try Fixture.engine([operation])
-        let (session, first) = try await engine.openSession(for: Fixture.request())
+        let engine = try EngineFixture.engine([operation])
+        let (session, first) = try await engine.openSession(for: EngineFixture.request())
         #expect(first.viewModel != nil)
         #expect(engine.session(session.id) === session)
         operation.setError(TestError(code: 2))
@@ -263,8 +263,8 @@ struct SessionStoreTests {
         let gate = Gate()
         let operation = ContentOperationMock { _, _, _ in await gate.pass() }
         operation.setError(TestError(code: 3))
-        let engine = try Fixture.engine([operation])
-        let open = Task { try await engine.openSession(for: Fixture.request()) }
+        let engine = try EngineFixture.engine([operation])
+        let open = Task { try await engine.openSession(for: EngineFixture.request()) }
         await gate.arrivals(1)
         // During its first load the session is in the store (the chain's {session} is live).
         let id = try #require(operation.lastCall?.context.sessionID)
@@ -285,9 +285,9 @@ struct SessionStoreTests {
         let configuration = ViewEngine.Configuration(operationDeadline: .seconds(30), memoEntries: 16)
         let operation = ContentOperationMock.adding("a")
         operation.setMemoizationKey("a")
-        let engine = try Fixture.engine([operation], configuration: configuration)
+        let engine = try EngineFixture.engine([operation], configuration: configuration)
         for _ in 1...2 {  // the second is a memo hit
-            let state = try await engine.loadView(for: Fixture.request())
+            let state = try await engine.loadView(for: EngineFixture.request())
             #expect(state.viewModel?.body.map(\.identifier) == ["a"])
             #expect(state.version == 1)
         }
@@ -296,10 +296,10 @@ struct SessionStoreTests {
         #expect(engine.sessions.statistics.created == 0)
         operation.setError(TestError(code: 4))
         operation.setMemoizationKey(nil)
-        let failed = try await engine.loadView(for: Fixture.request())
+        let failed = try await engine.loadView(for: EngineFixture.request())
         #expect(failed.viewModel == nil && failed.failure != nil)
         let statistics = engine.sessions.statistics
         #expect(statistics.created == 0 && statistics.failed == 0 && statistics.active == 0)
-        await #expect(throws: EngineError.self) { try await engine.loadView(for: Fixture.request(uri: "hub:other")) }
+        await #expect(throws: EngineError.self) { try await engine.loadView(for: EngineFixture.request(uri: "hub:other")) }
     }
 }

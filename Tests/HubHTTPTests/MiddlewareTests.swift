@@ -26,7 +26,7 @@ import Testing
     @Test func gzipAboveThresholdRoundTrips() async throws {
         var original = HTTPResponse.json(big)
         original.headers.add(name: "ETag", value: ETag.strong(for: big))
-        let response = try await serve(original, [GzipMiddleware(minBytes: 1024)], headers: ["Accept-Encoding": "gzip"])
+        let response = try await serve(original, [RepresentationMiddleware(minBytes: 1024)], headers: ["Accept-Encoding": "gzip"])
         #expect(response.headers["Content-Encoding"] == "gzip")
         #expect(response.headers["Vary"] == "Accept-Encoding")
         #expect(response.headers["ETag"]?.hasPrefix("W/\"") == true)
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func gzipSkipped() async throws {
-        let gzip = GzipMiddleware(minBytes: 1024)
+        let gzip = RepresentationMiddleware(minBytes: 1024)
         let refused = try await serve(.json(big), [gzip], headers: ["Accept-Encoding": "gzip;q=0"])
         #expect(refused.headers["Content-Encoding"] == nil)
         #expect(refused.headers["Vary"] == "Accept-Encoding")
@@ -64,16 +64,65 @@ import Testing
         var original = HTTPResponse.json(big)
         original.headers.add(name: "ETag", value: tag)
         original.headers.add(name: "Cache-Control", value: "no-cache")
-        let middleware: [any HTTPMiddleware] = [GzipMiddleware(), ConditionalGetMiddleware()]
-        let hit = try await serve(original, middleware, headers: ["If-None-Match": tag, "Accept-Encoding": "gzip"])
+        let middleware: [any HTTPMiddleware] = [RepresentationMiddleware()]
+        let hit = try await serve(original, middleware, headers: ["If-None-Match": tag])
         #expect(hit.status == .notModified)
         #expect(hit.body.bytes == [])
         #expect(hit.headers["ETag"] == tag)
         #expect(hit.headers["Cache-Control"] == "no-cache")
+        // RFC 9110 15.4.5: the 304 carries the ETag and Vary the 200 would: weak with gzip.
+        let gzipHit = try await serve(original, middleware, headers: ["If-None-Match": tag, "Accept-Encoding": "gzip"])
+        #expect(gzipHit.status == .notModified)
+        #expect(gzipHit.headers["ETag"] == "W/" + tag)
+        #expect(gzipHit.headers["Vary"] == "Accept-Encoding")
+        #expect(gzipHit.headers["Content-Type"] == nil)
         let miss = try await serve(original, middleware, headers: ["If-None-Match": "\"nope\""])
         #expect(miss.status == .ok)
         let post = try await serve(original, middleware, headers: ["If-None-Match": tag], method: .post)
         #expect(post.status == .ok)
+    }
+
+    @Test func representationCarriesETagGzipAnd304() async throws {
+        let representation = Representation(bytes: big)
+        #expect(representation.etag == ETag.strong(for: big))
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Hub-Session": "s"]
+        headers.add(name: "Cache-Control", value: "private, no-cache")
+        let response = HTTPResponse(status: .ok, headers: headers, body: .representation(representation))
+        let middleware: [any HTTPMiddleware] = [RepresentationMiddleware(minBytes: 1024)]
+
+        let plain = try await serve(response, middleware, headers: [:])
+        #expect(plain.body.bytes == big)
+        #expect(plain.headers["ETag"] == representation.etag)
+        #expect(plain.headers["Vary"] == "Accept-Encoding")
+        #expect(plain.headers["Content-Encoding"] == nil)
+
+        let zipped = try await serve(response, middleware, headers: ["Accept-Encoding": "gzip"])
+        #expect(zipped.headers["Content-Encoding"] == "gzip")
+        #expect(zipped.headers["ETag"] == "W/" + representation.etag)
+        let compressed = try #require(zipped.body.bytes)
+        #expect(Gzip.decompress(compressed) == big)
+        // The gzip is made once: a second response carries the same bytes.
+        #expect(representation.gzip(level: 9) == compressed)
+
+        // One 304 policy: every field but the content metadata.
+        for method in [HTTPMethod.get, .head] {
+            let notModified = try await serve(
+                response, middleware, headers: ["If-None-Match": "W/" + representation.etag], method: method)
+            #expect(notModified.status == .notModified)
+            #expect(notModified.body.bytes == [])
+            #expect(notModified.headers["ETag"] == representation.etag)
+            #expect(notModified.headers["Hub-Session"] == "s")
+            #expect(notModified.headers["Cache-Control"] == "private, no-cache")
+            #expect(notModified.headers["Vary"] == "Accept-Encoding")
+            #expect(notModified.headers["Content-Type"] == nil)
+        }
+        // Small: no Vary, identity, ETag still sent.
+        let small = Representation(bytes: Array("{}".utf8))
+        let smallResponse = try await serve(
+            HTTPResponse(body: .representation(small)), middleware, headers: ["Accept-Encoding": "gzip"])
+        #expect(smallResponse.headers["Vary"] == nil)
+        #expect(smallResponse.headers["ETag"] == small.etag)
+        #expect(smallResponse.body.bytes == Array("{}".utf8))
     }
 
     @Test func serverSentEventEncoding() {

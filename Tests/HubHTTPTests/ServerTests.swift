@@ -1,7 +1,8 @@
 import Dispatch
+@testable import HubHTTP
+import HubTestSupport
 import Synchronization
 import Testing
-@testable import HubHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,7 @@ func shortTimeouts(_ configuration: inout HTTPServerConfiguration) {
 
 /// Whether a new connection to `port` reaches the server whose `/token` route answers `token`.
 func reaches(port: Int, token: String) -> Bool {
-    guard let probe = try? TestClient(port: port, receiveTimeout: 5),
+    guard let probe = try? LoopbackClient(port: port, receiveTimeout: 5),
           (try? probe.send("GET /token HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil,
           let response = try? probe.readResponse()
     else { return false }
@@ -70,7 +71,7 @@ func withServer(
         // Keep-alive, not deadlines, is under test: roomy deadlines so a starved machine cannot cut it.
         try await withServer { server in
             #expect(server.localPort > 0)
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (first, second) = try await blocking {
                 try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Request-Id: client-1\r\n\r\n")
                 let first = try client.readResponse()
@@ -93,7 +94,7 @@ func withServer(
         var configuration = testConfiguration()
         configuration.host = "::1"
         try await withServer(configuration) { server in
-            let client = try TestClient(port: server.localPort, host: "::1")
+            let client = try LoopbackClient(port: server.localPort, host: "::1")
             let response = try await blocking {
                 try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try client.readResponse()
@@ -107,7 +108,7 @@ func withServer(
         configuration.host = "::"
         try await withServer(configuration) { server in
             for host in ["127.0.0.1", "::1"] {
-                let client = try TestClient(port: server.localPort, host: host)
+                let client = try LoopbackClient(port: server.localPort, host: host)
                 let response = try await blocking {
                     try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                     return try client.readResponse()
@@ -119,7 +120,7 @@ func withServer(
 
     @Test func pipelinedResponsesInOrder() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let bodies = try await blocking {
                 try client.send(
                     "GET /sleep/80 HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -133,14 +134,14 @@ func withServer(
 
     @Test func http10ClosesUnlessKeepAlive() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (response, closed) = try await blocking {
                 try client.send("GET /hello HTTP/1.0\r\n\r\n")
                 return (try client.readResponse(), client.waitForClose())
             }
             #expect(response.headers["Connection"] == "close")
             #expect(closed)
-            let keep = try TestClient(port: server.localPort)
+            let keep = try LoopbackClient(port: server.localPort)
             let responses = try await blocking {
                 try keep.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
                 let first = try keep.readResponse()
@@ -155,7 +156,7 @@ func withServer(
 
     @Test func headKeepsLengthWithoutBody() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (head, next) = try await blocking {
                 try client.send("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return (try client.readResponse(head: true), try client.readResponse())
@@ -168,7 +169,7 @@ func withServer(
 
     @Test func problemsForRoutingAndThrownErrors() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (missing, wrong, crash) = try await blocking {
                 try client.send("GET /missing HTTP/1.1\r\nHost: x\r\n\r\nDELETE /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /crash HTTP/1.1\r\nHost: x\r\n\r\n")
                 return (try client.readResponse(), try client.readResponse(), try client.readResponse())
@@ -197,7 +198,7 @@ func withServer(
     ])
     func badInputGetsProblemAndClose(fixture: String, status: Int) async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (response, closed) = try await blocking {
                 try client.send(fixture)
                 return (try client.readResponse(), client.waitForClose())
@@ -207,7 +208,7 @@ func withServer(
             #expect(response.headers["Connection"] == "close")
             #expect(closed)
             // The server keeps serving everyone else.
-            let other = try TestClient(port: server.localPort)
+            let other = try LoopbackClient(port: server.localPort)
             let ok = try await blocking {
                 try other.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try other.readResponse()
@@ -218,7 +219,7 @@ func withServer(
 
     @Test func expectContinue() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (interim, final) = try await blocking {
                 try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
                 let interim = try client.readResponse()
@@ -232,7 +233,7 @@ func withServer(
 
     @Test func chunkedRequestBody() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let response = try await blocking {
                 try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\nT: 1\r\n\r\n")
                 return try client.readResponse()
@@ -243,7 +244,7 @@ func withServer(
 
     @Test func headerTimeoutIs408() async throws {
         try await withServer(testConfiguration(shortTimeouts)) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (response, closed) = try await blocking {
                 try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n")
                 return (try client.readResponse(), client.waitForClose())
@@ -256,8 +257,8 @@ func withServer(
 
     @Test func slowBodyIsCutByTotalDeadline() async throws {
         try await withServer(testConfiguration(shortTimeouts)) { server in
-            let client = try TestClient(port: server.localPort)
-            let (response, sent) = try await blocking { () -> (ClientResponse, Int) in
+            let client = try LoopbackClient(port: server.localPort)
+            let (response, sent) = try await blocking { () -> (LoopbackResponse, Int) in
                 try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
                 // One byte every 100 ms: each gap is well inside any per-read timeout, the total
                 // (0.5 s) is not. The answer comes long before the 99 bytes could all be sent.
@@ -279,8 +280,8 @@ func withServer(
 
     @Test func headerDeadlineIsTotalNotPerRead() async throws {
         try await withServer(testConfiguration { shortTimeouts(&$0); $0.limits.headerCount = 100 }) { server in
-            let client = try TestClient(port: server.localPort)
-            let response = try await blocking { () -> ClientResponse in
+            let client = try LoopbackClient(port: server.localPort)
+            let response = try await blocking { () -> LoopbackResponse in
                 // A header line every 50 ms: no gap is long, the whole head is.
                 for index in 0..<60 {
                     guard (try? client.send(index == 0 ? "GET /hello HTTP/1.1\r\nHost: x\r\n" : "X-\(index): v\r\n")) != nil else { break }
@@ -296,7 +297,7 @@ func withServer(
 
     @Test func slowHandlerIsNotCutByReadDeadlines() async throws {
         try await withServer(testConfiguration(shortTimeouts)) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let response = try await blocking {
                 try client.send("GET /sleep/900 HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try client.readResponse()
@@ -307,7 +308,7 @@ func withServer(
 
     @Test func idleKeepAliveTimeoutCloses() async throws {
         try await withServer(testConfiguration(shortTimeouts)) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (response, closed) = try await blocking {
                 try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return (try client.readResponse(), client.waitForClose())
@@ -321,7 +322,7 @@ func withServer(
     @Test func maxRequestsPerConnection() async throws {
         let configuration = testConfiguration { $0.limits.maxRequestsPerConnection = 2 }
         try await withServer(configuration) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (first, second, closed) = try await blocking {
                 try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return (try client.readResponse(), try client.readResponse(), client.waitForClose())
@@ -335,7 +336,7 @@ func withServer(
     @Test func sendTimeoutDropsClientThatDoesNotRead() async throws {
         let configuration = testConfiguration { $0.timeouts.send = .milliseconds(300) }
         try await withServer(configuration) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             client.shrinkReceiveBuffer()
             try await blocking { try client.send("GET /big/16384 HTTP/1.1\r\nHost: x\r\n\r\n") }
             #expect(await eventually { server.openConnections == 0 })
@@ -347,9 +348,9 @@ func withServer(
             $0.limits.connections = 1
         }
         try await withServer(configuration) { server in
-            let first = try TestClient(port: server.localPort)
+            let first = try LoopbackClient(port: server.localPort)
             #expect(await eventually { server.openConnections == 1 })
-            let second = try TestClient(port: server.localPort)
+            let second = try LoopbackClient(port: server.localPort)
             let rejected = try await blocking { try second.readResponse() }
             #expect(rejected.status == 503)
             #expect(rejected.text.contains("connection_limit"))
@@ -367,8 +368,8 @@ func withServer(
         let server = HTTPServer(configuration: configuration, responder: testRouter())
         try server.start()
         let port = server.localPort
-        let busy = try TestClient(port: port)
-        let idle = try TestClient(port: port)
+        let busy = try LoopbackClient(port: port)
+        let idle = try LoopbackClient(port: port)
         try await blocking { try busy.send("GET /sleep/1000 HTTP/1.1\r\nHost: x\r\n\r\n") }
         #expect(await eventually { server.openConnections == 2 })
         try await Task.sleep(for: .milliseconds(50))
@@ -395,7 +396,7 @@ func withServer(
         let server = HTTPServer(configuration: configuration, responder: router)
         try server.start()
         let port = server.localPort
-        let client = try TestClient(port: port)
+        let client = try LoopbackClient(port: port)
         let first = try await blocking {
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             return try client.readResponse()
@@ -427,7 +428,7 @@ func withServer(
         }
         let server = HTTPServer(configuration: configuration, responder: testRouter())
         try server.start()
-        let client = try TestClient(port: server.localPort)
+        let client = try LoopbackClient(port: server.localPort)
         #expect(await eventually { server.openConnections == 1 })
         let clock = ContinuousClock()
         let start = clock.now
@@ -450,7 +451,7 @@ func withServer(
         let configuration = testConfiguration { $0.timeouts.drain = .milliseconds(100) }
         let server = HTTPServer(configuration: configuration, responder: router)
         try server.start()
-        let client = try TestClient(port: server.localPort)
+        let client = try LoopbackClient(port: server.localPort)
         try await blocking { try client.send("GET /late HTTP/1.1\r\nHost: x\r\n\r\n") }
         #expect(await eventually { server.openConnections == 1 })
         await server.shutdown()
@@ -460,7 +461,7 @@ func withServer(
         try await Task.sleep(for: .milliseconds(100))
         try await withServer { other in
             let response = try await blocking {
-                let again = try TestClient(port: other.localPort)
+                let again = try LoopbackClient(port: other.localPort)
                 try again.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try again.readResponse()
             }
@@ -472,7 +473,7 @@ func withServer(
         let configuration = testConfiguration { $0.timeouts.drain = .milliseconds(300) }
         let server = HTTPServer(configuration: configuration, responder: testRouter())
         try server.start()
-        let client = try TestClient(port: server.localPort)
+        let client = try LoopbackClient(port: server.localPort)
         try await blocking { try client.send("GET /sleep/60000 HTTP/1.1\r\nHost: x\r\n\r\n") }
         #expect(await eventually { server.openConnections == 1 })
         try await Task.sleep(for: .milliseconds(50))
@@ -489,11 +490,11 @@ func withServer(
         try await withServer(testConfiguration(shortTimeouts)) { server in
             var generator = SystemRandomNumberGenerator()
             for round in 0..<20 {
-                let client = try TestClient(port: server.localPort, receiveTimeout: 2)
+                let client = try LoopbackClient(port: server.localPort, receiveTimeout: 2)
                 let bytes = (0..<(50 + round * 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 _ = try? await blocking { try client.send(bytes); return client.waitForClose() }
             }
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let ok = try await blocking {
                 try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try client.readResponse()

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import HubHTTP
+import HubTestSupport
 
 /// Records whether a stream was terminated (the server cancelled it).
 final class TerminationFlag: Sendable {
@@ -33,7 +34,7 @@ final class ProducedCounter: Sendable {
         }
         let configuration = testConfiguration { $0.sseHeartbeat = .milliseconds(100) }
         try await withServer(configuration, responder: router) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (head, chunks, after) = try await blocking {
                 try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
                 let head = try client.readResponse(head: true)
@@ -67,7 +68,7 @@ final class ProducedCounter: Sendable {
         }
         let configuration = testConfiguration { $0.sseHeartbeat = .seconds(3600) }
         try await withServer(configuration, responder: router) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let first = try await blocking {
                 try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
                 _ = try client.readResponse(head: true)
@@ -105,7 +106,7 @@ final class ProducedCounter: Sendable {
             $0.timeouts.send = .seconds(30)
         }
         try await withServer(configuration, responder: router) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             client.shrinkReceiveBuffer()
             try await blocking { try client.send("GET /flood HTTP/1.1\r\nHost: x\r\n\r\n") }
             #expect(await eventually { server.openConnections == 0 })
@@ -137,7 +138,7 @@ final class ProducedCounter: Sendable {
 
     @Test func rawChunksAreChunkedForHTTP11() async throws {
         try await withServer(responder: router()) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let response = try await blocking {
                 try client.send("GET /chunks HTTP/1.1\r\nHost: x\r\n\r\n")
                 return try client.readResponse()
@@ -150,7 +151,7 @@ final class ProducedCounter: Sendable {
 
     @Test func http10StreamIsCloseDelimited() async throws {
         try await withServer(responder: router()) { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let response = try await blocking {
                 try client.send("GET /events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
                 return try client.readResponse()
@@ -165,8 +166,8 @@ final class ProducedCounter: Sendable {
         var router = Router()
         let big = Array(String(repeating: "{\"hub\":true}", count: 500).utf8)
         router.add(.get, "/big") { _, _ in .json(big) }
-        try await withServer(responder: router.wrapped(in: [GzipMiddleware(minBytes: 1024)])) { server in
-            let client = try TestClient(port: server.localPort)
+        try await withServer(responder: router.wrapped(in: [RepresentationMiddleware(minBytes: 1024)])) { server in
+            let client = try LoopbackClient(port: server.localPort)
             let (gzipped, plain) = try await blocking {
                 try client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")
                 let gzipped = try client.readResponse()
@@ -185,7 +186,7 @@ final class ProducedCounter: Sendable {
 
     @Test func oversizedChunkedBodyIs413() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let (response, closed) = try await blocking {
                 try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n" + String(repeating: "a", count: 1024) + "\r\n")
                 return (try client.readResponse(), client.waitForClose())
@@ -197,7 +198,7 @@ final class ProducedCounter: Sendable {
 
     @Test func noContinueWhenContentTooLarge() async throws {
         try await withServer { server in
-            let client = try TestClient(port: server.localPort)
+            let client = try LoopbackClient(port: server.localPort)
             let response = try await blocking {
                 try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 999999\r\n\r\n")
                 return try client.readResponse()

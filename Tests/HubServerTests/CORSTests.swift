@@ -2,9 +2,11 @@ import Foundation
 import HubHTTP
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
-/// `server.json` `"cors"` over real sockets, and its validation.
+/// `server.json` `"cors"` through the whole middleware stack (in memory: the same bytes a socket
+/// carries), and its validation.
 @Suite("CORS")
 struct CORSEndToEndTests {
     static let app = "http://127.0.0.1:5173"

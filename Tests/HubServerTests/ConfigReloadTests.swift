@@ -1,6 +1,7 @@
 import Foundation
 import HubEngine
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Config hot reload over real sockets: a watched edit reaches `GET /view` and SSE listeners,
@@ -50,7 +51,7 @@ struct ConfigReloadTests {
     func watchedEdit() async throws {
         let directory = try Self.config().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withHub(directory: directory, environment: Self.watching) { client, _ in
+        try await withHub(directory: directory, environment: Self.watching, transport: .socket) { client, _ in
             let token = try await Self.usedSession(client, "hub:page")
             let events = try await client.events(session: token)
             defer { events.close() }
@@ -71,7 +72,7 @@ struct ConfigReloadTests {
     func brokenEditRefused() async throws {
         let directory = try Self.config().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withHub(directory: directory, environment: Self.watching) { client, _ in
+        try await withHub(directory: directory, environment: Self.watching, transport: .socket) { client, _ in
             try Self.save(#"{ "id": "page", "title": "#, to: directory + "/features/page.json")
             #expect(try await eventually {
                 try await client.metric(#"hub_config_reloads_total{result="failure"}"#) ?? 0 >= 1
@@ -91,7 +92,7 @@ struct ConfigReloadTests {
     func onlyChangedFeaturesRerun() async throws {
         let directory = try Self.config().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withHub(directory: directory) { client, app in
+        try await withHub(directory: directory, transport: .socket) { client, app in
             let page = try await Self.usedSession(client, "hub:page")
             let other = try await Self.usedSession(client, "hub:other")
             let otherETag = try await client.session(other).header("ETag")
@@ -117,7 +118,7 @@ struct ConfigReloadTests {
     func removedFeatureEndsSessions() async throws {
         let directory = try Self.config().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withHub(directory: directory) { client, app in
+        try await withHub(directory: directory, transport: .socket) { client, app in
             let token = try await Self.usedSession(client, "hub:page")
             let events = try await client.events(session: token)
             defer { events.close() }
@@ -140,7 +141,7 @@ struct ConfigReloadTests {
     func restartOnlySettings() async throws {
         let directory = try Self.config().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withHub(directory: directory) { client, app in
+        try await withHub(directory: directory, transport: .socket) { client, app in
             try Self.save("""
                 { "host": "127.0.0.1", "port": 1, "timeouts": { "drainSeconds": 1, "operationSeconds": 7 },
                   "log": { "level": "error" }, "limits": { "bodyBytes": 10 } }
@@ -173,7 +174,7 @@ struct ConfigReloadTests {
         for name in ["server.json", "features", "content"] {
             try fileManager.createSymbolicLink(atPath: root + "/" + name, withDestinationPath: "..data/" + name)
         }
-        try await withHub(directory: root, environment: Self.watching) { client, _ in
+        try await withHub(directory: root, environment: Self.watching, transport: .socket) { client, _ in
             #expect(try await client.view("hub:page").text.contains("Before"))
             // The update: a new timestamped directory, then `..data_tmp` renamed over `..data`.
             try fileManager.copyItem(atPath: root + "/..2026_11_25_01", toPath: root + "/..2026_11_25_02")

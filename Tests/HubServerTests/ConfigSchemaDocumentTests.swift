@@ -1,6 +1,7 @@
 import Foundation
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

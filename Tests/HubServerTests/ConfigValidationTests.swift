@@ -1,6 +1,7 @@
 import Foundation
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// `ConfigLoader().load(directory:)` reports every error with its file, JSON path and message.

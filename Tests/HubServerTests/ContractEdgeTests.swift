@@ -2,6 +2,7 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// The finer print of DESIGN.md's HTTP API and config contracts.

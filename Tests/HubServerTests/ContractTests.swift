@@ -2,6 +2,7 @@ import Foundation
 import HubHTTP
 import HubModel
 @testable import HubServer
+import HubTestSupport
 import Testing
 
 /// Issue 13 items 1 and 2: the served contracts are the files in docs/, and the OpenAPI

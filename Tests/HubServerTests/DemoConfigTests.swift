@@ -2,6 +2,7 @@ import Foundation
 import HubDemo
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// The repository's own `Config/` (the embedded demo) served by a real server.

@@ -2,6 +2,7 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Shutdown drains: in-flight requests finish, then the listener is gone.
@@ -31,7 +32,7 @@ struct DrainTests {
         try app.start()
         let client = HubClient(port: app.port)
         let inFlight = Task { try await client.view("hub:slow") }
-        let began = try await eventually { started.count == 1 }
+        let began = await eventually { started.count == 1 }
         #expect(began)
         await app.shutdown()
         let response = try await inFlight.value

@@ -1,8 +1,10 @@
 import Foundation
 import HubModel
+import HubTestSupport
 import Testing
 
-/// Every endpoint of the HTTP API (v1), over real sockets.
+/// Every endpoint of the HTTP API (v1), in memory (the same bytes a socket carries); the event
+/// stream over a real socket.
 @Suite("Endpoints")
 struct EndpointTests {
     @Test("A memoized chain's Server-Timing names every operation (memo) with zero duration, the same each time")
@@ -146,7 +148,7 @@ struct EndpointTests {
 
     @Test("GET /view/events: the first event is the current view, then one after an action")
     func serverSentEvents() async throws {
-        try await withStandardHub { client, _, _ in
+        try await withStandardHub(transport: .socket) { client, _, _ in
             let opened = try await client.view("hub:actions")
             let session = try #require(opened.header("Hub-Session"))
             let stream = try await client.events(session: session)

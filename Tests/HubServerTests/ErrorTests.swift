@@ -1,5 +1,6 @@
 import Foundation
 import HubModel
+import HubTestSupport
 import Testing
 
 /// Every error row of the API: status, `application/problem+json`, `code`.

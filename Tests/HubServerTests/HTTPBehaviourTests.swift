@@ -3,6 +3,7 @@ import HubEngine
 import HubHTTP
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Caching, compression, session lifetime, recovery and the request headers the engine reads.
@@ -74,7 +75,7 @@ struct HTTPBehaviourTests {
         // A TTL no loaded machine reaches by itself; the sweep is called as if two TTLs passed.
         let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 3600 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
         let upstream = try makeStandardUpstream()
-        defer { Task { await upstream.shutdown() } }
+        defer { upstream.stop() }
         try await withHub(Fixture.config(upstream: upstream.base, server: server), extensions: Fixture().extensions) { client, app in
             let session = try #require(try await client.view("hub:pages").header("Hub-Session"))  // not memoized: stored
             #expect(try await client.session(session).status == 200)
@@ -96,8 +97,8 @@ struct HTTPBehaviourTests {
         // on how long the subscription takes to attach.
         let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "idleSeconds": 3600 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }"#
         let upstream = try makeStandardUpstream()
-        defer { Task { await upstream.shutdown() } }
-        try await withHub(Fixture.config(upstream: upstream.base, server: server), extensions: Fixture().extensions) { client, app in
+        defer { upstream.stop() }
+        try await withHub(Fixture.config(upstream: upstream.base, server: server), extensions: Fixture().extensions, transport: .socket) { client, app in
             let sessions = app.engine.sessions
             var ttls = 0
             func sweepLater() -> Int {
@@ -157,10 +158,10 @@ struct HTTPBehaviourTests {
                 #expect(try await client.session(newSession).status == 200)
             }
         } catch {
-            await upstream.shutdown()
+            upstream.stop()
             throw error
         }
-        await upstream.shutdown()
+        upstream.stop()
     }
 
     @Test("Hub-Components: unknown components get their category's fallback, the category is kept")
@@ -204,7 +205,7 @@ struct HTTPBehaviourTests {
 
     @Test("an SSE listener receives the view after another client's action")
     func sseAfterAction() async throws {
-        try await withStandardHub { client, _, _ in
+        try await withStandardHub(transport: .socket) { client, _, _ in
             let session = try #require(try await client.view("hub:actions").header("Hub-Session"))
             let stream = try await client.events(session: session)
             defer { stream.close() }
@@ -258,7 +259,7 @@ struct CompressionAndIDTests {
 struct LiveUpdateTests {
     @Test("every SSE listener gets the change; a deleted session ends its streams")
     func everyListener() async throws {
-        try await withStandardHub { client, _, _ in
+        try await withStandardHub(transport: .socket) { client, _, _ in
             let session = try #require(try await client.view("hub:actions").header("Hub-Session"))
             let one = try await client.events(session: session)
             defer { one.close() }
@@ -273,7 +274,7 @@ struct LiveUpdateTests {
                 #expect(try JSONParser().parse(event.data)["custom"]?["runs"]?.intValue == 2)
             }
             #expect(try await client.delete("/view?session=\(session)").status == 204)
-            let ended = await #expect(throws: ClientError.self) { _ = try await one.next() }
+            let ended = await #expect(throws: HarnessError.self) { _ = try await one.next() }
             #expect(ended?.description == "event stream ended", "ended, not timed out")
         }
     }

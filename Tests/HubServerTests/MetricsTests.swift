@@ -1,5 +1,6 @@
 import Foundation
 import HubModel
+import HubTestSupport
 import Testing
 
 /// `/metrics` counts what happened, with the labels the README lists.

@@ -1,5 +1,6 @@
 import Foundation
 import HubModel
+import HubTestSupport
 import Testing
 
 /// Every operation kind of "Config format v1", end to end.

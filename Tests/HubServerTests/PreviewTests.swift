@@ -2,6 +2,7 @@ import Foundation
 import HubDemo
 import HubModel
 @testable import HubServer
+import HubTestSupport
 import Testing
 
 /// Issue 12 part 3: `GET /preview`, the browser preview, over real sockets. What the page does

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestSupport
 import Testing
 
 /// Issue 13 item 5: the standard process metrics, HELP and TYPE on every family, and

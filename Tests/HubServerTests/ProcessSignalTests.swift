@@ -1,4 +1,6 @@
 import Foundation
+import HubSync
+import HubTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -20,29 +22,32 @@ import Glibc
         .appendingPathComponent("Config")
 
     /// Lines of a pipe, read on a thread of their own.
-    final class LineReader: @unchecked Sendable {
-        // Safe: `lines` is only touched under `lock`.
-        private let lock = NSLock()
-        private var lines: [String] = []
+    /// The child's output lines, read by a thread of its own until end of file.
+    final class LineReader: Sendable {
+        private let state = Locked((lines: [String](), finished: false))
 
         init(_ handle: FileHandle) {
             let thread = Thread { [self] in
                 var pending = Data()
                 while true {
                     let data = handle.availableData
-                    if data.isEmpty { return }
+                    if data.isEmpty { break }
                     pending.append(data)
                     while let newline = pending.firstIndex(of: 0x0A) {
                         let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                         pending.removeSubrange(pending.startIndex...newline)
-                        lock.withLock { lines.append(line) }
+                        state.withLock { $0.lines.append(line) }
                     }
                 }
+                state.withLock { $0.finished = true }
             }
             thread.start()
         }
 
-        var all: [String] { lock.withLock { lines } }
+        var all: [String] { state.withLock { $0.lines } }
+
+        /// Whether the reader has reached end of file (the child closed its output).
+        var finished: Bool { state.withLock { $0.finished } }
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
@@ -61,7 +66,7 @@ import Glibc
         let listening = try #require(port, "no listening line: \(reader.all)")
 
         // Serve a request on a kept-alive connection, then signal while it is open.
-        let connection = try SocketConnection(port: listening)
+        let connection = try LoopbackClient(port: listening)
         let response = try await blocking {
             try connection.send(Array("GET /view?uri=hub:home HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
             return try connection.readResponse(method: "GET")
@@ -76,6 +81,8 @@ import Glibc
         guard !process.isRunning else { return }
         #expect(process.exitedNormally)
         #expect(process.exitCode == 0)
+        // The child has exited; its last lines may still be on their way through the pipe.
+        #expect(await eventually { reader.finished })
         let lines = reader.all
         #expect(lines.contains { $0.contains("\"msg\":\"draining\"") })
         #expect(lines.contains { $0.contains("\"msg\":\"stopped\"") })
@@ -90,7 +97,7 @@ import Glibc
         let (process, reader) = try Self.serve(["--no-watch", "--config", directory])
         defer { process.terminate() }
         var port: Int?
-        #expect(try await eventually { port = reader.all.lazy.compactMap(Self.listeningPort).first; return port != nil })
+        #expect(await eventually { port = reader.all.lazy.compactMap(Self.listeningPort).first; return port != nil })
         let client = HubClient(port: try #require(port, "no listening line: \(reader.all)"))
         #expect(try await client.view("hub:home").text.contains("Recently played"))
 

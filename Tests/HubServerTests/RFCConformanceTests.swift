@@ -1,5 +1,6 @@
 import Foundation
 import HubModel
+import HubTestSupport
 import Testing
 
 /// Issue 13 item 4: HTTP/1.1 details of RFC 9112 and RFC 9110, each over a real socket on one
@@ -16,11 +17,11 @@ struct RFCConformanceTests {
     }
 
     /// Sends each raw request on one connection and reads each response in turn.
-    static func exchange(_ port: Int, _ requests: [(String, method: String)]) async throws -> [HTTPResult] {
+    static func exchange(_ port: Int, _ requests: [(String, method: String)]) async throws -> [LoopbackResponse] {
         try await blocking {
-            let connection = try SocketConnection(port: port)
+            let connection = try LoopbackClient(port: port)
             defer { connection.close() }
-            var results: [HTTPResult] = []
+            var results: [LoopbackResponse] = []
             for (text, method) in requests {
                 try connection.send(Array(text.utf8))
                 results.append(try connection.readResponse(method: method))
@@ -38,7 +39,7 @@ struct RFCConformanceTests {
 
     @Test("7.1.1: chunk extensions are ignored; 7.1.2: trailer fields are accepted and discarded")
     func chunkExtensionsAndTrailers() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             let body = #"{"uri":"hub:plain","action":"hub:reload"}"#
             let head = String(body.prefix(10)), tail = String(body.dropFirst(10))
             let results = try await Self.exchange(client.port, [
@@ -59,7 +60,7 @@ struct RFCConformanceTests {
 
     @Test("chunk extensions and trailers count against the header limits (431)")
     func extensionLimits() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             let long = String(repeating: "x", count: 40_000)
             let extensionResult = try await Self.exchange(client.port, [Self.chunkedAction("2;e=\(long)\r\n{}\r\n0\r\n\r\n")])
             #expect(extensionResult[0].status == 431, "\(extensionResult[0])")
@@ -70,7 +71,7 @@ struct RFCConformanceTests {
 
     @Test("6.1: a transfer coding the server does not implement is 501")
     func unknownTransferCoding() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             for coding in ["gzip, chunked", "x-custom, chunked", "deflate,chunked"] {
                 let result = try await Self.exchange(client.port, [(
                     "POST /action HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nTransfer-Encoding: \(coding)\r\n\r\n0\r\n\r\n",
@@ -87,7 +88,7 @@ struct RFCConformanceTests {
 
     @Test("9.1: an unknown method is 501 (case-sensitive); a known method a route lacks is 405; the connection carries on")
     func methods() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             let results = try await Self.exchange(client.port, [
                 ("FROB /health HTTP/1.1\r\nHost: h\r\n\r\n", method: "FROB"),
                 ("get /health HTTP/1.1\r\nHost: h\r\n\r\n", method: "get"),
@@ -108,7 +109,7 @@ struct RFCConformanceTests {
 
     @Test("an error found after framing (escapes, missing or duplicate parameters) is 400 and keeps the connection")
     func postFramingErrors() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             let results = try await Self.exchange(client.port, [
                 ("GET /view?uri=%zz HTTP/1.1\r\nHost: h\r\n\r\n", method: "GET"),
                 ("GET /view?uri=hub%3Aplain%00 HTTP/1.1\r\nHost: h\r\n\r\n", method: "GET"),
@@ -132,7 +133,7 @@ struct RFCConformanceTests {
 
     @Test("framing in doubt still closes: Content-Length with Transfer-Encoding")
     func ambiguousFramingCloses() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             let result = try await Self.exchange(client.port, [(
                 "POST /action HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", method: "POST")])
             #expect(result[0].status == 400)
@@ -142,7 +143,7 @@ struct RFCConformanceTests {
 
     @Test("a JSON body in a charset other than UTF-8 is 415; utf-8 in any case or quoted is fine")
     func charset() async throws {
-        try await withHub(Self.config()) { client, _ in
+        try await withHub(Self.config(), transport: .socket) { client, _ in
             let body = #"{"uri":"hub:plain","action":"hub:reload"}"#
             for contentType in ["application/json; charset=iso-8859-1", "application/json;charset=utf-16", "application/json; charset=\"latin1\""] {
                 try expectProblem(try await client.post("/action", body, contentType: contentType), 415, "unsupported_media_type")

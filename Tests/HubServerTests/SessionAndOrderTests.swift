@@ -1,5 +1,6 @@
 import Foundation
 import HubModel
+import HubTestSupport
 import Testing
 
 /// Session cap, feature order, built-in actions, concurrency.

@@ -2,10 +2,11 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Sessions are server state: a failed first load keeps none, and HEAD (a safe method) creates
-/// none. Counted through `/metrics` and the engine's store, over real HTTP.
+/// none. Counted through `/metrics` and the engine's store, over HTTP (in memory).
 @Suite("Session hygiene")
 struct SessionHygieneTests {
     /// The standard fixture plus a failing feature whose upstream URL carries `{session}`, so
@@ -28,9 +29,9 @@ struct SessionHygieneTests {
             """)
         do {
             try await withHub(config, extensions: extensions) { client, app in try await body(client, app, upstream) }
-            await upstream.shutdown()
+            upstream.stop()
         } catch {
-            await upstream.shutdown()
+            upstream.stop()
             throw error
         }
     }

@@ -3,6 +3,7 @@ import HubDemo
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Sessions that survive: a token rebuilds its session in any process (evicted, expired,
@@ -44,7 +45,7 @@ struct SessionTokenTests {
                 #expect(try await client.post("/view/next-page", #"{"session":"\#(pages)"}"#).status == 200)
                 return (pages, actions)
             }
-            try await withHub(directory: directory, extensions: fixture.extensions) { client, _ in
+            try await withHub(directory: directory, extensions: fixture.extensions, transport: .socket) { client, _ in
                 let view = try await client.session(pages)
                 #expect(view.status == 200, "\(view)")
                 #expect(view.header("Hub-Session") == pages)
@@ -65,10 +66,10 @@ struct SessionTokenTests {
                 #expect(try await Self.metric(client, #"hub_sessions_rebuilt_total{reason="unknown"}"#) == 2)
             }
         } catch {
-            await upstream.shutdown()
+            upstream.stop()
             throw error
         }
-        await upstream.shutdown()
+        upstream.stop()
     }
 
     @Test("garbage tokens are 404 on every endpoint; DELETE of a well-formed token is 204")
@@ -108,7 +109,7 @@ struct SessionTokenTests {
             { "host": "127.0.0.1", "port": 0, "sessions": { "max": 20 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }
             """
         let store = TodoStore()
-        try await withHub(Hardening.config(server: server), extensions: Hardening.extensions(store: store)) { client, _ in
+        try await withHub(Hardening.config(server: server), extensions: Hardening.extensions(store: store), transport: .socket) { client, _ in
             let todo = try #require(try await client.view("hub:todo").header("Hub-Session"))
             let added = try await client.action(#"{"session":"\#(todo)","action":"todo:add","custom":{"title":"keep me"}}"#)
             #expect(try added.json()["performed"]?.boolValue == true)
@@ -133,7 +134,7 @@ struct SessionTokenTests {
 
     @Test("Last-Event-ID: the current view's id sends no duplicate; an older id gets the current view first")
     func lastEventID() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             let session = try #require(try await client.view("hub:todo").header("Hub-Session"))
             let first = try await client.events(session: session)
             let current = try await first.next()

@@ -1,5 +1,6 @@
 import Foundation
 import HubServer
+import HubTestSupport
 import Testing
 
 /// What a newcomer sees when the server cannot start: the message says what to do.
@@ -9,7 +10,7 @@ struct StartupErrorTests {
     func busyPort() async throws {
         let directory = try TestConfig().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withHub(directory: directory) { _, first in
+        try await withHub(directory: directory, transport: .socket) { _, first in
             let second = try HubApplication.load(directory: directory, environment: ["HUB_PORT": String(first.port)])
             let error = try #require(throws: ListenError.self) { try second.start() }
             #expect(error.port == first.port)

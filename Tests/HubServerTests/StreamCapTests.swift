@@ -1,4 +1,5 @@
 import HubModel
+import HubTestSupport
 import Testing
 
 /// `limits.sseListenersPerSession` and `limits.sseStreams` over real sockets: a stream beyond a
@@ -16,7 +17,7 @@ struct StreamCapTests {
 
     @Test("past sseListenersPerSession: 429 too_many_streams with Retry-After; open streams and other sessions are untouched")
     func perSessionCap() async throws {
-        try await withStandardHub(server: Self.server(perSession: 2, global: 100)) { client, _, _ in
+        try await withStandardHub(server: Self.server(perSession: 2, global: 100), transport: .socket) { client, _, _ in
             let session = try #require(try await client.view("hub:actions").header("Hub-Session"))
             let one = try await client.events(session: session)
             defer { one.close() }
@@ -47,7 +48,7 @@ struct StreamCapTests {
 
             // A listener that leaves gives its slot back.
             one.close()
-            let reopened = try await eventually(seconds: 10) {
+            let reopened = try await eventually(within: 10) {
                 let retry = try await client.events(session: session)
                 defer { retry.close() }
                 return retry.status == 200
@@ -63,7 +64,7 @@ struct StreamCapTests {
 
     @Test("past sseStreams: 503 stream_limit with Retry-After; other requests are still served")
     func globalCap() async throws {
-        try await withStandardHub(server: Self.server(perSession: 8, global: 2)) { client, _, _ in
+        try await withStandardHub(server: Self.server(perSession: 8, global: 2), transport: .socket) { client, _, _ in
             let first = try #require(try await client.view("hub:actions").header("Hub-Session"))
             let second = try #require(try await client.view("hub:actions").header("Hub-Session"))
             let one = try await client.events(session: first)
@@ -92,7 +93,7 @@ struct StreamCapTests {
 
             // When a stream ends, the next one fits.
             two.close()
-            let reopened = try await eventually(seconds: 10) {
+            let reopened = try await eventually(within: 10) {
                 let retry = try await client.events(session: third)
                 defer { retry.close() }
                 return retry.status == 200
@@ -103,7 +104,7 @@ struct StreamCapTests {
 
     @Test("HEAD /view/events answers the stream's headers and holds no slot")
     func headHoldsNoSlot() async throws {
-        try await withStandardHub(server: Self.server(perSession: 1, global: 100)) { client, _, _ in
+        try await withStandardHub(server: Self.server(perSession: 1, global: 100), transport: .socket) { client, _, _ in
             let session = try #require(try await client.view("hub:actions").header("Hub-Session"))
             for _ in 0..<3 {
                 let head = try await client.send("HEAD", "/view/events?session=\(session)")

@@ -3,6 +3,7 @@ import HubHTTP
 import HubModel
 import HubServer
 import HubSync
+import HubTestSupport
 import Testing
 
 /// Issue 13 item 6: W3C trace context in, the trace id in the request's log lines, a child span
@@ -71,7 +72,7 @@ struct TraceContextTests {
                 #expect(a.span != b.span, "one child span per fetch")
                 #expect(upstream.log.hits(path: "/a").last?.header("tracestate") == "congo=t61rcWkgMzE")
 
-                #expect(try await eventually {
+                #expect(await eventually {
                     let all = lines.withLock { $0 }
                     return all.contains { $0.contains(#""msg":"request""#) && $0.contains(#""trace_id":"\#(Self.clientTrace)""#) }
                         && all.contains { $0.contains("remote operation failed") && $0.contains(#""trace_id":"\#(Self.clientTrace)""#) }
@@ -97,7 +98,7 @@ struct TraceContextTests {
                 #expect(upstream.log.hits(path: "/a").last?.header("tracestate") == nil)
                 let b = try #require(Self.parts(upstream.log.hits(path: "/b").last?.header("traceparent")))
                 #expect(b.trace == a.trace, "the same new trace for every fetch of the request")
-                #expect(try await eventually {
+                #expect(await eventually {
                     lines.withLock { $0 }.contains { $0.contains(#""msg":"request""#) && $0.contains(#""trace_id":"\#(a.trace)""#) }
                 })
             }

@@ -1,7 +1,8 @@
 import Foundation
-import HubModel
 import HubHTTP
+import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Issue 13 item 8: a client's values in a `remote` URL never reach outside its bounds.

@@ -1,6 +1,7 @@
 import Foundation
 import HubHTTP
 import HubModel
+import HubTestSupport
 import Testing
 
 /// How `remote` operations treat what upstreams answer.
@@ -50,10 +51,10 @@ struct UpstreamContractTests {
         do {
             try await withHub(Self.config(upstream.base)) { client, _ in try await body(client, upstream) }
         } catch {
-            await upstream.shutdown()
+            upstream.stop()
             throw error
         }
-        await upstream.shutdown()
+        upstream.stop()
     }
 
     @Test("an empty body and a body over upstream.maxResponseBytes are 502")

@@ -1,6 +1,6 @@
 import Foundation
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 import Testing
 
 /// Freshness over a real upstream: `Expires` (with and without `Date`) when there is no

@@ -1,6 +1,6 @@
+import HubSync
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
-import Synchronization
 import Testing
 
 /// RFC 9111 4.4 over a real upstream: a successful unsafe request drops the cached GETs of its
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func sameOriginLocationAndContentLocationAreInvalidated() async throws {
-        let upstreamPort = Mutex(0)
+        let upstreamPort = Locked(0)
         try await withUpstream(handler: { request in
             let port = upstreamPort.withLock { $0 }
             switch (request.method, request.path) {

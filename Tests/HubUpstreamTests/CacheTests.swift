@@ -1,7 +1,7 @@
 import Foundation
+import HubSync
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
-import Synchronization
 import Testing
 
 /// The HTTP cache over a real upstream: max-age hits, ETag revalidation, no-store, bypass.
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func etagRevalidationReusesTheCachedBodyOn304() async throws {
-        let seenConditional = Mutex<[String]>([])
+        let seenConditional = Locked<[String]>([])
         try await withUpstream(handler: { request in
             if let tag = request.header("if-none-match") {
                 seenConditional.withLock { $0.append(tag) }

@@ -1,6 +1,6 @@
 import Foundation
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 import Testing
 
 /// The transport: statuses, errors, limits, file URLs, methods, redirects, decoding.

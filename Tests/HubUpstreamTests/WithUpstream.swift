@@ -1,5 +1,5 @@
+import HubTestSupport
 import HubUpstream
-import HubUpstreamTestSupport
 
 /// Runs `body` with a started upstream and client, then stops both.
 func withUpstream<T>(

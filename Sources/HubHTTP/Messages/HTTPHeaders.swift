@@ -1,3 +1,5 @@
+import HubSync
+
 /// Header fields as an ordered list of `(name, value)` pairs. Duplicates are kept in order;
 /// lookups compare names case-insensitively (ASCII), as RFC 9110 section 5.1 requires.
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
@@ -90,18 +92,5 @@ extension StringProtocol {
         }
         if let contiguous, let result = contiguous { return result }
         return zip(lhs, rhs).allSatisfy { ASCII.caseInsensitiveEqual($0, $1) }
-    }
-
-    /// The string without leading and trailing spaces and tabs (RFC 9110 OWS).
-    func trimmingOWS() -> Substring {
-        let string = Substring(self)
-        var start = string.startIndex, end = string.endIndex
-        while start < end, string[start] == " " || string[start] == "\t" { start = string.index(after: start) }
-        while end > start {
-            let before = string.index(before: end)
-            guard string[before] == " " || string[before] == "\t" else { break }
-            end = before
-        }
-        return string[start..<end]
     }
 }

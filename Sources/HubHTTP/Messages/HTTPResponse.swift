@@ -8,13 +8,20 @@ public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         /// Fixed bytes, sent with `Content-Length`.
         case bytes([UInt8])
+        /// Fixed bytes prepared ahead, with their strong ETag and cached gzip:
+        /// ``RepresentationMiddleware`` answers 304, gzip or identity from it (the transport
+        /// sends its bytes as they are).
+        case representation(Representation)
         /// A stream of chunks (Server-Sent Events or raw bytes), sent chunked; see ``HTTPBodyStream``.
         case stream(HTTPBodyStream)
 
-        /// The fixed bytes, or nil for a stream.
+        /// The fixed bytes (a representation's identity bytes), or nil for a stream.
         public var bytes: [UInt8]? {
-            if case .bytes(let bytes) = self { return bytes }
-            return nil
+            switch self {
+            case .bytes(let bytes): bytes
+            case .representation(let representation): representation.bytes
+            case .stream: nil
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import HubSync
+
 /// The Fetch standard's CORS protocol for a ``CORSPolicy``.
 ///
 /// - A **preflight** (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) to a known

@@ -1,3 +1,5 @@
+import HubSync
+
 /// A comma-separated list of field values with optional parameters and q-values, as in
 /// `Accept-Encoding`, `Accept-Language` and `TE` (RFC 9110 sections 5.6.1 and 12.4.2):
 /// `en-GB;q=0.8, sv, *;q=0.1`.

@@ -1,3 +1,5 @@
+import HubSync
+
 /// The request line, header fields, message framing and chunk sizes of ``RequestParser``
 /// (RFC 9112 sections 3, 5, 6 and 7.1).
 extension RequestParser {

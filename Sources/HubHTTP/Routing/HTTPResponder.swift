@@ -34,7 +34,7 @@ struct MiddlewareResponder: HTTPResponder {
 
 extension HTTPResponder {
     /// This responder wrapped in `middleware`, the first element outermost:
-    /// `router.wrapped(in: [ErrorMiddleware(), RequestIDMiddleware(), GzipMiddleware()])`.
+    /// `router.wrapped(in: [ErrorMiddleware(), RequestIDMiddleware(), RepresentationMiddleware()])`.
     public func wrapped(in middleware: [any HTTPMiddleware]) -> any HTTPResponder {
         var responder: any HTTPResponder = self
         for item in middleware.reversed() { responder = MiddlewareResponder(middleware: item, next: responder) }

@@ -4,7 +4,7 @@
 /// var router = Router()
 /// router.add(.get, "/view") { request, context in .json(bytes) }
 /// router.add(.get, "/items/{id}", ItemEndpoint())
-/// let responder = router.wrapped(in: [ErrorMiddleware(), GzipMiddleware()])
+/// let responder = router.wrapped(in: [ErrorMiddleware(), RepresentationMiddleware()])
 /// ```
 /// An unknown path throws a 404 `route_not_found`; a known path with another method throws a 405
 /// `method_not_allowed` with `Allow`; a method outside RFC 9110's (and PATCH, QUERY) is 501

@@ -1,3 +1,5 @@
+import HubSync
+
 /// Streamed responses (Server-Sent Events, raw chunks): chunk framing, heartbeats and the
 /// back-pressure rule, on the connection's loop thread like everything else of ``Connection``.
 extension Connection {

@@ -262,7 +262,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let keepAlive = keepAlive && !draining
         let noBody = response.status.forbidsBody
         switch response.body {
-        case .bytes(let body):
+        case .bytes, .representation:
+            let body = response.body.bytes ?? []
             let head = ResponseEncoder.head(
                 status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
                 keepAlive: keepAlive, version: version, requestId: requestId

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import HubSync
 #endif
 
 /// Nanoseconds on the monotonic clock (`CLOCK_MONOTONIC`, a vDSO call without a syscall).

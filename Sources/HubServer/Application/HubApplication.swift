@@ -97,7 +97,7 @@ public final class HubApplication: Sendable {
                     ["request_id": .string(context.requestId), "trace_id": .string(TraceContext.traceID(of: context.traceParent) ?? ""),
                      "path": .string(request.path), "error": .string("\(error)")])
             },
-            GzipMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
+            RepresentationMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
         self.responder = responder
         let http = HTTPServer(configuration: settings.httpConfiguration, responder: responder)

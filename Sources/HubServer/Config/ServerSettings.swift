@@ -1,15 +1,24 @@
 import HubHTTP
 import HubModel
+import HubSync
+import HubUpstream
 
-/// `Config/server.json`: every key optional, defaults as DESIGN.md "Config format v1".
+/// `Config/server.json`: every key optional, defaults as DESIGN.md "Config format v1". The
+/// defaults of what the HTTP server and the upstream client read are theirs
+/// (``HTTPServerConfiguration``, ``UpstreamConfiguration``): one source for each number.
 public struct ServerSettings: Sendable, Equatable {
+    /// The HTTP server's defaults.
+    static let http = HTTPServerConfiguration()
+    /// The upstream client's defaults.
+    static let upstreamDefaults = UpstreamConfiguration()
+
     public struct Limits: Sendable, Equatable {
-        public var requestLineBytes = 8192
-        public var headerBytes = 32768
-        public var headerCount = 100
-        public var bodyBytes = 1_048_576
+        public var requestLineBytes = http.limits.requestLineBytes
+        public var headerBytes = http.limits.headerBytes
+        public var headerCount = http.limits.headerCount
+        public var bodyBytes = http.limits.bodyBytes
         public var jsonDepth = 64
-        public var connections = 10_000
+        public var connections = http.limits.connections
         /// Server-Sent Events streams one session may have open at once (more: 429).
         public var sseListenersPerSession = 8
         /// Server-Sent Events streams open at once across all sessions (more: 503); at most `connections`.
@@ -17,11 +26,11 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     public struct Timeouts: Sendable, Equatable {
-        public var headerSeconds: Double = 10
-        public var bodySeconds: Double = 30
-        public var idleSeconds: Double = 60
+        public var headerSeconds = http.timeouts.header.inSeconds
+        public var bodySeconds = http.timeouts.body.inSeconds
+        public var idleSeconds = http.timeouts.idle.inSeconds
         public var operationSeconds: Double = 2
-        public var drainSeconds: Double = 20
+        public var drainSeconds = http.timeouts.drain.inSeconds
         /// On SIGTERM, how long the server keeps serving (and accepting) with `/ready` at 503
         /// before it closes its listener: the time a balancer needs to notice (0: at once).
         public var drainDelaySeconds: Double = 0
@@ -45,17 +54,15 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     public struct Upstream: Sendable, Equatable {
-        public var timeoutMs = 2000
-        public var connectTimeoutMs = 500
-        public var maxConnectionsPerHost = 32
-        public var maxResponseBytes = 8_388_608
-        public var cacheEntries = 10_000
+        public var timeoutMs = Int(upstreamDefaults.timeout.inMilliseconds)
+        public var connectTimeoutMs = Int(upstreamDefaults.connectTimeout.inMilliseconds)
+        public var maxConnectionsPerHost = upstreamDefaults.maxConnectionsPerHost
+        public var maxResponseBytes = upstreamDefaults.maxResponseBytes
+        public var cacheEntries = upstreamDefaults.cacheEntries
     }
 
-    public struct Gzip: Sendable, Equatable {
-        public var minBytes = 1024
-        public var level = 6
-    }
+    /// `gzip`: the HTTP server's own settings (``RepresentationMiddleware``).
+    public typealias Gzip = HTTPServerConfiguration.Gzip
 
     /// Config hot reload (`reload`): SIGHUP always reloads; `watch` also reloads when a file
     /// in the config directory changes, once writes have been quiet for `debounceMs`.
@@ -76,8 +83,8 @@ public struct ServerSettings: Sendable, Equatable {
         case json, text
     }
 
-    public var host = "0.0.0.0"
-    public var port = 8080
+    public var host = http.host
+    public var port = http.port
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var sessions = Sessions()

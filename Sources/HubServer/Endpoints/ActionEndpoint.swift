@@ -43,11 +43,13 @@ struct ActionEndpoint {
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
+        let components = ClientComponents(request)
         var session: ViewSession?
-        if let sessionID { session = try await views.sessions.find(sessionID, request: request)?.session }
+        if let sessionID { session = try await views.sessions.find(sessionID, request: request, components: components)?.session }
         if session == nil {
             guard let uri else { throw SessionLookup.notFound }
-            let opened = try await views.openSession(viewURI: try QueryParameters.viewURI(uri), request: request)
+            let opened = try await views.openSession(
+                viewURI: try QueryParameters.viewURI(uri), request: request, components: components)
             // A failed first load answers like GET /view would (502/504/500).
             _ = try views.responder.viewModel(of: opened.state, sessionID: nil)
             session = opened.session
@@ -58,7 +60,7 @@ struct ActionEndpoint {
         do {
             outcome = try await session.perform(
                 ActionInvocation(action: action, componentIdentifier: component, customData: custom),
-                request: state.bridge.viewRequest(viewURI: session.viewURI, from: request))
+                request: state.bridge.viewRequest(viewURI: session.viewURI, from: request, components: components))
         } catch {
             state.metrics.actions.labels(namespaceLabel(action), "failed").increment()
             throw ProblemMapping.actionError(error)
@@ -66,7 +68,7 @@ struct ActionEndpoint {
         state.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
 
         let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.token.encoded)
-        let rendered = views.responder.rendered(viewModel, for: request, shared: outcome.state.isMemoized)
+        let rendered = views.responder.rendered(viewModel, for: components, shared: outcome.state.isMemoized)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rendered.bytes.count + 32)
         bytes.append(contentsOf: outcome.performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))

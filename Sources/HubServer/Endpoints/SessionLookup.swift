@@ -18,14 +18,17 @@ struct SessionLookup {
     /// The session named by `text`, or `nil` when it names nothing this process can serve.
     /// A rebuild whose load fails answers the view's problem (502/504/500), as a failed first
     /// load does, and keeps nothing.
-    func find(_ text: String, request: HTTPRequest) async throws -> Found? {
+    /// `components`: the request's `Hub-Components`, for a rebuild's load.
+    func find(_ text: String, request: HTTPRequest, components: ClientComponents?) async throws -> Found? {
         // Held: found by the identifier alone (the URI is read only to rebuild).
         guard let id = SessionToken.identifier(of: text) else { return nil }
         if let held = state.engine.session(id) { return Found(session: held, rebuiltState: nil) }
         guard let token = SessionToken(text) else { return nil }
         let resolved: ViewEngine.ResolvedSession?
         do {
-            resolved = try await state.engine.resolve(token) { uri in state.bridge.viewRequest(viewURI: uri, from: request) }
+            resolved = try await state.engine.resolve(token) { uri in
+                state.bridge.viewRequest(viewURI: uri, from: request, components: components)
+            }
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -40,9 +43,9 @@ struct SessionLookup {
         }
     }
 
-    /// ``find(_:request:)``, or 404 `session_not_found`.
-    func require(_ text: String, request: HTTPRequest) async throws -> Found {
-        guard let found = try await find(text, request: request) else { throw Self.notFound }
+    /// ``find(_:request:components:)``, or 404 `session_not_found`.
+    func require(_ text: String, request: HTTPRequest, components: ClientComponents?) async throws -> Found {
+        guard let found = try await find(text, request: request, components: components) else { throw Self.notFound }
         return found
     }
 

@@ -16,7 +16,8 @@ extension ViewEndpoints {
         guard let token = try QueryParameters.single("session", in: request), !token.isEmpty else {
             throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
         }
-        let session = try await sessions.require(token, request: request).session
+        let components = ClientComponents(request)
+        let session = try await sessions.require(token, request: request, components: components).session
         if request.method == .head {
             var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
             response.headers.add(name: "Hub-Session", value: session.token.encoded)
@@ -28,14 +29,14 @@ extension ViewEndpoints {
         let metrics = state.metrics
         let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
-        let lastEventID = request.headers["Last-Event-ID"].map { $0.trimmed }
+        let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
             var skip = lastEventID
             for await viewState in updates {
                 guard let viewModel = viewState.viewModel else { continue }
-                let rendered = responder.rendered(viewModel, for: request, shared: viewState.isMemoized)
+                let rendered = responder.rendered(viewModel, for: components, shared: viewState.isMemoized)
                 let id = Self.eventID(rendered.etag)
                 // Only the first event can be the one the client already has.
                 defer { skip = nil }

@@ -20,16 +20,18 @@ struct ViewEndpoints {
         let uri = try QueryParameters.single("uri", in: request)
         // An invalid uri is 400 even when the session it would recover is alive.
         if let uri { _ = try QueryParameters.viewURI(uri) }
+        let components = ClientComponents(request)
         if let token = try QueryParameters.single("session", in: request) {
-            if let found = try await sessions.find(token, request: request) {
+            if let found = try await sessions.find(token, request: request, components: components) {
                 let session = found.session
                 let viewState: ViewState
                 if let rebuilt = found.rebuiltState {
                     viewState = rebuilt
                 } else {
-                    viewState = await session.load(state.bridge.viewRequest(viewURI: session.viewURI, from: request))
+                    viewState = await session.load(
+                        state.bridge.viewRequest(viewURI: session.viewURI, from: request, components: components))
                 }
-                return try responder.response(for: viewState, sessionID: session.token.encoded, request: request)
+                return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
             }
             guard uri != nil else { throw SessionLookup.notFound }
         }
@@ -37,25 +39,26 @@ struct ViewEndpoints {
         if request.method == .head {
             let viewState: ViewState
             do {
-                viewState = try await state.engine.loadView(for: state.bridge.viewRequest(viewURI: viewURI, from: request))
+                viewState = try await state.engine.loadView(
+                    for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
             } catch {
                 throw ProblemMapping.engineError(error)
             }
-            return try responder.response(for: viewState, sessionID: nil, request: request)
+            return try responder.response(for: viewState, sessionID: nil, components: components)
         }
         // A memoized view stores no session: its token creates it on first use.
-        let opened = try await openSession(viewURI: viewURI, request: request, lazy: true)
-        return try responder.response(for: opened.state, sessionID: opened.session.token.encoded, request: request)
+        let opened = try await openSession(viewURI: viewURI, request: request, components: components, lazy: true)
+        return try responder.response(for: opened.state, sessionID: opened.session.token.encoded, components: components)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
     func openSession(
-        viewURI: String, request: HTTPRequest, lazy: Bool = false
+        viewURI: String, request: HTTPRequest, components: ClientComponents?, lazy: Bool = false
     ) async throws -> (session: ViewSession, state: ViewState) {
         do {
             return try await state.engine.openSession(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request), lazy: lazy)
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components), lazy: lazy)
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -64,17 +67,18 @@ struct ViewEndpoints {
     /// `GET /view/initial?uri=U`: the initial content only.
     func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
+        let components = ClientComponents(request)
         let viewModel: ViewModel
         do {
-            viewModel = try state.engine.initialViewModel(for: state.bridge.viewRequest(viewURI: viewURI, from: request))
+            viewModel = try state.engine.initialViewModel(
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
         } catch {
             throw ProblemMapping.engineError(error)
         }
-        let clientModel = responder.clientViewModel(viewModel, for: request)
-        let bytes = clientModel.jsonBytes()
-        return responder.finish(
-            bytes: bytes, rendered: nil, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
-            request: request)
+        let clientModel = responder.clientViewModel(viewModel, for: components)
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
+            body: .representation(Representation(bytes: clientModel.jsonBytes())))
     }
 
     /// `POST /view/next-page {"session": S}`: the full view with the next page appended.
@@ -87,9 +91,10 @@ struct ViewEndpoints {
         guard let token = try JSONBody.string(body, "session") else {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'session' is required")
         }
-        let session = try await sessions.require(token, request: request).session
+        let components = ClientComponents(request)
+        let session = try await sessions.require(token, request: request, components: components).session
         let viewState = await session.loadNextPage()
-        return try responder.response(for: viewState, sessionID: session.token.encoded, request: request)
+        return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
     }
 
     /// `DELETE /view?session=S`: 204, or 404 when unknown.

@@ -1,30 +1,30 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubSync
 
-/// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model),
-/// `Hub-Session`, `ETag`, `Server-Timing`, gzip and 304, or a problem for a failed view.
+/// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model) as a
+/// ``Representation`` (``RepresentationMiddleware`` sends its ETag and decides 304 and gzip),
+/// `Hub-Session`, `Hub-Version`, `Server-Timing`, or a problem for a failed view.
 struct ViewResponder {
     let state: ServerState
 
     /// The rendered form of `original` for this client: component fallback applied when it
-    /// said what it renders (`Hub-Components`), cached per view model and component set.
-    /// `shared`: the view model is the chain memo's (many sessions answer with it).
-    func rendered(_ original: ViewModel, for request: HTTPRequest, shared: Bool) -> RenderedView {
-        guard let header = request.headers["Hub-Components"] else {
+    /// said what it renders (`Hub-Components`, read once per request), cached per view model and
+    /// component set. `shared`: the view model is the chain memo's (many sessions answer with it).
+    func rendered(_ original: ViewModel, for components: ClientComponents?, shared: Bool) -> RenderedView {
+        guard let components else {
             return state.renderCache.rendered(original, variant: "", shared: shared) { original }
         }
-        let renderable = RequestBridge.components(header)
-        let variant = renderable.map(\.identifierString).sorted().joined(separator: ",")
-        return state.renderCache.rendered(original, variant: "|" + variant, shared: shared) {
-            state.fallback.apply(to: original, renderable: renderable)
+        return state.renderCache.rendered(original, variant: components.variant, shared: shared) {
+            state.fallback.apply(to: original, renderable: components.identifiers)
         }
     }
 
     /// The view model a client should get: component fallback applied when it said what it renders.
-    func clientViewModel(_ viewModel: ViewModel, for request: HTTPRequest) -> ViewModel {
-        guard let header = request.headers["Hub-Components"] else { return viewModel }
-        return state.fallback.apply(to: viewModel, renderable: RequestBridge.components(header))
+    func clientViewModel(_ viewModel: ViewModel, for components: ClientComponents?) -> ViewModel {
+        guard let components else { return viewModel }
+        return state.fallback.apply(to: viewModel, renderable: components.identifiers)
     }
 
     /// The view model of `viewState`, or the problem for its failure. The problem names the
@@ -44,9 +44,9 @@ struct ViewResponder {
     }
 
     /// The full response for a view.
-    func response(for viewState: ViewState, sessionID: String?, request: HTTPRequest) throws -> HTTPResponse {
+    func response(for viewState: ViewState, sessionID: String?, components: ClientComponents?) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
-        let rendered = rendered(original, for: request, shared: viewState.isMemoized)
+        let rendered = rendered(original, for: components, shared: viewState.isMemoized)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
@@ -58,30 +58,8 @@ struct ViewResponder {
                 name: "Server-Timing",
                 value: memoized ? rendered.serverTiming(timings, make: Self.serverTiming) : Self.serverTiming(timings))
         }
-        return finish(bytes: rendered.bytes, rendered: rendered, headers: headers, request: request)
-    }
-
-    /// Adds ETag, answers 304 on a matching `If-None-Match`, and uses the cached gzip.
-    func finish(bytes: [UInt8], rendered: RenderedView?, headers: HTTPHeaders, request: HTTPRequest) -> HTTPResponse {
-        var headers = headers
-        let etag = rendered?.etag ?? ETag.strong(for: bytes)
-        let gzipEligible = bytes.count >= state.settings.gzip.minBytes
-        if gzipEligible { headers.add(name: "Vary", value: "Accept-Encoding") }
-        if ETag.isNotModified(request, etag: etag) {
-            headers.add(name: "ETag", value: etag)
-            headers.remove(name: "Content-Type")
-            return HTTPResponse(status: .notModified, headers: headers, body: .bytes([]))
-        }
-        if gzipEligible, AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")) {
-            let compressed = rendered.map { $0.gzip } ?? Gzip.compress(bytes, level: state.settings.gzip.level)
-            if let compressed, compressed.count < bytes.count {
-                headers.add(name: "ETag", value: "W/" + etag)
-                headers.add(name: "Content-Encoding", value: "gzip")
-                return HTTPResponse(status: .ok, headers: headers, body: .bytes(compressed))
-            }
-        }
-        headers.add(name: "ETag", value: etag)
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
+        // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
+        return HTTPResponse(status: .ok, headers: headers, body: .representation(rendered.representation))
     }
 
     /// `op0;desc="static";dur=0.012, op1;desc="remote";dur=101.4`: one entry per operation, in ms.
@@ -98,9 +76,7 @@ struct ViewResponder {
             if timing.duration == .zero {
                 header += "0"  // memoized: no Double formatting on the hot path
             } else {
-                let (seconds, attoseconds) = timing.duration.components
-                let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-                header += String((milliseconds * 1000).rounded() / 1000)
+                header += String((timing.duration.inMilliseconds * 1000).rounded() / 1000)
             }
         }
         return header

@@ -34,7 +34,7 @@ extension ToggleDefinition {
             for pair in value.split(separator: ",") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2 else { continue }
-                overrides[parts[0].trimmingSpaces] = parts[1].trimmingSpaces
+                overrides[String(parts[0].trimmingOWS())] = String(parts[1].trimmingOWS())
             }
         }
         return overrides
@@ -43,11 +43,5 @@ extension ToggleDefinition {
     /// 64-bit FNV-1a: stable across runs and platforms (unlike `Hasher`).
     static func fnv1a(_ text: String) -> UInt64 {
         FNV1a.hash(text)
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

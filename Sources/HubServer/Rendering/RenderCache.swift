@@ -42,12 +42,10 @@ final class RenderCache: Sendable {
     private let state = Locked(State())
     let budgetBytes: Int
     let maximumEntries: Int
-    private let gzipLevel: Int
 
-    init(budgetBytes: Int = 64 << 20, maximumEntries: Int = 4096, gzipLevel: Int = 6) {
+    init(budgetBytes: Int = 64 << 20, maximumEntries: Int = 4096) {
         self.budgetBytes = max(1, budgetBytes)
         self.maximumEntries = max(1, maximumEntries)
-        self.gzipLevel = gzipLevel
     }
 
     /// Entries and their charged bytes now.
@@ -105,6 +103,6 @@ final class RenderCache: Sendable {
     }
 
     private func render(_ model: ViewModel) -> RenderedView {
-        RenderedView(bytes: model.jsonBytes(capacityHint: 32 * 1024), gzipLevel: gzipLevel)
+        RenderedView(bytes: model.jsonBytes(capacityHint: 32 * 1024))
     }
 }

@@ -1,12 +1,13 @@
 import HubHTTP
 import HubModel
+import HubSync
 
 /// Request bodies: `Content-Type: application/json` (else 415), valid UTF-8 JSON within the
 /// depth limit with no duplicate keys (else 400), an object of the right shape (else 422).
 enum JSONBody {
     static func object(from request: HTTPRequest, maxDepth: Int) throws -> JSONObject {
         let parts = request.headers["Content-Type"]?.split(separator: ";", omittingEmptySubsequences: false) ?? []
-        let contentType = parts.first.map { String($0).trimmed.lowercased() }
+        let contentType = parts.first.map { $0.trimmingOWS().lowercased() }
         guard contentType == "application/json" else {
             throw HTTPError(
                 .unsupportedMediaType, code: "unsupported_media_type",
@@ -15,8 +16,8 @@ enum JSONBody {
         // JSON is UTF-8 (RFC 8259 section 8.1): a body declared in another charset is 415.
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, String(pair[0]).trimmed.lowercased() == "charset" else { continue }
-            var value = String(pair[1]).trimmed
+            guard pair.count == 2, pair[0].trimmingOWS().lowercased() == "charset" else { continue }
+            var value = String(pair[1].trimmingOWS())
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             guard value.lowercased() == "utf-8" else {
                 throw HTTPError(

@@ -1,5 +1,6 @@
 import HubMetrics
 import HubHTTP
+import HubSync
 
 /// Records every request's route template, status and duration in metrics and one log line.
 ///
@@ -27,8 +28,7 @@ struct ObservabilityMiddleware: HTTPMiddleware {
             children.count.increment()
             children.duration.observe(elapsed)
             let level: JSONLogger.Level = status >= 500 ? .error : .info
-            let (seconds, attoseconds) = elapsed.components
-            let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            let milliseconds = elapsed.inMilliseconds
             if logger.isEnabled(level), accessLog.shouldLog(status: status, milliseconds: milliseconds) {
                 let traceID = LogValue.string(TraceContext.traceID(of: context.traceParent) ?? "")
                 var path = request.path

@@ -1,20 +1,23 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubSync
 
 /// Turns HTTP requests into what the engine reads (README "Request headers the engine
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
 struct RequestBridge: Sendable {
     let retained: RetainedHeaders
 
-    func viewRequest(viewURI: String, from request: HTTPRequest) -> ViewRequest {
+    /// What the engine reads of `request` for `viewURI`; `components`: the request's
+    /// `Hub-Components`, read once by the endpoint (``ClientComponents``).
+    func viewRequest(viewURI: String, from request: HTTPRequest, components: ClientComponents?) -> ViewRequest {
         let connectivity: Connectivity =
-            request.headers["Hub-Connectivity"].map { $0.trimmed.lowercased() == "offline" ? .offline : .online } ?? .online
+            request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
             viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
             languages: Self.languages(request.headers["Accept-Language"]),
             client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
-            clientComponents: request.headers["Hub-Components"].map(Self.components))
+            clientComponents: components?.identifiers)
     }
 
     /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most
@@ -32,21 +35,4 @@ struct RequestBridge: Sendable {
     /// Languages a request keeps (operations rarely look past the first few).
     static let maximumLanguages = 8
 
-    /// `Hub-Components: ns:name, ns:name`.
-    /// At most ``maximumComponents`` identifiers are read.
-    static func components(_ header: String) -> Set<ComponentIdentifier> {
-        Set(header.split(separator: ",").prefix(maximumComponents).compactMap { ComponentIdentifier(string: String($0).trimmed) })
-    }
-
-    /// Component identifiers read from one `Hub-Components` header.
-    static let maximumComponents = 512
-}
-
-extension String {
-    var trimmed: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
-    }
 }

@@ -27,7 +27,7 @@ final class ServerState: Sendable {
         self.engine = engine
         self.bridgeStorage = Locked(bridge)
         self.settings = settings
-        self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes, gzipLevel: settings.gzip.level)
+        self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
         self.logger = logger

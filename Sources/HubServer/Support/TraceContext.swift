@@ -26,7 +26,7 @@ struct TraceContext: Sendable, Equatable {
         if let parsed = traceParent.flatMap(Self.parse) {
             traceID = parsed.traceID
             flags = parsed.flags
-            let state = traceState?.trimmed
+            let state = traceState.map { String($0.trimmingOWS()) }
             self.state = (state?.isEmpty ?? true) || (state?.utf8.count ?? 0) > 512 ? nil : state
         } else {
             traceID = Self.randomHex(bytes: 16)
@@ -58,7 +58,7 @@ struct TraceContext: Sendable, Equatable {
     /// Parses a `traceparent` value; nil when invalid. Version `ff` is invalid; a future version
     /// is read by its version-00 prefix (and must then be followed by `-` or end).
     static func parse(_ value: String) -> (traceID: String, parentID: String, flags: String)? {
-        let text = Array(value.trimmed.utf8)
+        let text = Array(value.trimmingOWS().utf8)
         guard text.count >= 55, text[2] == UInt8(ascii: "-"), text[35] == UInt8(ascii: "-"), text[52] == UInt8(ascii: "-")
         else { return nil }
         let version = text[0..<2], traceID = text[3..<35], parentID = text[36..<52], flags = text[53..<55]

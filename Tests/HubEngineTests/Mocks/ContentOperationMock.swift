@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubSync
 
 /// An error with a code, for asserting which error flowed where.
 struct TestError: Error, Equatable, Sendable, CustomStringConvertible {

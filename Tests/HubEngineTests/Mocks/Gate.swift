@@ -1,3 +1,4 @@
+import HubSync
 
 /// An explicit gate for deterministic ordering without sleeps.
 ///

@@ -3,6 +3,7 @@ import HubDemo
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// What one client can make the server keep is bounded: caches by bytes, todo lists by items,
@@ -46,7 +47,7 @@ struct BoundedMemoryTests {
             let session = try #require(opened.header("Hub-Session"))
             #expect(store.listCount == 1)
             #expect(try await client.delete("/view?session=\(session)").status == 204)
-            #expect(try await eventually { store.listCount == 0 })
+            #expect(await eventually { store.listCount == 0 })
         }
     }
 
@@ -74,7 +75,7 @@ struct BoundedMemoryTests {
         try await withHub(Hardening.config(server: Self.smallCaches), extensions: Hardening.extensions()) { client, _ in
             let opened = try await client.view("hub:pages")
             let session = try #require(opened.header("Hub-Session"))
-            var last: HTTPResult?
+            var last: LoopbackResponse?
             for _ in 0..<6 { last = try await client.post("/view/next-page", #"{"session":"\#(session)"}"#) }
             let ids = try #require(last).json().bodyIDs
             #expect(ids == ["page-0", "page-1", "page-2", "page-3"])
@@ -118,7 +119,7 @@ struct BoundedMemoryTests {
             { "id": "large", "title": "Large", "match": { "uri": "hub:large" },
               "operations": [ { "kind": "static", "file": "content/large.json" } ] }
             """)
-        try await withHub(config, extensions: Hardening.extensions()) { client, _ in
+        try await withHub(config, extensions: Hardening.extensions(), transport: .socket) { client, _ in
             let opened = try await client.view("hub:large")
             #expect(opened.body.count > 1_500_000)
             let session = try #require(opened.header("Hub-Session"))

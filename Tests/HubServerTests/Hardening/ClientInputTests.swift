@@ -2,6 +2,7 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Client-chosen input never ends the process and never becomes unbounded server state:
@@ -12,7 +13,7 @@ struct ClientInputTests {
 
     @Test("an empty or broken Accept-Language element answers on every view and action endpoint")
     func acceptLanguageEdgeCases() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             for value in Self.acceptLanguages {
                 let opened = try await client.view("hub:todo", headers: [("Accept-Language", value)])
                 #expect(opened.status == 200, "Accept-Language '\(value)': \(opened)")
@@ -32,7 +33,7 @@ struct ClientInputTests {
 
     @Test("Accept-Language keeps q-value order, drops q=0 and malformed weights")
     func acceptLanguageOrder() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             let view = try await client.view("hub:headers", headers: [("Accept-Language", "de;q=0.5, sv, fr;q=0, en;q=0.9, ;, x;q=7")])
             let languages = try view.json()["custom"]?["languages"]?.arrayValue?.compactMap(\.stringValue)
             #expect(languages == ["sv", "en", "de"])
@@ -41,7 +42,7 @@ struct ClientInputTests {
 
     @Test("random method tokens and action namespaces leave /metrics small and unlabelled by them")
     func metricLabelsStayBounded() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             let before = try await client.get("/metrics").body.count
             for index in 0..<150 {
                 let method = "X" + String(repeating: "Q", count: 200) + String(index)
@@ -66,7 +67,7 @@ struct ClientInputTests {
 
     @Test("sessions keep Hub-* headers, the declared ones and short values only")
     func retainedHeaders() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             var headers: [(String, String)] = (0..<20).map { ("X-Junk-\($0)", String(repeating: "j", count: 1000)) }
             headers.append(("X-Declared", "yes"))
             headers.append(("Hub-Client", "ios/1.0"))
@@ -84,7 +85,7 @@ struct ClientInputTests {
 
     @Test("a remote action name outside [A-Za-z0-9_-] is an unknown action, never part of a URL")
     func remoteActionNamesAreRestricted() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
+        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             let opened = try await client.view("hub:static")
             let session = try #require(opened.header("Hub-Session"))
             for name in ["..%2Fadmin", "../admin", "a?b=c", "a/b", "a#b", "a b"] {

@@ -1,5 +1,6 @@
 import Foundation
 import HubServer
+import HubTestSupport
 import Testing
 
 /// Every duration and byte count in the config has a range: what `validate` accepts, `serve`

@@ -1,5 +1,6 @@
 import Foundation
 import HubServer
+import HubTestSupport
 import Testing
 
 /// SIGTERM's drain: event streams end at once instead of holding the drain to its deadline,
@@ -27,7 +28,7 @@ struct DrainHardeningTests {
         do {
             _ = try await stream.next()
             Issue.record("the stream should have ended")
-        } catch let error as ClientError {
+        } catch let error as HarnessError {
             #expect(error.description == "event stream ended")
         }
         await shutdown.value

@@ -1,6 +1,7 @@
 import Foundation
 import HubServer
 import HubSync
+import HubTestSupport
 import Testing
 
 /// Log lines a machine can read and a client cannot forge.

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,6 @@
 import Foundation
+import HubSync
+import HubTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,11 +13,10 @@ import Glibc
 /// `d_name` of a `dirent` that `readdir` sized shorter; swift-corelibs-foundation PR #5472, not
 /// in this toolchain). It took the whole test process down about one run in five here.
 ///
-/// `@unchecked Sendable`: `status` is only touched under `lock`; `pid` is immutable.
-final class ChildProcess: @unchecked Sendable {
+final class ChildProcess: Sendable {
     let pid: pid_t
-    private let lock = NSLock()
-    private var status: Int32?
+    /// The raw wait status once the child has been reaped.
+    private let status = Locked<Int32?>(nil)
 
     /// Starts `executable` with `arguments` and `environment`; `stdin`, `stdout` and `stderr`
     /// become the given descriptors (`nil`: `/dev/null`).
@@ -35,7 +36,7 @@ final class ChildProcess: @unchecked Sendable {
         }
         // Nothing else crosses: descriptors 3 and up are closed in the child (else an inherited
         // copy of a pipe's write end would keep the child's stdin from ever reaching its end).
-        guard Self.addCloseFrom(&actions, 3) == 0 else { throw ClientError(description: "addclosefrom_np failed") }
+        guard Self.addCloseFrom(&actions, 3) == 0 else { throw HarnessError("addclosefrom_np failed") }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -44,7 +45,7 @@ final class ChildProcess: @unchecked Sendable {
         }
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, nil, argv, envp)
-        guard result == 0 else { throw ClientError(description: "posix_spawn \(executable) failed: \(result)") }
+        guard result == 0 else { throw HarnessError("posix_spawn \(executable) failed: \(result)") }
         pid = child
     }
 
@@ -59,7 +60,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Reaps the child without blocking; `true` while it runs.
     var isRunning: Bool {
-        lock.withLock {
+        status.withLock { status in
             guard status == nil else { return false }
             var raw: Int32 = 0
             if waitpid(pid, &raw, WNOHANG) == pid { status = raw }
@@ -70,22 +71,22 @@ final class ChildProcess: @unchecked Sendable {
     /// Blocks until the child exits; returns its raw wait status.
     @discardableResult
     func waitUntilExit() -> Int32 {
-        if let status = lock.withLock({ status }) { return status }
+        if let reaped = status.withLock({ $0 }) { return reaped }
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-        lock.withLock { status = raw }
+        status.withLock { $0 = raw }
         return raw
     }
 
     /// `true` when the child exited (rather than being killed by a signal).
     var exitedNormally: Bool {
-        guard let raw = lock.withLock({ status }) else { return false }
+        guard let raw = status.withLock({ $0 }) else { return false }
         return raw & 0x7F == 0
     }
 
     /// The exit code (valid when ``exitedNormally``).
     var exitCode: Int32 {
-        guard let raw = lock.withLock({ status }) else { return -1 }
+        guard let raw = status.withLock({ $0 }) else { return -1 }
         return (raw >> 8) & 0xFF
     }
 

@@ -3,6 +3,7 @@ import HubEngine
 import HubHTTP
 import HubModel
 import HubServer
+import HubTestSupport
 
 /// The standard upstream every fixture feature talks to.
 func makeStandardUpstream() throws -> TestUpstream {
@@ -282,19 +283,19 @@ struct Fixture: Sendable {
 /// Starts the standard upstream and the standard hub, runs `body`, shuts both down.
 @discardableResult
 func withStandardHub<T>(
-    server: String = TestConfig.defaultServer,
+    server: String = TestConfig.defaultServer, transport: TestTransport = .memory,
     _ body: (HubClient, TestUpstream, Fixture) async throws -> T
 ) async throws -> T {
     let upstream = try makeStandardUpstream()
     let fixture = Fixture()
     do {
-        let result = try await withHub(Fixture.config(upstream: upstream.base, server: server), extensions: fixture.extensions) {
-            client, _ in try await body(client, upstream, fixture)
-        }
-        await upstream.shutdown()
+        let result = try await withHub(
+            Fixture.config(upstream: upstream.base, server: server), extensions: fixture.extensions, transport: transport
+        ) { client, _ in try await body(client, upstream, fixture) }
+        upstream.stop()
         return result
     } catch {
-        await upstream.shutdown()
+        upstream.stop()
         throw error
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
-import Synchronization
+import HubSync
+import HubTestSupport
 import Testing
 
 /// A configuration directory written into a fresh temp directory.
@@ -70,28 +71,42 @@ struct TestConfig: Sendable {
 /// 128 per user, with suites running in parallel); the reload tests turn watching on.
 let testEnvironment = ["HUB_CONFIG_WATCH": "0"]
 
-/// Starts a `HubApplication` on port 0 (``testEnvironment``), runs `body` with a client, and
-/// always shuts the server down and removes the directory.
+/// How a test reaches its hub: in memory (the default: no socket, the same bytes), or over a
+/// real loopback socket for what is about the transport, its limits and streams.
+enum TestTransport {
+    case memory, socket
+}
+
+/// Builds a `HubApplication` (``testEnvironment``), starts it on port 0 for `.socket`, runs
+/// `body` with a client, and always shuts the application down and removes the directory.
 @discardableResult
 func withHub<T>(
     _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = testEnvironment,
+    transport: TestTransport = .memory,
     _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let directory = try config.write()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try await withHub(directory: directory, extensions: extensions, environment: environment, body)
+    return try await withHub(directory: directory, extensions: extensions, environment: environment, transport: transport, body)
 }
 
 @discardableResult
 func withHub<T>(
     directory: String, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = testEnvironment,
-    _ body: (HubClient, HubApplication) async throws -> T
+    transport: TestTransport = .memory, _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let app = try HubApplication.load(directory: directory, extensions: extensions, environment: environment)
-    try app.start()
-    #expect(app.port > 0)
+    let client: HubClient
+    switch transport {
+    case .memory:
+        client = HubClient(.memory(app))
+    case .socket:
+        try app.start()
+        #expect(app.port > 0)
+        client = HubClient(port: app.port)
+    }
     do {
-        let result = try await body(HubClient(port: app.port), app)
+        let result = try await body(client, app)
         await app.shutdown()
         return result
     } catch {
@@ -102,14 +117,14 @@ func withHub<T>(
 
 /// A thread-safe counter for Swift operations and actions.
 final class Counter: Sendable {
-    private let value = Mutex<Int>(0)
+    private let value = Locked<Int>(0)
     @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }
 
 /// A thread-safe list of strings (which actions ran, in order).
 final class StringLog: Sendable {
-    private let values = Mutex<[String]>([])
+    private let values = Locked<[String]>([])
     func append(_ value: String) { values.withLock { $0.append(value) } }
     var all: [String] { values.withLock { $0 } }
 }
@@ -153,7 +168,7 @@ extension JSONValue {
 /// Asserts an RFC 9457 problem response with `status` and `code`; returns the problem.
 @discardableResult
 func expectProblem(
-    _ response: HTTPResult, _ status: Int, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ response: LoopbackResponse, _ status: Int, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> JSONValue {
     #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
     #expect(
@@ -168,12 +183,3 @@ func expectProblem(
     return problem
 }
 
-/// Polls `condition` until it holds or `seconds` pass.
-func eventually(seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestSupport
 
 /// Records every view the tests receive, for `make test`'s schema check (issue 13): when
 /// `HUB_TEST_VIEW_DIR` is set, each 200 JSON body of GET /view, GET /view/initial and
@@ -13,7 +14,7 @@ enum ViewRecorder {
     }()
 
     /// Records `result` when it is a view response of `method target`.
-    static func record(method: String, target: String, result: HTTPResult) {
+    static func record(method: String, target: String, result: LoopbackResponse) {
         guard directory != nil, result.status == 200,
             result.header("Content-Type")?.hasPrefix("application/json") == true,
             result.header("Content-Encoding") == nil, !result.body.isEmpty

@@ -1,10 +1,10 @@
 import Foundation
+import HubTestSupport
 @testable import HubUpstream
-import HubUpstreamTestSupport
 import Testing
 
 /// Coalescing, connection reuse, per-host connection cap, overlap and cancellation.
-@Suite struct ConcurrencyTests {
+@Suite struct UpstreamConcurrencyTests {
     static let body = Array(#"{"ok":true}"#.utf8)
 
     @Test func concurrentIdenticalGETsShareOneUpstreamRequest() async throws {

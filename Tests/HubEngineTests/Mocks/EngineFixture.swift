@@ -2,7 +2,7 @@
 import HubModel
 
 /// Builders of engines and sessions shared by the suites.
-enum Fixture {
+enum EngineFixture {
     static let uri = "hub:test"
     static let featureIdentifier = "id"
     static let featureTitle = "title"

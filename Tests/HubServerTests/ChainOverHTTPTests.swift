@@ -2,11 +2,12 @@ import Foundation
 import HubEngine
 import HubModel
 import HubServer
+import HubTestSupport
 import Testing
 
 /// The chain semantics as seen over HTTP: snapshots, partial reschedules, full reloads.
 @Suite("Chain over HTTP")
-struct ChainTests {
+struct ChainOverHTTPTests {
     /// Adds a component whose id is unique per run (`<prefix>-<run>`), and one only when online.
     struct RunMarker: ContentOperation {
         let prefix: String

@@ -22,6 +22,11 @@ public enum Gzip {
         return status == Z_STREAM_END ? output : nil
     }
 
+    /// `input` gzip-compressed at `level`, or nil when zlib fails or the result is not smaller.
+    public static func compressIfSmaller(_ input: [UInt8], level: Int = 6) -> [UInt8]? {
+        compress(input, level: level).flatMap { $0.count < input.count ? $0 : nil }
+    }
+
     /// Decompresses gzip or zlib data (for tests and clients), or nil if it is invalid or larger than `limit`.
     public static func decompress(_ input: [UInt8], limit: Int = 64 << 20) -> [UInt8]? {
         var stream = z_stream()

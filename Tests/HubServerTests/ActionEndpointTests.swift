@@ -1,11 +1,12 @@
 import Foundation
 import HubEngine
 import HubModel
+import HubTestSupport
 import Testing
 
 /// `POST /action`: custom actions, selections, vetoes, reschedules and remote actions.
-@Suite("Actions")
-struct ActionTests {
+@Suite("Actions over HTTP")
+struct ActionEndpointTests {
     private func openActions(_ client: HubClient) async throws -> String {
         let response = try await client.view("hub:actions")
         #expect(response.status == 200, "\(response)")

@@ -1,3 +1,5 @@
+import HubSync
+
 /// Entity tags (RFC 9110 section 8.8.3) and `If-None-Match` evaluation (section 13.1.2).
 public enum ETag {
     /// A strong ETag for `bytes`: a fast 64-bit hash (not cryptographic) as 16 hex digits, quoted.
@@ -54,34 +56,5 @@ public enum ETag {
         hash &*= 0x94D0_49BB_1331_11EB
         hash ^= hash >> 31
         return hash
-    }
-}
-
-/// Answers `304 Not Modified` (no body, `ETag`, `Cache-Control`, `Vary`, `Expires` and
-/// `Content-Location` kept) when a GET or HEAD's `If-None-Match` matches the `ETag` of a 200
-/// response from below. Put it inside ``GzipMiddleware`` so it sees the identity ETag.
-public struct ConditionalGetMiddleware: HTTPMiddleware {
-    public init() {}
-
-    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        let response = try await next.respond(to: request, context: context)
-        guard response.status == .ok, let etag = response.headers["ETag"], ETag.isNotModified(request, etag: etag) else {
-            return response
-        }
-        return HTTPResponse.notModified(keeping: response.headers)
-    }
-}
-
-extension HTTPResponse {
-    /// A 304 with the validator and caching headers of `headers` (RFC 9110 section 15.4.5).
-    public static func notModified(keeping headers: HTTPHeaders) -> HTTPResponse {
-        var kept = HTTPHeaders()
-        for field in headers {
-            for name in ["ETag", "Cache-Control", "Vary", "Expires", "Content-Location"]
-            where field.name.asciiCaseInsensitiveEquals(name) {
-                kept.add(name: field.name, value: field.value)
-            }
-        }
-        return HTTPResponse(status: .notModified, headers: kept, body: .bytes([]))
     }
 }

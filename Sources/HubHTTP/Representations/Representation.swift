@@ -1,0 +1,33 @@
+import HubSync
+
+/// A response body prepared ahead of the request: its bytes, their strong ETag, and its gzip
+/// encoding, made on first use and kept for every later response that carries the same object.
+///
+/// A responder answers with ``HTTPResponse/Body/representation(_:)``; ``RepresentationMiddleware``
+/// then decides for the request at hand: `304 Not Modified` on a matching `If-None-Match`, gzip
+/// or identity, `Vary: Accept-Encoding`, and the `ETag` header (weak on the gzip encoding). A
+/// representation cached across requests (a rendered view shared by many sessions) is hashed
+/// and compressed once however many responses carry it.
+public final class Representation: Sendable {
+    /// The identity (uncompressed) content.
+    public let bytes: [UInt8]
+    /// The strong entity tag of ``bytes`` (quoted).
+    public let etag: String
+    /// `nil` until first asked; then the gzip bytes, or `.some(nil)` when gzip was not smaller.
+    private let gzipped = Locked<[UInt8]??>(nil)
+
+    /// `bytes` with `etag`, by default ``ETag/strong(for:)`` of the bytes.
+    public init(bytes: [UInt8], etag: String? = nil) {
+        self.bytes = bytes
+        self.etag = etag ?? ETag.strong(for: bytes)
+    }
+
+    /// The gzip encoding of ``bytes`` at `level`, compressed on the first call and returned as
+    /// it is by every later one (whatever their `level`); `nil` when it would not be smaller.
+    public func gzip(level: Int) -> [UInt8]? {
+        if let cached = gzipped.withLock({ $0 }) { return cached }
+        let compressed = Gzip.compressIfSmaller(bytes, level: level)
+        gzipped.withLock { $0 = .some(compressed) }
+        return compressed
+    }
+}

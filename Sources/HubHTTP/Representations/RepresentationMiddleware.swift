@@ -1,0 +1,75 @@
+/// The one place that decides, for every response, what this request gets of its content:
+/// `304 Not Modified`, gzip or identity, `Vary: Accept-Encoding`, and the `ETag` header.
+///
+/// - A ``HTTPResponse/Body/representation(_:)`` body brings its strong ETag and its cached
+///   gzip; a ``HTTPResponse/Body/bytes(_:)`` body may bring an `ETag` header of its own and is
+///   compressed per response. Streams pass untouched.
+/// - A byte body of at least `minBytes` (not 1xx/204/304, no `Content-Encoding` yet) gets
+///   `Vary: Accept-Encoding`, and gzip when `Accept-Encoding` prefers it (q-values, `*`,
+///   `identity`, `gzip;q=0` honoured: ``AcceptEncoding``) and gzip is smaller. A strong `ETag`
+///   becomes weak on the gzip encoding (as nginx does), so `If-None-Match` still matches.
+/// - A 200 to a GET or HEAD whose `If-None-Match` matches the ETag (weak comparison) becomes a
+///   304 by ``HTTPResponse/notModified(keeping:)``, with the `ETag` and `Vary` the 200 would have.
+///
+/// Put it innermost (next to the router): it sees the responders' bodies before anything frames them.
+public struct RepresentationMiddleware: HTTPMiddleware {
+    /// Bodies smaller than this are sent as they are (and do not vary by `Accept-Encoding`).
+    public let minBytes: Int
+    /// zlib level, 1 (fast) to 9 (small).
+    public let level: Int
+
+    public init(minBytes: Int = 1024, level: Int = 6) {
+        self.minBytes = minBytes
+        self.level = level
+    }
+
+    public init(_ configuration: HTTPServerConfiguration.Gzip) {
+        self.init(minBytes: configuration.minBytes, level: configuration.level)
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+        prepare(try await next.respond(to: request, context: context), for: request)
+    }
+
+    /// `response` as `request` gets it (see the type's documentation).
+    public func prepare(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+        var response = response
+        let bytes: [UInt8]
+        let representation: Representation?
+        switch response.body {
+        case .stream:
+            return response
+        case .bytes(let body):
+            bytes = body
+            representation = nil
+        case .representation(let prepared):
+            bytes = prepared.bytes
+            representation = prepared
+        }
+        let etag = representation?.etag ?? response.headers["ETag"]
+        var gzip: [UInt8]?
+        if bytes.count >= minBytes, !response.status.forbidsBody, !response.headers.contains("Content-Encoding") {
+            if !response.headers.containsToken("Accept-Encoding", in: "Vary"), !response.headers.containsToken("*", in: "Vary") {
+                response.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
+            if AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")) {
+                gzip = representation.map { $0.gzip(level: level) } ?? Gzip.compressIfSmaller(bytes, level: level)
+            }
+        }
+        if let etag {
+            // The ETag of what is sent: weak on the gzip encoding when the tag is strong.
+            let sent = gzip != nil && etag.hasPrefix("\"") ? "W/" + etag : etag
+            if representation != nil { response.headers["ETag"] = sent } else if sent != etag { response.headers["ETag"] = sent }
+            if response.status == .ok, ETag.isNotModified(request, etag: etag) {
+                return HTTPResponse.notModified(keeping: response.headers)
+            }
+        }
+        if let gzip {
+            response.body = .bytes(gzip)
+            response.headers.add(name: "Content-Encoding", value: "gzip")
+        } else if representation != nil {
+            response.body = .bytes(bytes)
+        }
+        return response
+    }
+}
