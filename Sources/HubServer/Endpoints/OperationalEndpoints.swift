@@ -49,8 +49,3 @@ struct OperationalEndpoints {
         return .json(JSONValue.object(["features": .array(features)]).jsonBytes)
     }
 }
-
-/// The server's version string.
-public enum HubServerVersion {
-    public static let current = "0.1.0"
-}
