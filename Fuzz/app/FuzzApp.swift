@@ -109,6 +109,15 @@ private func exchange(_ bytes: [UInt8]) async {
             case .needMoreData: return
             case .expectContinue: continue
             case .request(let request): parsed = request
+            case .rejected(let request, let error):
+                // Framed but invalid (a target that does not decode): answered, and the
+                // connection carries on, as Connection.dispatch(_:rejecting:) does.
+                answered += 1
+                await encode(
+                    error.response, method: request.method, version: request.version, keepAlive: request.keepAlive,
+                    requestId: RequestID.make(for: request))
+                guard request.keepAlive else { return }
+                continue
             }
         } catch {
             await encode(error.response, method: .get, version: .http1_1, keepAlive: false, requestId: RequestID.generate())

@@ -78,8 +78,10 @@ public final class LoopbackClient: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Sends `text` as UTF-8.
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
+    /// Sends every byte (blocking).
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
@@ -127,6 +129,7 @@ public final class LoopbackClient: Sendable {
         }
     }
 
+    /// The next `count` bytes.
     public func readExactly(_ count: Int) throws -> [UInt8] {
         while state.withLock({ $0.buffer.count }) < count {
             guard try fill() else { throw HarnessError("connection closed before \(count) bytes of content") }

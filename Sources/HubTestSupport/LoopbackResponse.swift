@@ -2,11 +2,14 @@ import HubHTTP
 
 /// A response as a loopback client read it off the wire (or off bytes encoded in memory).
 public struct LoopbackResponse: Sendable, CustomStringConvertible {
+    /// The status code.
     public var status: Int
     /// The header fields in the order received.
     public var headers: HTTPHeaders
+    /// The content, de-chunked (empty for HEAD, 1xx, 204 and 304).
     public var body: [UInt8]
 
+    /// A response with these parts.
     public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
         self.status = status
         self.headers = headers

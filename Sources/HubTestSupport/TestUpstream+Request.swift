@@ -16,6 +16,7 @@ extension TestUpstream {
         public var query: [(name: String, value: String)]
         /// The header fields in the order received.
         public var headers: [(name: String, value: String)]
+        /// The content (Content-Length framed).
         public var body: [UInt8]
 
         /// The first value of the header `name` (case-insensitive).

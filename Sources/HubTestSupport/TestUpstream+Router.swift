@@ -26,14 +26,7 @@ extension TestUpstream {
         let done = DispatchSemaphore(value: 0)
         let httpRequest = request.httpRequest
         Task {
-            let response: HTTPResponse
-            do {
-                response = try await responder.respond(to: httpRequest, context: RequestContext(requestId: RequestID.generate()))
-            } catch let error as any HTTPResponseError {
-                response = error.response
-            } catch {
-                response = HTTPError.internalError.response
-            }
+            let response = await responder.answer(httpRequest, context: RequestContext(requestId: RequestID.generate()))
             answered.withLock { $0 = response }
             done.signal()
         }

@@ -22,8 +22,10 @@ public final class TestUpstream: Sendable {
         case close
     }
 
+    /// Decides the answer to each request, on the connection's thread.
     public typealias Handler = @Sendable (Request) -> Action
 
+    /// The port it listens on (127.0.0.1).
     public let port: Int
     /// Every request received, in arrival order.
     public let log = UpstreamLog()

@@ -20,7 +20,7 @@ struct ReadmeTests {
             guard relative.hasSuffix(".swift") else { continue }
             let text = try String(contentsOfFile: root.appendingPathComponent("Sources/" + relative), encoding: .utf8)
             let everyLiteral = relative.hasPrefix("HubHTTP/Parsing/") || relative.hasPrefix("HubHTTP/Errors/")
-                || relative == "HubEngine/EngineError.swift"
+                || relative == "HubEngine/Errors/EngineError.swift"
             for regex in everyLiteral ? [snake, labelled] : [labelled] {
                 for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                     if let range = Range(match.range(at: 1), in: text) { codes.insert(String(text[range])) }

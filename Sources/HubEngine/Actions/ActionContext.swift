@@ -1,18 +1,5 @@
 import HubModel
 
-/// How an action came about (section 0 `HUBActionTrigger`).
-public enum ActionTrigger: String, Sendable, Hashable {
-    /// A component was selected; its target's actions are tried in order (S146).
-    case selection
-    /// The client performed a named action, optionally on a component (S151).
-    case component
-    /// A content operation performed it (S152).
-    case contentOperation
-    /// An action chained it (S156). HubServer reports `chained`, a deliberate divergence
-    /// from S157, where the original trigger was copied.
-    case chained
-}
-
 /// Everything an action, its handler and observers see (S153).
 public struct ActionContext: Sendable {
     public let trigger: ActionTrigger
@@ -50,13 +37,4 @@ public struct ActionContext: Sendable {
             viewURI: viewURI, viewModel: viewModel, componentModel: componentModel, sessionID: sessionID,
             request: request)
     }
-}
-
-/// An action as observers see it: its context and what became of it (S128).
-public struct ObservedAction: Sendable {
-    public let context: ActionContext
-    /// `true` when the action ran and reported success.
-    public let performed: Bool
-    /// `true` when the handler vetoed it (it did not run).
-    public let vetoed: Bool
 }

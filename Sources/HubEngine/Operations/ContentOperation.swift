@@ -37,34 +37,3 @@ extension ContentOperation {
     public func memoizationKey(context: ContentContext) -> String? { nil }
     public func prepare(context: ContentContext) {}
 }
-
-/// An operation that also provides initial content: shown before the chain has run, and
-/// when connectivity changes (S111, S116). It must be synchronous and cheap.
-public protocol ContentOperationWithInitialContent: ContentOperation {
-    func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext)
-}
-
-/// An operation that appends content for following pages (S119..S126). The page builder
-/// already holds everything loaded so far.
-public protocol ContentOperationWithPaginatedContent: ContentOperation {
-    func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws
-}
-
-/// An operation that observes every action performed in its session, performed or vetoed
-/// (S128), and may ask to be rescheduled by returning `true`.
-public protocol ActionObservingContentOperation: ContentOperation {
-    func actionPerformed(_ action: ObservedAction) -> Bool
-}
-
-/// What ``ContentOperationWithInitialContent`` sees.
-public struct InitialContentContext: Sendable {
-    public let viewURI: String
-    public let feature: FeatureInfo
-    public let request: ViewRequest
-
-    public init(viewURI: String, feature: FeatureInfo, request: ViewRequest) {
-        self.viewURI = viewURI
-        self.feature = feature
-        self.request = request
-    }
-}

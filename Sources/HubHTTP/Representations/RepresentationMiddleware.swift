@@ -18,15 +18,18 @@ public struct RepresentationMiddleware: HTTPMiddleware {
     /// zlib level, 1 (fast) to 9 (small).
     public let level: Int
 
+    /// Compresses bodies of at least `minBytes` at zlib `level`.
     public init(minBytes: Int = 1024, level: Int = 6) {
         self.minBytes = minBytes
         self.level = level
     }
 
+    /// Compresses as `configuration` says.
     public init(_ configuration: HTTPServerConfiguration.Gzip) {
         self.init(minBytes: configuration.minBytes, level: configuration.level)
     }
 
+    /// Answers `request` with `next`'s response as ``prepare(_:for:)`` makes it.
     public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         prepare(try await next.respond(to: request, context: context), for: request)
     }

@@ -4,24 +4,6 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
 }
 
-/// A responder from a closure.
-public struct ClosureResponder: HTTPResponder {
-    private let body: @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
-
-    public init(_ body: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse) {
-        self.body = body
-    }
-
-    public func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
-        try await body(request, context)
-    }
-}
-
-/// Code that runs around a responder: it may change the request, answer itself, or change the response.
-public protocol HTTPMiddleware: Sendable {
-    func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse
-}
-
 /// A middleware applied to the responder after it.
 struct MiddlewareResponder: HTTPResponder {
     let middleware: any HTTPMiddleware
@@ -39,5 +21,18 @@ extension HTTPResponder {
         var responder: any HTTPResponder = self
         for item in middleware.reversed() { responder = MiddlewareResponder(middleware: item, next: responder) }
         return responder
+    }
+
+    /// The response to `request` as a connection sends it: an error that escapes this responder
+    /// becomes its problem response (an ``HTTPResponseError``), or 500 `internal_error` without
+    /// internals (anything else). For in-memory callers such as `HubApplication.respond(to:)`.
+    public func answer(_ request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        do {
+            return try await respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            return error.response
+        } catch {
+            return HTTPError.internalError.response
+        }
     }
 }

@@ -46,12 +46,6 @@ final class ServerCore: Sendable {
     /// Runs the responder; any error that escapes it becomes a problem response here, so a
     /// responder without ``ErrorMiddleware`` still never leaks internals.
     func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
-        do {
-            return try await responder.respond(to: request, context: context)
-        } catch let error as any HTTPResponseError {
-            return error.response
-        } catch {
-            return HTTPError.internalError.response
-        }
+        await responder.answer(request, context: context)
     }
 }

@@ -1,10 +1,3 @@
-/// The kind of an image in a component (section 0).
-public enum ComponentImageType: String, Sendable, Hashable {
-    case main
-    case background
-    case custom
-}
-
 /// An image of a component: a URI, a placeholder icon name, a bundled image name and free-form data.
 ///
 /// Unlike HubFramework, the server keeps `placeholder` without an icon resolver and serializes

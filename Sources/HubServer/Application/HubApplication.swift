@@ -167,13 +167,7 @@ public final class HubApplication: Sendable {
     /// ```
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
-        do {
-            return try await responder.respond(to: request, context: context)
-        } catch let error as any HTTPResponseError {
-            return error.response
-        } catch {
-            return HTTPError.internalError.response
-        }
+        return await responder.answer(request, context: context)
     }
 
     /// The bound port (useful with port 0).

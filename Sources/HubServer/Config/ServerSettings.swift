@@ -8,17 +8,17 @@ import HubUpstream
 /// (``HTTPServerConfiguration``, ``UpstreamConfiguration``): one source for each number.
 public struct ServerSettings: Sendable, Equatable {
     /// The HTTP server's defaults.
-    static let http = HTTPServerConfiguration()
+    static let httpDefaults = HTTPServerConfiguration()
     /// The upstream client's defaults.
     static let upstreamDefaults = UpstreamConfiguration()
 
     public struct Limits: Sendable, Equatable {
-        public var requestLineBytes = http.limits.requestLineBytes
-        public var headerBytes = http.limits.headerBytes
-        public var headerCount = http.limits.headerCount
-        public var bodyBytes = http.limits.bodyBytes
+        public var requestLineBytes = httpDefaults.limits.requestLineBytes
+        public var headerBytes = httpDefaults.limits.headerBytes
+        public var headerCount = httpDefaults.limits.headerCount
+        public var bodyBytes = httpDefaults.limits.bodyBytes
         public var jsonDepth = 64
-        public var connections = http.limits.connections
+        public var connections = httpDefaults.limits.connections
         /// Server-Sent Events streams one session may have open at once (more: 429).
         public var sseListenersPerSession = 8
         /// Server-Sent Events streams open at once across all sessions (more: 503); at most `connections`.
@@ -26,11 +26,11 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     public struct Timeouts: Sendable, Equatable {
-        public var headerSeconds = http.timeouts.header.inSeconds
-        public var bodySeconds = http.timeouts.body.inSeconds
-        public var idleSeconds = http.timeouts.idle.inSeconds
+        public var headerSeconds = httpDefaults.timeouts.header.inSeconds
+        public var bodySeconds = httpDefaults.timeouts.body.inSeconds
+        public var idleSeconds = httpDefaults.timeouts.idle.inSeconds
         public var operationSeconds: Double = 2
-        public var drainSeconds = http.timeouts.drain.inSeconds
+        public var drainSeconds = httpDefaults.timeouts.drain.inSeconds
         /// On SIGTERM, how long the server keeps serving (and accepting) with `/ready` at 503
         /// before it closes its listener: the time a balancer needs to notice (0: at once).
         public var drainDelaySeconds: Double = 0
@@ -83,8 +83,8 @@ public struct ServerSettings: Sendable, Equatable {
         case json, text
     }
 
-    public var host = http.host
-    public var port = http.port
+    public var host = httpDefaults.host
+    public var port = httpDefaults.port
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var sessions = Sessions()

@@ -70,8 +70,3 @@ extension Feature {
         operationFactories.compactMap { $0 as? ConfiguredOperationFactory }.flatMap(\.overridableToggles)
     }
 }
-
-/// The server's version string.
-public enum HubServerVersion {
-    public static let current = "0.1.0"
-}

@@ -1,16 +1,6 @@
 import HubEngine
 import HubModel
 
-/// What a Swift operation factory learns when a session is created.
-public struct SwiftOperationContext: Sendable {
-    /// The request that opened the session.
-    public let request: ViewRequest
-    /// The feature the operation belongs to.
-    public let feature: FeatureInfo
-    /// The component defaults from `server.json`.
-    public let componentDefaults: ComponentDefaults
-}
-
 /// Operations and actions written in Swift by the app that embeds HubServer, registered by
 /// the names `Config/` refers to (`{"kind": "swift", "name": ...}`).
 public struct SwiftExtensions: Sendable {

@@ -2,14 +2,6 @@
 import Glibc
 #endif
 
-/// The result of a non-blocking read or write: `EAGAIN` is a value, not a failure.
-enum IOResult: Equatable {
-    case bytes(Int)
-    case wouldBlock
-    /// End of stream or a connection error (reset, broken pipe): the connection is done.
-    case closed
-}
-
 /// Every system call the server makes, in one place. `EINTR` is retried, `errno` captured on the spot.
 enum Syscall {
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {

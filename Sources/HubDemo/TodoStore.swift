@@ -158,14 +158,3 @@ final class TodoListOperation: ActionObservingContentOperation {
         action.context.actionIdentifier.namespace == "todo"
     }
 }
-
-/// The Swift extensions the stock `hub-server` binary registers so the demo `Config/` works
-/// offline: the `todoList` operation and the `todo` action namespace.
-public enum DemoExtensions {
-    public static func make(store: TodoStore = TodoStore()) -> SwiftExtensions {
-        var extensions = SwiftExtensions()
-        extensions.registerOperation("todoList") { _ in store.makeOperation() }
-        extensions.registerActionFactory("todo", store.actionFactory)
-        return extensions
-    }
-}

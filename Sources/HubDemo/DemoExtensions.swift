@@ -1,0 +1,15 @@
+import HubEngine
+import HubModel
+import HubServer
+import HubSync
+
+/// The Swift extensions the stock `hub-server` binary registers so the demo `Config/` works
+/// offline: the `todoList` operation and the `todo` action namespace.
+public enum DemoExtensions {
+    public static func make(store: TodoStore = TodoStore()) -> SwiftExtensions {
+        var extensions = SwiftExtensions()
+        extensions.registerOperation("todoList") { _ in store.makeOperation() }
+        extensions.registerActionFactory("todo", store.actionFactory)
+        return extensions
+    }
+}

@@ -1,0 +1,29 @@
+import HubModel
+
+/// Errors the engine reports to its caller, each with a stable code the server maps to a status.
+public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Code: String, Sendable {
+        /// No feature serves the view URI (404).
+        case featureNotFound = "feature_not_found"
+        /// The session id is unknown or expired (404).
+        case sessionNotFound = "session_not_found"
+        /// The action's namespace has no factory, or the factory does not know the name (404).
+        case actionNotFound = "action_not_found"
+        /// The component is not in the session's current view model (404).
+        case componentNotFound = "component_not_found"
+        /// A feature's factories produced no operation (S85): a configuration error (500).
+        case noOperations = "no_operations"
+        /// The session has no view model yet (its first load failed).
+        case noViewModel = "no_view_model"
+    }
+
+    public let code: Code
+    public let detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "\(code.rawValue): \(detail)" }
+}
