@@ -36,6 +36,9 @@ enum ContractDocuments {
             "$ref": "#/components/parameters/sessionQuery"
           },
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/IfNoneMatch"
           },
           {
@@ -112,6 +115,13 @@ enum ContractDocuments {
                 },
                 "description": "The session's view."
               },
+              "ReloadSessionByHeader": {
+                "operationId": "getView",
+                "parameters": {
+                  "header.Hub-Session": "$response.header.Hub-Session"
+                },
+                "description": "The session's view, named by the Hub-Session request header."
+              },
               "NextPage": {
                 "operationId": "nextPage",
                 "requestBody": {
@@ -140,7 +150,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The query is invalid. Codes: missing_uri, invalid_uri, duplicate_parameter, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The query is invalid, or it and the Hub-Session header name different sessions. Codes: missing_uri, invalid_uri, duplicate_parameter, session_mismatch, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -160,6 +170,7 @@ enum ContractDocuments {
                             "missing_uri",
                             "invalid_uri",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "unsafe_url",
                             "invalid_request_line",
                             "invalid_method",
@@ -346,6 +357,9 @@ enum ContractDocuments {
             "$ref": "#/components/parameters/sessionQuery"
           },
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/IfNoneMatch"
           },
           {
@@ -409,7 +423,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The query is invalid. Codes: missing_uri, invalid_uri, duplicate_parameter, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The query is invalid, or it and the Hub-Session header name different sessions. Codes: missing_uri, invalid_uri, duplicate_parameter, session_mismatch, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -429,6 +443,7 @@ enum ContractDocuments {
                             "missing_uri",
                             "invalid_uri",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "unsafe_url",
                             "invalid_request_line",
                             "invalid_method",
@@ -609,7 +624,10 @@ enum ContractDocuments {
         "summary": "End a session",
         "parameters": [
           {
-            "$ref": "#/components/parameters/sessionQueryRequired"
+            "$ref": "#/components/parameters/sessionQueryOrHeader"
+          },
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
           },
           {
             "$ref": "#/components/parameters/traceparent"
@@ -631,7 +649,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The session is missing or repeated. Codes: missing_session, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -650,6 +668,7 @@ enum ContractDocuments {
                           "enum": [
                             "missing_session",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -957,6 +976,9 @@ enum ContractDocuments {
         "summary": "Run the chain in pagination mode: the full view with the next page appended",
         "parameters": [
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/IfNoneMatch"
           },
           {
@@ -1040,7 +1062,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The body is not valid JSON, or the client's values would take a remote URL out of bounds. Codes: invalid_json, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The body is not valid JSON, the client's values would take a remote URL out of bounds, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -1059,6 +1081,8 @@ enum ContractDocuments {
                           "enum": [
                             "invalid_json",
                             "unsafe_url",
+                            "session_mismatch",
+                            "duplicate_parameter",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -1159,7 +1183,7 @@ enum ContractDocuments {
             "$ref": "#/components/responses/Transport417"
           },
           "422": {
-            "description": "Valid JSON of the wrong shape. Codes: invalid_body.",
+            "description": "Valid JSON of the wrong shape, or no session in the body or the Hub-Session header. Codes: invalid_body.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -1296,7 +1320,10 @@ enum ContractDocuments {
         "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503).",
         "parameters": [
           {
-            "$ref": "#/components/parameters/sessionQueryRequired"
+            "$ref": "#/components/parameters/sessionQueryOrHeader"
+          },
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
           },
           {
             "$ref": "#/components/parameters/LastEventID"
@@ -1337,7 +1364,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The session is missing or repeated. Codes: missing_session, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -1356,6 +1383,7 @@ enum ContractDocuments {
                           "enum": [
                             "missing_session",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -1508,6 +1536,9 @@ enum ContractDocuments {
         "summary": "Perform an action (or select a component); the view after the chain settles",
         "parameters": [
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/HubConnectivity"
           },
           {
@@ -1588,6 +1619,13 @@ enum ContractDocuments {
                 },
                 "description": "The session's view."
               },
+              "ReloadSessionByHeader": {
+                "operationId": "getView",
+                "parameters": {
+                  "header.Hub-Session": "$response.header.Hub-Session"
+                },
+                "description": "The session's view, named by the Hub-Session request header."
+              },
               "NextPage": {
                 "operationId": "nextPage",
                 "requestBody": {
@@ -1598,7 +1636,7 @@ enum ContractDocuments {
             }
           },
           "400": {
-            "description": "The body is not valid JSON, or uri (used to recover) is invalid. Codes: invalid_json, invalid_uri, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, invalid_uri, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -1618,6 +1656,8 @@ enum ContractDocuments {
                             "invalid_json",
                             "invalid_uri",
                             "unsafe_url",
+                            "session_mismatch",
+                            "duplicate_parameter",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -1721,7 +1761,7 @@ enum ContractDocuments {
             "$ref": "#/components/responses/Transport417"
           },
           "422": {
-            "description": "Valid JSON of the wrong shape. Codes: invalid_body.",
+            "description": "Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action nor component). Codes: invalid_body.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -2315,7 +2355,7 @@ enum ContractDocuments {
       "ActionRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "Give session or uri (or both: uri recovers a lost session), and action or component (or both).",
+        "description": "Give session (here or as the Hub-Session request header) or uri, or both (uri recovers a lost session), and action or component (or both). OpenAPI cannot tie a body field to a header, so 'one of session, the header or uri' is not in this schema: without any the answer is 422 invalid_body.",
         "properties": {
           "session": {
             "type": "string"
@@ -2343,33 +2383,15 @@ enum ContractDocuments {
             "description": "Action data."
           }
         },
-        "allOf": [
+        "anyOf": [
           {
-            "anyOf": [
-              {
-                "required": [
-                  "session"
-                ]
-              },
-              {
-                "required": [
-                  "uri"
-                ]
-              }
+            "required": [
+              "action"
             ]
           },
           {
-            "anyOf": [
-              {
-                "required": [
-                  "action"
-                ]
-              },
-              {
-                "required": [
-                  "component"
-                ]
-              }
+            "required": [
+              "component"
             ]
           }
         ],
@@ -2401,9 +2423,7 @@ enum ContractDocuments {
       },
       "NextPageRequest": {
         "type": "object",
-        "required": [
-          "session"
-        ],
+        "description": "The session, here or as the Hub-Session request header (one of them is required: 422 invalid_body without either).",
         "properties": {
           "session": {
             "type": "string"
@@ -2747,21 +2767,29 @@ enum ContractDocuments {
       "sessionQuery": {
         "name": "session",
         "in": "query",
-        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it.",
+        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it. The Hub-Session request header may name the session instead (400 session_mismatch when both name different sessions).",
         "schema": {
           "type": "string",
           "maxLength": 128
         }
       },
-      "sessionQueryRequired": {
+      "sessionQueryOrHeader": {
         "name": "session",
         "in": "query",
-        "required": true,
-        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it.",
+        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it. Required unless the Hub-Session request header names the session (400 missing_session without either; 400 session_mismatch when both name different sessions).",
         "schema": {
           "type": "string",
           "minLength": 1,
           "maxLength": 128
+        }
+      },
+      "HubSessionHeader": {
+        "name": "Hub-Session",
+        "in": "header",
+        "required": false,
+        "description": "The session token, sent back as received in the Hub-Session response header (at most once). Names the session like the endpoint's own 'session' (query or body), which it may replace; both naming different sessions is 400 session_mismatch. Load balancers hash on its first 22 characters (the session id) to keep a session on one replica; any replica rebuilds a session it does not hold.",
+        "schema": {
+          "type": "string"
         }
       },
       "uriQueryRequired": {
@@ -2895,7 +2923,7 @@ enum ContractDocuments {
     },
     "headers": {
       "HubSession": {
-        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received; any replica rebuilds the session from it (absent after a failed first load).",
+        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).",
         "schema": {
           "type": "string"
         }

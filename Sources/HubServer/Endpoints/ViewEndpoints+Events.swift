@@ -5,15 +5,19 @@ import HubModel
 import HubSync
 
 extension ViewEndpoints {
-    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change.
+    /// `GET /view/events?session=S` (or the `Hub-Session` header): `event: view` with the current
+    /// model, then one per change.
     /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
     /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
     /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
     /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
     func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard let token = try QueryParameters.single("session", in: request), !token.isEmpty else {
-            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
+        // EventSource sends no headers, so the query form stays; fetch-based clients may use the header.
+        let query = try QueryParameters.single("session", in: request)
+        guard let token = try SessionReference.token(query, from: .query, in: request), !token.isEmpty else {
+            throw HTTPError(
+                .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
         let session = try await sessions.require(token, request: request).session
         if request.method == .head {
