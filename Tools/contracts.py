@@ -414,7 +414,9 @@ PATHS = {
             "operationId": "getViewEvents",
             "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
             "description": "A heartbeat comment every 15 s. Refused before it opens past "
-            "limits.sseListenersPerSession (429) or limits.sseStreams (503).",
+            "limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it "
+            "drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with "
+            "Last-Event-ID (EventSource does) and nothing is lost.",
             "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader"), p("LastEventID"), p("HubComponents"),
                            p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({

@@ -61,7 +61,7 @@ def haproxy(args, ports):
     text = replace(text, "sc0_http_req_rate gt 400\n", "sc0_http_req_rate gt 10000000\n")
     text = replace(text, "sc1_http_req_rate(streams) gt 10\n", "sc1_http_req_rate(streams) gt 10000000\n")
     text = replace(text, "    balance hash var(txn.hub_session_id)\n",
-                   "    balance hash var(txn.hub_session_id)\n    http-response set-header X-Hub-Replica %[srv_name]\n")
+                   "    balance hash var(txn.hub_session_id)\n    http-after-response set-header X-Hub-Replica %[srv_name]\n")
     if args.check_inter_ms:
         text = replace(text, "check inter 2s", f"check inter {args.check_inter_ms}ms")
     return text

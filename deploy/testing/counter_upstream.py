@@ -5,7 +5,9 @@ replicas.sh and rolling-restart.sh). HubServer replicas keep no counter of their
 operation reads it and a remote action changes it, both keyed by the session id, so a session
 rebuilt on another replica shows the same count.
 
-  counter_upstream.py PORT [--max-seconds N]     (listens on 127.0.0.1 only; stops after N s)
+  counter_upstream.py PORT [--max-seconds N] [--delay-ms MS]
+                              (127.0.0.1 only; stops after N s; answers each request MS late,
+                              so that requests are in flight when a replica is killed)
 
 Routes:
   GET  /count/<session id>   the view: one row whose title is "count N" (custom.count = N),
@@ -16,11 +18,13 @@ Routes:
 import argparse
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 lock = threading.Lock()
 counts = {}
 stats = {"requests": 0, "adds": 0}
+delay_seconds = 0.0
 
 
 def view(count):
@@ -49,6 +53,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         with lock:
             stats["requests"] += 1
+        if self.path != "/stats":
+            time.sleep(delay_seconds)
         if self.path.startswith("/count/"):
             session = self.path[len("/count/"):]
             with lock:
@@ -65,6 +71,7 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         with lock:
             stats["requests"] += 1
+        time.sleep(delay_seconds)
         if self.path != "/actions/add":
             self.send(404, {"error": "no such action"})
             return
@@ -79,13 +86,23 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, {})
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # 50 clients' first views arrive at once (the default backlog is 5)
+
+    def handle_error(self, request, client_address):
+        pass  # a replica killed mid-request resets its connection: expected here
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int)
     parser.add_argument("--max-seconds", type=float, default=600)
+    parser.add_argument("--delay-ms", type=float, default=0)
     args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
+    global delay_seconds
+    delay_seconds = args.delay_ms / 1000
+    server = Server(("127.0.0.1", args.port), Handler)
     threading.Timer(args.max_seconds, server.shutdown).start()
     server.serve_forever()
 

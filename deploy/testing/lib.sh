@@ -51,10 +51,11 @@ wait_url() {
     return 1
 }
 
-# start_counter: the durable-state upstream (counter_upstream.py) on COUNTER_PORT.
+# start_counter [MAX_SECONDS] [DELAY_MS]: the durable-state upstream (counter_upstream.py) on
+# COUNTER_PORT, answering DELAY_MS late (default 0).
 start_counter() {
     COUNTER_PORT=$(free_port)
-    python3 "$TESTING_DIR/counter_upstream.py" "$COUNTER_PORT" --max-seconds "${1:-900}" &
+    python3 "$TESTING_DIR/counter_upstream.py" "$COUNTER_PORT" --max-seconds "${1:-900}" --delay-ms "${2:-0}" &
     OTHER_PIDS+=($!)
     wait_url "http://127.0.0.1:$COUNTER_PORT/stats"
 }
@@ -96,18 +97,18 @@ start_replicas() {
 }
 
 # stop_replica INDEX SIGNAL [SECONDS]: signals it and waits (SECONDS, default 60) for it to exit;
-# prints its exit status.
+# sets STOP_CODE to its exit status. (Not in a subshell: only this shell can wait for it.)
 stop_replica() {
-    local index=$1 signal=$2 seconds=${3:-60} pid=${REPLICA_PIDS[$1]} code=0 i
+    local index=$1 signal=$2 seconds=${3:-60} pid=${REPLICA_PIDS[$1]} i
+    STOP_CODE=0
     kill "-$signal" "$pid"
     for ((i = 0; i < seconds * 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$pid" 2>/dev/null; then
         echo "replica $index still running $seconds s after SIG$signal: killing it" >&2
         kill -KILL "$pid"
     fi
-    wait "$pid" || code=$?
+    wait "$pid" || STOP_CODE=$?
     REPLICA_PIDS[$index]=""
-    echo "$code"
 }
 
 ports_csv() { local IFS=,; echo "${REPLICA_PORTS[*]}"; }

@@ -48,9 +48,19 @@ extension ViewEndpoints {
             }
             continuation.finish()
         }
+        // timeouts.streamSeconds: the stream ends by itself after a while (the client reconnects
+        // through the balancer, to the session's replica of the moment).
+        let lifetime = Self.streamLifetime(maximum: state.settings.timeouts.streamSeconds)
+        let expiry = lifetime.map { lifetime in
+            Task {
+                try? await Task.sleep(for: lifetime)
+                if !Task.isCancelled { continuation.finish() }
+            }
+        }
         let registration = Locked<Int?>(nil)
         continuation.onTermination = { _ in
             pump.cancel()
+            expiry?.cancel()
             if let registered = registration.withLock({ $0 }) { streams.unregister(registered) }
             lease.release()
         }
@@ -67,6 +77,13 @@ extension ViewEndpoints {
         var response = HTTPResponse.serverSentEvents(events)
         response.headers.add(name: "Hub-Session", value: session.token.encoded)
         return response
+    }
+
+    /// How long one stream may stay open: between 80% and 100% of `maximum` seconds, drawn
+    /// per stream; `nil` when `maximum` is 0 (no limit).
+    static func streamLifetime(maximum: Double) -> Duration? {
+        guard maximum > 0 else { return nil }
+        return .milliseconds(Int64(maximum * Double.random(in: 0.8...1.0) * 1000))
     }
 
     /// The event id of a rendered view: its strong ETag without the quotes.
