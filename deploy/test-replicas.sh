@@ -45,4 +45,35 @@ if command -v haproxy >/dev/null; then
 else
     echo "note: haproxy not installed; the HAProxy replica check is skipped (make deps-deploy installs it)"
 fi
+
+# With every replica gone, the balancer itself answers a problem (not its HTML error page).
+start_nginx
+for index in 0 1 2; do stop_replica "$index" KILL 10; done
+answer=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$BALANCER_PORT/view?uri=hub:home")
+if [[ "$answer" == *'"code":"replica_unavailable"'*' 502' ]]; then
+    echo "PASS replicas-none-left: nginx answers 502 replica_unavailable as application/problem+json"
+else
+    echo "FAIL replicas-none-left: nginx answered $answer"; status=1
+fi
+stop_balancer "$NGINX_PID"
+if command -v haproxy >/dev/null; then
+    BALANCER_PORT=$(free_port)
+    python3 "$TESTING_DIR/balancer_config.py" haproxy --listen "$BALANCER_PORT" --servers "$(ports_csv)" \
+        --check-inter-ms 500 >"$REPLICAS_TMP/haproxy-down.cfg"
+    haproxy -db -f "$REPLICAS_TMP/haproxy-down.cfg" >>"$REPLICAS_TMP/haproxy.log" 2>&1 &
+    HAPROXY_PID=$!
+    OTHER_PIDS+=($HAPROXY_PID)
+    answer=""
+    for _ in $(seq 100); do
+        answer=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$BALANCER_PORT/view?uri=hub:home" || true)
+        [[ "$answer" == *' 503' ]] && break
+        sleep 0.1
+    done
+    if [[ "$answer" == *'"code":"replica_unavailable"'*' 503' ]]; then
+        echo "PASS replicas-none-left: HAProxy answers 503 replica_unavailable as application/problem+json"
+    else
+        echo "FAIL replicas-none-left: HAProxy answered $answer"; status=1
+    fi
+    stop_balancer "$HAPROXY_PID"
+fi
 exit $status

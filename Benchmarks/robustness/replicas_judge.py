@@ -27,6 +27,14 @@ def replica_of(record):
     return (tried[-1] if tried else None), tried
 
 
+def problem_code(record):
+    """The `code` of an RFC 9457 problem body the balancer answered, or None."""
+    try:
+        return json.loads(record.get("body") or "").get("code")
+    except ValueError:
+        return None
+
+
 def failed(record):
     return record.get("status") is None or not 200 <= record["status"] < 300
 
@@ -89,15 +97,22 @@ def main():
                  f"({sum(1 for r in retried if r['kind'] == 'action')} actions: connects refused)" if retried else ""))
         if others:
             problems.append(f"{len(others)} failures not in flight on the killed replica (first: {others[0]})")
-        moved, continued = 0, 0
+        unexplained = [r for r in in_flight if not problem_code(r)]
+        if unexplained:
+            problems.append(f"{len(unexplained)} failures without a problem body from the balancer (first: {unexplained[0]})")
+        moved, continued, to_opener = 0, 0, 0
         for client in clients:
             before = [r for r in client["records"] if r["t1"] < killed_at and not failed(r) and r["kind"] != "open"]
             after = [r for r in client["records"] if r["t0"] > killed_at and not failed(r)]
+            opened = [r for r in client["records"] if r["kind"] == "open" and not failed(r)]
             if before and replica_of(before[-1])[0] == args.killed:
                 moved += 1
                 if {r["kind"] for r in after} >= {"get", "action"} and not client["violations"]:
                     continued += 1
-        print(f"  {moved} sessions were on the killed replica; {continued} continued on another one")
+                if after and opened and replica_of(after[0])[0] == replica_of(opened[-1])[0]:
+                    to_opener += 1
+        print(f"  {moved} sessions were on the killed replica; {continued} continued on another one "
+              f"({to_opener} on the replica that had opened them, which still held them)")
         if continued != moved or moved == 0:
             problems.append(f"{moved - continued} of {moved} sessions of the killed replica did not continue")
         streams_there = 0
