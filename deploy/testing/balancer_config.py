@@ -56,7 +56,7 @@ def haproxy(args, ports):
     text = replace(text, "bind :80", f"bind 127.0.0.1:{args.listen}")
     text = replace(text, "    maxconn 20000 ", "    maxconn 4000 ")
     for shipped, port in zip(SHIPPED_PORTS, ports):
-        text = replace(text, f" 127.0.0.1:{shipped}\n", f" 127.0.0.1:{port}\n")
+        text = replace(text, f" 127.0.0.1:{shipped} id ", f" 127.0.0.1:{port} id ")
     text = replace(text, "sc0_conn_cur gt 100\n", "sc0_conn_cur gt 100000\n")
     text = replace(text, "sc0_http_req_rate gt 400\n", "sc0_http_req_rate gt 10000000\n")
     text = replace(text, "sc1_http_req_rate(streams) gt 10\n", "sc1_http_req_rate(streams) gt 10000000\n")
