@@ -62,14 +62,21 @@ test-browser: deps-browser
 	$(VENV)/bin/python Tests/browser/cors_test.py --server .build/debug/hub-server
 	$(VENV)/bin/python Tests/browser/preview_test.py --server .build/debug/hub-server
 
-## nginx and HAProxy, only to check the configs in deploy/ (their services are not used).
+## nginx and HAProxy for the configs in deploy/ (their system services are not used: the checks
+## run them in the foreground on loopback), and kubernetes-validate (with its offline schemas)
+## in the same virtualenv as Selenium, for the manifests in deploy/kubernetes/.
 DEPLOY_APT := nginx haproxy
+DEPLOY_PIP := 'kubernetes-validate>=1.37,<1.38'
 deps-deploy:
 	@missing=""; for p in $(DEPLOY_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@[ -x $(VENV)/bin/python ] || { echo "creating $(VENV)"; python3 -m venv $(VENV); }
+	@$(VENV)/bin/python -c 'import kubernetes_validate, yaml' 2>/dev/null || { \
+		echo "installing kubernetes-validate into $(VENV)"; \
+		$(VENV)/bin/pip install -q --disable-pip-version-check $(DEPLOY_PIP); }
 
 ## Contract tools: promtool (apt prometheus; its service is not used), and schemathesis,
 ## openapi-spec-validator and jsonschema in the same virtualenv as Selenium.
@@ -98,8 +105,11 @@ test-contracts: deps-contracts
 	$(VENV)/bin/python Tests/contracts/config_schemas.py
 	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
 
-## Syntax checks of deploy/nginx and deploy/haproxy (skipped, with a note, when the tool is absent).
-test-deploy:
+## deploy/: nginx -t, haproxy -c, the Kubernetes manifests (kubernetes-validate, offline) and
+## compose file, and three hub-server replicas behind nginx and HAProxy on loopback, one of them
+## SIGKILLed (deploy/check.sh; about a minute). Debug build.
+test-deploy: deps-deploy
+	$(SWIFT) build --product hub-server
 	deploy/check.sh
 
 ## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one

@@ -182,14 +182,22 @@ PARAMETERS = {
         "examples": {"home": {"value": "hub:home"}, "todo": {"value": "hub:todo"}, "catalog": {"value": "hub:catalog"}},
     },
     "sessionQuery": {
-        "name": "session", "in": "query", "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it.",
+        "name": "session", "in": "query", "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it. "
+        "The Hub-Session request header may name the session instead (400 session_mismatch when both name different sessions).",
         "schema": {"type": "string", "maxLength": 128},
     },
-    "sessionQueryRequired": {
-        "name": "session", "in": "query", "required": True,
-        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it.",
+    "sessionQueryOrHeader": {
+        "name": "session", "in": "query",
+        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it. "
+        "Required unless the Hub-Session request header names the session (400 missing_session without either; "
+        "400 session_mismatch when both name different sessions).",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     },
+    "HubSessionHeader": header_param(
+        "Hub-Session", "The session token, sent back as received in the Hub-Session response header (at most once). "
+        "Names the session like the endpoint's own 'session' (query or body), which it may replace; both naming different "
+        "sessions is 400 session_mismatch. Load balancers hash on its first 22 characters (the session id) to keep a "
+        "session on one replica; any replica rebuilds a session it does not hold."),
     "uriQueryRequired": {
         "name": "uri", "in": "query", "required": True, "description": "The view URI, such as hub:home (at most once; "
         "non-empty printable text of at most 4096 bytes).",
@@ -228,7 +236,7 @@ def h(name):
 
 
 HEADERS = {
-    "HubSession": {"description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received; any replica rebuilds the session from it (absent after a failed first load).", "schema": {"type": "string"}},
+    "HubSession": {"description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).", "schema": {"type": "string"}},
     "ETag": {"description": "Strong ETag of the view (weak, W/, for the gzip-encoded body).", "schema": {"type": "string"}},
     "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
     "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},
@@ -328,6 +336,11 @@ SESSION_LINKS = {
         "parameters": {"query.session": "$response.header.Hub-Session"},
         "description": "The session's view.",
     },
+    "ReloadSessionByHeader": {
+        "operationId": "getView",
+        "parameters": {"header.Hub-Session": "$response.header.Hub-Session"},
+        "description": "The session's view, named by the Hub-Session request header.",
+    },
     "NextPage": {
         "operationId": "nextPage",
         "requestBody": {"session": "$response.header.Hub-Session"},
@@ -347,7 +360,8 @@ JSON_BODY_PROBLEMS = {
 }
 
 VIEW_QUERY_PROBLEMS = {
-    "400": ("The query is invalid.", ["missing_uri", "invalid_uri", "duplicate_parameter", "unsafe_url"]),
+    "400": ("The query is invalid, or it and the Hub-Session header name different sessions.",
+            ["missing_uri", "invalid_uri", "duplicate_parameter", "session_mismatch", "unsafe_url"]),
 }
 
 PATHS = {
@@ -358,7 +372,7 @@ PATHS = {
             "description": "With uri: resolves the feature, opens a session and runs the content loading chain. With "
             "session: the session's view (its reload policy decides whether the chain re-runs); with both, an unknown "
             "session falls back to uri. One of them is required.",
-            "parameters": [p("uriQuery"), p("sessionQuery"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("uriQuery"), p("sessionQuery"), p("HubSessionHeader"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
             "responses": responses(view_ok(SESSION_LINKS), {
                 **VIEW_QUERY_PROBLEMS,
                 "404": ("No feature matches the URI, or the session is unknown (without uri).",
@@ -368,7 +382,7 @@ PATHS = {
         "head": {
             "operationId": "headView",
             "summary": "GET /view without the body; with uri it opens no session",
-            "parameters": [p("uriQuery"), p("sessionQuery"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("uriQuery"), p("sessionQuery"), p("HubSessionHeader"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
             "responses": responses({
                 "200": {"description": "The headers GET would send (Hub-Session only for a session).",
                         "headers": VIEW_HEADERS},
@@ -380,9 +394,10 @@ PATHS = {
         "delete": {
             "operationId": "deleteView",
             "summary": "End a session",
-            "parameters": [p("sessionQueryRequired")] + COMMON_HEADERS,
+            "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader")] + COMMON_HEADERS,
             "responses": responses({"204": {"description": "Ended.", "headers": {"X-Request-Id": h("XRequestId")}}}, {
-                "400": ("The session is missing or repeated.", ["missing_session", "duplicate_parameter"]),
+                "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
+                        ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("No such session.", ["session_not_found"])}),
         },
     },
@@ -401,12 +416,14 @@ PATHS = {
         "post": {
             "operationId": "nextPage",
             "summary": "Run the chain in pagination mode: the full view with the next page appended",
-            "parameters": [p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("HubSessionHeader"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
             "requestBody": {"required": True, "content": {"application/json": {"schema": ref("NextPageRequest")}}},
             "responses": responses(view_ok(), {
                 **JSON_BODY_PROBLEMS,
-                "400": ("The body is not valid JSON, or the client's values would take a remote URL out of bounds.",
-                        ["invalid_json", "unsafe_url"]),
+                "400": ("The body is not valid JSON, the client's values would take a remote URL out of bounds, or the "
+                        "body and the Hub-Session header name different sessions (or the header is repeated).",
+                        ["invalid_json", "unsafe_url", "session_mismatch", "duplicate_parameter"]),
+                "422": ("Valid JSON of the wrong shape, or no session in the body or the Hub-Session header.", ["invalid_body"]),
                 "404": ("No such session.", ["session_not_found"]),
                 **FAILED_VIEW}),
         },
@@ -416,15 +433,19 @@ PATHS = {
             "operationId": "getViewEvents",
             "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
             "description": "A heartbeat comment every 15 s. Refused before it opens past "
-            "limits.sseListenersPerSession (429) or limits.sseStreams (503). When a config reload removes "
-            "the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close.",
-            "parameters": [p("sessionQueryRequired"), p("LastEventID"), p("HubComponents"), p("AcceptEncoding")] + COMMON_HEADERS,
+            "limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it "
+            "drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with "
+            "Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's "
+            "feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
+            "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader"), p("LastEventID"), p("HubComponents"),
+                           p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({
                 "200": {"description": "The event stream; each event's data is a view model (application/json).",
                         "headers": {"Hub-Session": h("HubSession"), "X-Request-Id": h("XRequestId")},
                         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
             }, {
-                "400": ("The session is missing or repeated.", ["missing_session", "duplicate_parameter"]),
+                "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
+                        ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("No such session.", ["session_not_found"]),
                 "429": ("Too many streams for this session (Retry-After: 10).", ["too_many_streams"]),
                 "503": ("Too many streams on this server (Retry-After: 30).", ["stream_limit"])}),
@@ -434,7 +455,7 @@ PATHS = {
         "post": {
             "operationId": "performAction",
             "summary": "Perform an action (or select a component); the view after the chain settles",
-            "parameters": ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("HubSessionHeader")] + ENGINE_HEADERS + COMMON_HEADERS,
             "requestBody": {"required": True, "content": {"application/json": {"schema": ref("ActionRequest")}}},
             "responses": responses({
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
@@ -443,12 +464,14 @@ PATHS = {
                         "content": {"application/json": {"schema": ref("ActionResponse")}},
                         "links": {k: v for k, v in SESSION_LINKS.items() if k != "EndSession"}},
             }, {
-                "400": ("The body is not valid JSON, or uri (used to recover) is invalid.",
-                        ["invalid_json", "invalid_uri", "unsafe_url"]),
+                "400": ("The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session "
+                        "header name different sessions (or the header is repeated).",
+                        ["invalid_json", "invalid_uri", "unsafe_url", "session_mismatch", "duplicate_parameter"]),
                 "404": ("Unknown session (without uri), feature, action or component.",
                         ["session_not_found", "feature_not_found", "action_not_found", "component_not_found"]),
                 "415": JSON_BODY_PROBLEMS["415"],
-                "422": JSON_BODY_PROBLEMS["422"],
+                "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
+                        "nor component).", ["invalid_body"]),
                 **FAILED_VIEW}),
         },
     },
@@ -526,7 +549,9 @@ API_SCHEMAS = {
     "ActionRequest": {
         "type": "object",
         "additionalProperties": False,
-        "description": "Give session or uri (or both: uri recovers a lost session), and action or component (or both).",
+        "description": "Give session (here or as the Hub-Session request header) or uri, or both (uri recovers a lost "
+        "session), and action or component (or both). OpenAPI cannot tie a body field to a header, so 'one of session, "
+        "the header or uri' is not in this schema: without any the answer is 422 invalid_body.",
         "properties": {
             "session": {"type": "string"},
             "uri": URI_SCHEMA,
@@ -534,8 +559,7 @@ API_SCHEMAS = {
             "component": {"type": "string", "description": "A component id: its target.actions are tried in order."},
             "custom": {"type": "object", "additionalProperties": ref("JSONValue"), "description": "Action data."},
         },
-        "allOf": [{"anyOf": [{"required": ["session"]}, {"required": ["uri"]}]},
-                  {"anyOf": [{"required": ["action"]}, {"required": ["component"]}]}],
+        "anyOf": [{"required": ["action"]}, {"required": ["component"]}],
         "examples": [{"uri": "hub:todo", "action": "todo:add", "custom": {"title": "Ship it"}}],
     },
     "ActionResponse": {
@@ -546,7 +570,7 @@ API_SCHEMAS = {
     },
     "NextPageRequest": {
         "type": "object",
-        "required": ["session"],
+        "description": "The session, here or as the Hub-Session request header (one of them is required: 422 invalid_body without either).",
         "properties": {"session": {"type": "string"}},
         "additionalProperties": False,
     },

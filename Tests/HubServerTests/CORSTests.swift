@@ -21,12 +21,13 @@ struct CORSEndToEndTests {
         try await withStandardHub(server: Self.server) { client, _, _ in
             let preflight = try await client.send("OPTIONS", "/action", headers: [
                 ("Origin", Self.app), ("Access-Control-Request-Method", "POST"),
-                ("Access-Control-Request-Headers", "content-type,hub-client"),
+                ("Access-Control-Request-Headers", "content-type,hub-client,hub-session"),
             ])
             #expect(preflight.status == 204, "\(preflight)")
             #expect(preflight.header("Access-Control-Allow-Origin") == Self.app)
             #expect(preflight.header("Access-Control-Allow-Methods") == "POST")
-            #expect(preflight.header("Access-Control-Allow-Headers") == "content-type, hub-client")
+            // Hub-Session: the token as a request header (issue 14), allowed by the default Hub-*.
+            #expect(preflight.header("Access-Control-Allow-Headers") == "content-type, hub-client, hub-session")
             #expect(preflight.header("Access-Control-Max-Age") == "120")
             #expect(preflight.header("Vary")?.contains("Origin") == true)
 

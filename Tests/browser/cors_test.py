@@ -58,9 +58,9 @@ function withTimeout(promise, ms, label) {
   } catch (e) { out.viewError = e.name + ": " + e.message; }
   try {
     const a = await fetch(api + "/action", {
-      method: "POST", headers: { "Content-Type": "application/json", "Hub-Client": "web/1.0" },
-      body: JSON.stringify({ session: out.session || "none", uri: "hub:todo", action: "todo:add",
-                             custom: { title: "Added from a browser" } }) });
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Hub-Client": "web/1.0", "Hub-Session": out.session || "none" },
+      body: JSON.stringify({ uri: "hub:todo", action: "todo:add", custom: { title: "Added from a browser" } }) });
     out.actionStatus = a.status;
     out.actionSession = a.headers.get("Hub-Session");
     const body = await a.json();
@@ -184,6 +184,8 @@ def main():
         check(bool(result.get("etag")), "the script reads ETag", result)
         check(result.get("viewTitle") == "Todo", "the view JSON is readable", result)
         check(result.get("actionStatus") == 200, "JSON POST /action passes its preflight and answers 200", result)
+        check(result.get("actionSession") == result.get("session"),
+              "the Hub-Session request header (allowed by the preflight) names the session of the action", result)
         check(result.get("performed") is True and result.get("actionHasItem") is True,
               "the action's response carries the new view", result)
         event = result.get("event") or {}

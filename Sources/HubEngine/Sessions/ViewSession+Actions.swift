@@ -28,6 +28,10 @@ extension ViewSession {
     /// model, `actionNotFound` for an unknown namespace or name, and rethrows an action's error.
     public func perform(_ invocation: ActionInvocation, request: ViewRequest? = nil) async throws -> ActionOutcome {
         if let request { self.request = request }
+        // A first load under way (a session opened or rebuilt by a concurrent request, such as
+        // an event stream reconnecting on another replica at the same moment): the action
+        // applies to its result instead of finding nothing loaded.
+        if currentViewModel == nil, isLoading { _ = await settled() }
         guard let viewModel = currentViewModel else {
             // S154: nothing loaded, nothing performed or notified.
             return ActionOutcome(performed: false, state: state)

@@ -6,7 +6,9 @@ import HubHTTP
 /// A session keeps its latest request for as long as it lives, so copying every header a
 /// client sent (up to `limits.headerBytes` per request) let one client grow memory with
 /// large headers and many sessions. The engine gets only what something can read:
-/// - every `Hub-*` header (the client protocol: `Hub-Toggle`, `Hub-Client`, ...);
+/// - every `Hub-*` header (the client protocol: `Hub-Toggle`, `Hub-Client`, ...) except
+///   `Hub-Session`: the token names the session (``SessionReference``) and is its bearer secret,
+///   so a session does not keep a copy of it (the config can still name it);
 /// - the headers the config names: `{header.NAME}` placeholders of remote operations and
 ///   remote actions, and toggles keyed by `header:NAME`;
 /// - the headers the embedding app declared with ``SwiftExtensions/retainRequestHeaders(_:)``.
@@ -63,7 +65,8 @@ struct RetainedHeaders: Sendable {
             guard kept.count < Self.maximumHeaders else { break }
             let valueBytes = value.utf8.count
             guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes,
-                Self.isHubHeader(name) || names.contains(name.lowercased())
+                (Self.isHubHeader(name) && name.lowercased() != "hub-session")
+                    || names.contains(name.lowercased())
             else { continue }
             totalBytes += valueBytes
             kept.append((name, value))

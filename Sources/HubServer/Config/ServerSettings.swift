@@ -34,6 +34,12 @@ public struct ServerSettings: Sendable, Equatable {
         /// On SIGTERM, how long the server keeps serving (and accepting) with `/ready` at 503
         /// before it closes its listener: the time a balancer needs to notice (0: at once).
         public var drainDelaySeconds: Double = 0
+        /// The longest an event stream stays open before the server ends it (0: no limit). The
+        /// client reconnects with `Last-Event-ID` through the balancer, so behind replicas a
+        /// stream that was opened elsewhere while its session's replica was away goes back to it,
+        /// and streams spread over replicas added since. Each stream's limit is drawn between 80%
+        /// and 100% of this, so streams opened together do not all reconnect together.
+        public var streamSeconds: Double = 0
     }
 
     public struct Sessions: Sendable, Equatable {
@@ -164,8 +170,9 @@ public struct ServerSettings: Sendable, Equatable {
         }
         if let timeouts = reader.object(root["timeouts"], at: "$.timeouts") {
             let path = "$.timeouts"
-            reader.checkKeys(timeouts, at: path, known: ["headerSeconds", "bodySeconds", "idleSeconds", "operationSeconds", "drainSeconds", "drainDelaySeconds"])
+            reader.checkKeys(timeouts, at: path, known: ["headerSeconds", "bodySeconds", "idleSeconds", "operationSeconds", "drainSeconds", "drainDelaySeconds", "streamSeconds"])
             if let value = reader.seconds(timeouts, "drainDelaySeconds", at: path, range: 0...300) { self.timeouts.drainDelaySeconds = value }
+            if let value = reader.seconds(timeouts, "streamSeconds", at: path, range: 0...86_400) { self.timeouts.streamSeconds = value }
             if let value = reader.seconds(timeouts, "headerSeconds", at: path, range: Ranges.requestTimeout) { self.timeouts.headerSeconds = value }
             if let value = reader.seconds(timeouts, "bodySeconds", at: path, range: Ranges.requestTimeout) { self.timeouts.bodySeconds = value }
             if let value = reader.seconds(timeouts, "idleSeconds", at: path, range: Ranges.connectionIdle) { self.timeouts.idleSeconds = value }

@@ -35,6 +35,9 @@ extension ContractDocuments {
             "$ref": "#/components/parameters/sessionQuery"
           },
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/IfNoneMatch"
           },
           {
@@ -111,6 +114,13 @@ extension ContractDocuments {
                 },
                 "description": "The session's view."
               },
+              "ReloadSessionByHeader": {
+                "operationId": "getView",
+                "parameters": {
+                  "header.Hub-Session": "$response.header.Hub-Session"
+                },
+                "description": "The session's view, named by the Hub-Session request header."
+              },
               "NextPage": {
                 "operationId": "nextPage",
                 "requestBody": {
@@ -139,7 +149,7 @@ extension ContractDocuments {
             }
           },
           "400": {
-            "description": "The query is invalid. Codes: missing_uri, invalid_uri, duplicate_parameter, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The query is invalid, or it and the Hub-Session header name different sessions. Codes: missing_uri, invalid_uri, duplicate_parameter, session_mismatch, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -159,6 +169,7 @@ extension ContractDocuments {
                             "missing_uri",
                             "invalid_uri",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "unsafe_url",
                             "invalid_request_line",
                             "invalid_method",
@@ -343,17 +354,6 @@ extension ContractDocuments {
           },
           {
             "$ref": "#/components/parameters/sessionQuery"
-          },
-          {
-            "$ref": "#/components/parameters/IfNoneMatch"
-          },
-          {
-            "$ref": "#/components/parameters/HubConnectivity"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptLanguage"
-          },
-          {
 
 """#
 }

@@ -4,6 +4,34 @@
 extension ContractDocuments {
     /// Lines 3151 to 3500 of ``openAPI``.
     static let openAPI10 = #"""
+        }
+      },
+      "HubClientId": {
+        "name": "Hub-Client-Id",
+        "in": "header",
+        "required": false,
+        "description": "A stable client id (the demo's rollout key).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "IfNoneMatch": {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": false,
+        "description": "An ETag from an earlier response: 304 when it still matches.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "AcceptEncoding": {
+        "name": "Accept-Encoding",
+        "in": "header",
+        "required": false,
+        "description": "gzip is used when preferred and the body is large enough.",
+        "schema": {
+          "type": "string"
+        }
       },
       "LastEventID": {
         "name": "Last-Event-ID",
@@ -44,7 +72,7 @@ extension ContractDocuments {
     },
     "headers": {
       "HubSession": {
-        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received; any replica rebuilds the session from it (absent after a failed first load).",
+        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).",
         "schema": {
           "type": "string"
         }
@@ -326,34 +354,6 @@ extension ContractDocuments {
                 {
                   "$ref": "#/components/schemas/Problem"
                 },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "method_not_implemented",
-                        "transfer_coding_not_implemented"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport503": {
-        "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
 
 """#
 }

@@ -2,8 +2,36 @@
 // docs/view-model.schema.json. Do not edit: run `python3 Tools/contracts.py`.
 
 extension ContractDocuments {
-    /// Lines 3501 to 3546 of ``openAPI``.
+    /// Lines 3501 to 3574 of ``openAPI``.
     static let openAPI11 = #"""
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "method_not_implemented",
+                        "transfer_coding_not_implemented"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport503": {
+        "description": "Rejected by the HTTP layer. Codes: connection_limit.",
+        "headers": {
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
                 },
                 {
                   "properties": {

@@ -4,6 +4,20 @@
 extension ContractDocuments {
     /// Lines 351 to 700 of ``openAPI``.
     static let openAPI2 = #"""
+          },
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/HubConnectivity"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptLanguage"
+          },
+          {
             "$ref": "#/components/parameters/HubClient"
           },
           {
@@ -58,7 +72,7 @@ extension ContractDocuments {
             }
           },
           "400": {
-            "description": "The query is invalid. Codes: missing_uri, invalid_uri, duplicate_parameter, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The query is invalid, or it and the Hub-Session header name different sessions. Codes: missing_uri, invalid_uri, duplicate_parameter, session_mismatch, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -78,6 +92,7 @@ extension ContractDocuments {
                             "missing_uri",
                             "invalid_uri",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "unsafe_url",
                             "invalid_request_line",
                             "invalid_method",
@@ -258,7 +273,10 @@ extension ContractDocuments {
         "summary": "End a session",
         "parameters": [
           {
-            "$ref": "#/components/parameters/sessionQueryRequired"
+            "$ref": "#/components/parameters/sessionQueryOrHeader"
+          },
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
           },
           {
             "$ref": "#/components/parameters/traceparent"
@@ -280,7 +298,7 @@ extension ContractDocuments {
             }
           },
           "400": {
-            "description": "The session is missing or repeated. Codes: missing_session, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -299,6 +317,7 @@ extension ContractDocuments {
                           "enum": [
                             "missing_session",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -335,25 +354,6 @@ extension ContractDocuments {
               }
             },
             "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "session_not_found"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
 
 """#
 }

@@ -4,6 +4,25 @@
 extension ContractDocuments {
     /// Lines 701 to 1050 of ``openAPI``.
     static let openAPI3 = #"""
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "session_not_found"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
           },
           "405": {
             "$ref": "#/components/responses/Transport405"
@@ -256,6 +275,9 @@ extension ContractDocuments {
         "summary": "Run the chain in pagination mode: the full view with the next page appended",
         "parameters": [
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/IfNoneMatch"
           },
           {
@@ -332,28 +354,6 @@ extension ContractDocuments {
             "headers": {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            }
-          },
-          "400": {
-            "description": "The body is not valid JSON, or the client's values would take a remote URL out of bounds. Codes: invalid_json, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
 
 """#
 }

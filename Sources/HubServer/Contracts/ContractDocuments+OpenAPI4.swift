@@ -4,10 +4,34 @@
 extension ContractDocuments {
     /// Lines 1051 to 1400 of ``openAPI``.
     static let openAPI4 = #"""
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
+          "400": {
+            "description": "The body is not valid JSON, the client's values would take a remote URL out of bounds, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
                         "code": {
                           "enum": [
                             "invalid_json",
                             "unsafe_url",
+                            "session_mismatch",
+                            "duplicate_parameter",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -108,7 +132,7 @@ extension ContractDocuments {
             "$ref": "#/components/responses/Transport417"
           },
           "422": {
-            "description": "Valid JSON of the wrong shape. Codes: invalid_body.",
+            "description": "Valid JSON of the wrong shape, or no session in the body or the Hub-Session header. Codes: invalid_body.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -242,10 +266,13 @@ extension ContractDocuments {
       "get": {
         "operationId": "getViewEvents",
         "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
-        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503). When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close.",
+        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
         "parameters": [
           {
-            "$ref": "#/components/parameters/sessionQueryRequired"
+            "$ref": "#/components/parameters/sessionQueryOrHeader"
+          },
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
           },
           {
             "$ref": "#/components/parameters/LastEventID"
@@ -286,7 +313,7 @@ extension ContractDocuments {
             }
           },
           "400": {
-            "description": "The session is missing or repeated. Codes: missing_session, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -305,6 +332,7 @@ extension ContractDocuments {
                           "enum": [
                             "missing_session",
                             "duplicate_parameter",
+                            "session_mismatch",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -324,34 +352,6 @@ extension ContractDocuments {
                             "invalid_chunk",
                             "invalid_query",
                             "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "No such session. Codes: session_not_found.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "session_not_found"
                           ]
                         }
 

@@ -11,6 +11,34 @@ extension ContractDocuments {
               }
             }
           },
+          "404": {
+            "description": "No such session. Codes: session_not_found.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "session_not_found"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
           "405": {
             "$ref": "#/components/responses/Transport405"
           },
@@ -107,6 +135,9 @@ extension ContractDocuments {
         "summary": "Perform an action (or select a component); the view after the chain settles",
         "parameters": [
           {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
             "$ref": "#/components/parameters/HubConnectivity"
           },
           {
@@ -187,6 +218,13 @@ extension ContractDocuments {
                 },
                 "description": "The session's view."
               },
+              "ReloadSessionByHeader": {
+                "operationId": "getView",
+                "parameters": {
+                  "header.Hub-Session": "$response.header.Hub-Session"
+                },
+                "description": "The session's view, named by the Hub-Session request header."
+              },
               "NextPage": {
                 "operationId": "nextPage",
                 "requestBody": {
@@ -197,7 +235,7 @@ extension ContractDocuments {
             }
           },
           "400": {
-            "description": "The body is not valid JSON, or uri (used to recover) is invalid. Codes: invalid_json, invalid_uri, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "description": "The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, invalid_uri, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -217,6 +255,8 @@ extension ContractDocuments {
                             "invalid_json",
                             "invalid_uri",
                             "unsafe_url",
+                            "session_mismatch",
+                            "duplicate_parameter",
                             "invalid_request_line",
                             "invalid_method",
                             "invalid_target",
@@ -314,46 +354,6 @@ extension ContractDocuments {
                   ]
                 }
               }
-            }
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "422": {
-            "description": "Valid JSON of the wrong shape. Codes: invalid_body.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_body"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "500": {
-            "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
-            "headers": {
-              "X-Request-Id": {
 
 """#
 }

@@ -4,6 +4,46 @@
 extension ContractDocuments {
     /// Lines 1751 to 2100 of ``openAPI``.
     static let openAPI6 = #"""
+            }
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "422": {
+            "description": "Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action nor component). Codes: invalid_body.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_body"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "500": {
+            "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
+            "headers": {
+              "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
             },
@@ -314,46 +354,6 @@ extension ContractDocuments {
           },
           "503": {
             "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/features": {
-      "get": {
-        "operationId": "getFeatures",
-        "summary": "Registered features",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "Features in order.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Features"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
 
 """#
 }

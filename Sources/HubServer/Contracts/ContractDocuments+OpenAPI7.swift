@@ -5,6 +5,46 @@ extension ContractDocuments {
     /// Lines 2101 to 2450 of ``openAPI``.
     static let openAPI7 = #"""
           },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/features": {
+      "get": {
+        "operationId": "getFeatures",
+        "summary": "Registered features",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Features in order.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Features"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
           "405": {
             "$ref": "#/components/responses/Transport405"
           },
@@ -314,46 +354,6 @@ extension ContractDocuments {
         "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
         "parameters": [
           {
-            "name": "file",
-            "in": "path",
-            "required": true,
-            "description": "The schema's file name.",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "actions.json",
-                "custom-schema.json",
-                "feature.json",
-                "server.json",
-                "toggles.json"
-              ]
-            }
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The schema.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/schema+json": {
-                "schema": {
-                  "type": "object"
-                }
-              }
-            }
 
 """#
 }

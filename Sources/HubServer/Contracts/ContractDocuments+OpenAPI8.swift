@@ -4,6 +4,46 @@
 extension ContractDocuments {
     /// Lines 2451 to 2800 of ``openAPI``.
     static let openAPI8 = #"""
+            "name": "file",
+            "in": "path",
+            "required": true,
+            "description": "The schema's file name.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "actions.json",
+                "custom-schema.json",
+                "feature.json",
+                "server.json",
+                "toggles.json"
+              ]
+            }
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The schema.",
+            "headers": {
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/schema+json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
           },
           "400": {
             "$ref": "#/components/responses/Transport400"
@@ -118,7 +158,7 @@ extension ContractDocuments {
       "ActionRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "Give session or uri (or both: uri recovers a lost session), and action or component (or both).",
+        "description": "Give session (here or as the Hub-Session request header) or uri, or both (uri recovers a lost session), and action or component (or both). OpenAPI cannot tie a body field to a header, so 'one of session, the header or uri' is not in this schema: without any the answer is 422 invalid_body.",
         "properties": {
           "session": {
             "type": "string"
@@ -146,33 +186,15 @@ extension ContractDocuments {
             "description": "Action data."
           }
         },
-        "allOf": [
+        "anyOf": [
           {
-            "anyOf": [
-              {
-                "required": [
-                  "session"
-                ]
-              },
-              {
-                "required": [
-                  "uri"
-                ]
-              }
+            "required": [
+              "action"
             ]
           },
           {
-            "anyOf": [
-              {
-                "required": [
-                  "action"
-                ]
-              },
-              {
-                "required": [
-                  "component"
-                ]
-              }
+            "required": [
+              "component"
             ]
           }
         ],
@@ -204,9 +226,7 @@ extension ContractDocuments {
       },
       "NextPageRequest": {
         "type": "object",
-        "required": [
-          "session"
-        ],
+        "description": "The session, here or as the Hub-Session request header (one of them is required: 422 invalid_body without either).",
         "properties": {
           "session": {
             "type": "string"
@@ -334,26 +354,6 @@ extension ContractDocuments {
                     }
                   }
                 }
-              }
-            }
-          }
-        }
-      },
-      "ViewModel": {
-        "type": "object",
-        "description": "A view model in HubFramework's default schema, as HubServer serializes it: keys in a fixed order, no null, no empty object or array (such values are omitted).",
-        "additionalProperties": false,
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The view identifier."
-          },
-          "title": {
-            "type": "string",
-            "description": "The view title."
-          },
-          "header": {
-            "$ref": "#/components/schemas/Component"
 
 """#
 }

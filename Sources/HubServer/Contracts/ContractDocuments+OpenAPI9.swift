@@ -4,6 +4,26 @@
 extension ContractDocuments {
     /// Lines 2801 to 3150 of ``openAPI``.
     static let openAPI9 = #"""
+              }
+            }
+          }
+        }
+      },
+      "ViewModel": {
+        "type": "object",
+        "description": "A view model in HubFramework's default schema, as HubServer serializes it: keys in a fixed order, no null, no empty object or array (such values are omitted).",
+        "additionalProperties": false,
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The view identifier."
+          },
+          "title": {
+            "type": "string",
+            "description": "The view title."
+          },
+          "header": {
+            "$ref": "#/components/schemas/Component"
           },
           "body": {
             "type": "array",
@@ -227,21 +247,29 @@ extension ContractDocuments {
       "sessionQuery": {
         "name": "session",
         "in": "query",
-        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it.",
+        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it. The Hub-Session request header may name the session instead (400 session_mismatch when both name different sessions).",
         "schema": {
           "type": "string",
           "maxLength": 128
         }
       },
-      "sessionQueryRequired": {
+      "sessionQueryOrHeader": {
         "name": "session",
         "in": "query",
-        "required": true,
-        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it.",
+        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it. Required unless the Hub-Session request header names the session (400 missing_session without either; 400 session_mismatch when both name different sessions).",
         "schema": {
           "type": "string",
           "minLength": 1,
           "maxLength": 128
+        }
+      },
+      "HubSessionHeader": {
+        "name": "Hub-Session",
+        "in": "header",
+        "required": false,
+        "description": "The session token, sent back as received in the Hub-Session response header (at most once). Names the session like the endpoint's own 'session' (query or body), which it may replace; both naming different sessions is 400 session_mismatch. Load balancers hash on its first 22 characters (the session id) to keep a session on one replica; any replica rebuilds a session it does not hold.",
+        "schema": {
+          "type": "string"
         }
       },
       "uriQueryRequired": {
@@ -326,34 +354,6 @@ extension ContractDocuments {
         "description": "name=value: a QA override of a toggle (when allowToggleOverride).",
         "schema": {
           "type": "string"
-        }
-      },
-      "HubClientId": {
-        "name": "Hub-Client-Id",
-        "in": "header",
-        "required": false,
-        "description": "A stable client id (the demo's rollout key).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "IfNoneMatch": {
-        "name": "If-None-Match",
-        "in": "header",
-        "required": false,
-        "description": "An ETag from an earlier response: 304 when it still matches.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "AcceptEncoding": {
-        "name": "Accept-Encoding",
-        "in": "header",
-        "required": false,
-        "description": "gzip is used when preferred and the body is large enough.",
-        "schema": {
-          "type": "string"
-        }
 
 """#
 }

@@ -3,7 +3,8 @@ import HubEngine
 import HubHTTP
 import HubModel
 
-/// `POST /action {"session"?, "uri"?, "action"?, "component"?, "custom"?}`.
+/// `POST /action {"session"?, "uri"?, "action"?, "component"?, "custom"?}`; the session may
+/// come in the `Hub-Session` header instead (``SessionReference``).
 struct ActionEndpoint {
     let state: ServerState
     let views: ViewEndpoints
@@ -13,7 +14,7 @@ struct ActionEndpoint {
         for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
         }
-        let sessionID = try JSONBody.string(body, "session")
+        let sessionID = try SessionReference.token(JSONBody.string(body, "session"), from: .body, in: request)
         let uri = try JSONBody.string(body, "uri")
         // An invalid uri is 400 even when the session it would recover is alive.
         if let uri { _ = try QueryParameters.viewURI(uri) }
@@ -27,7 +28,7 @@ struct ActionEndpoint {
             custom = object
         }
         guard sessionID != nil || uri != nil else {
-            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "give 'session' or 'uri' (or both)")
+            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "give 'session' (or the Hub-Session header) or 'uri', or both")
         }
         guard actionText != nil || component != nil else {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "give 'action' or 'component' (or both)")

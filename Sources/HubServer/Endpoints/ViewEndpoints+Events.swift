@@ -5,16 +5,20 @@ import HubModel
 import HubSync
 
 extension ViewEndpoints {
-    /// `GET /view/events?session=S`: `event: view` with the current model, then one per change;
-    /// `event: end` before the stream closes when a config reload removed the view's feature.
+    /// `GET /view/events?session=S` (or the `Hub-Session` header): `event: view` with the current
+    /// model, then one per change; `event: end` before the stream closes when a config reload
+    /// removed the view's feature.
     /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
     /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
     /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
     /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
     func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard let token = try QueryParameters.single("session", in: request), !token.isEmpty else {
-            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to follow: ?session=S")
+        // EventSource sends no headers, so the query form stays; fetch-based clients may use the header.
+        let query = try QueryParameters.single("session", in: request)
+        guard let token = try SessionReference.token(query, from: .query, in: request), !token.isEmpty else {
+            throw HTTPError(
+                .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
         let components = ClientComponents(request)
         let session = try await sessions.require(token, request: request, components: components).session
@@ -51,9 +55,19 @@ extension ViewEndpoints {
             }
             continuation.finish()
         }
+        // timeouts.streamSeconds: the stream ends by itself after a while (the client reconnects
+        // through the balancer, to the session's replica of the moment).
+        let lifetime = Self.streamLifetime(maximum: state.settings.timeouts.streamSeconds)
+        let expiry = lifetime.map { lifetime in
+            Task {
+                try? await Task.sleep(for: lifetime)
+                if !Task.isCancelled { continuation.finish() }
+            }
+        }
         let registration = Locked<Int?>(nil)
         continuation.onTermination = { _ in
             pump.cancel()
+            expiry?.cancel()
             if let registered = registration.withLock({ $0 }) { streams.unregister(registered) }
             lease.release()
         }
@@ -75,6 +89,13 @@ extension ViewEndpoints {
     /// The data of the `end` event sent when a reload removed the session's feature.
     static let featureRemovedEvent =
         #"{"reason":"feature_removed","detail":"the config no longer has a feature for this view; the session ended"}"#
+
+    /// How long one stream may stay open: between 80% and 100% of `maximum` seconds, drawn
+    /// per stream; `nil` when `maximum` is 0 (no limit).
+    static func streamLifetime(maximum: Double) -> Duration? {
+        guard maximum > 0 else { return nil }
+        return .seconds(maximum * Double.random(in: 0.8...1.0))
+    }
 
     /// The event id of a rendered view: its strong ETag without the quotes.
     static func eventID(_ etag: String) -> String {

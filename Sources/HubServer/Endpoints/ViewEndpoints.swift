@@ -10,8 +10,9 @@ struct ViewEndpoints {
     var responder: ViewResponder { ViewResponder(state: state) }
     var sessions: SessionLookup { SessionLookup(state: state) }
 
-    /// `GET /view?uri=U` opens a session; `GET /view?session=S` loads it (reload policy decides).
-    /// A `session` that is unknown or expired falls back to `uri` when both are given.
+    /// `GET /view?uri=U` opens a session; `GET /view?session=S` (or the `Hub-Session` header,
+    /// ``SessionReference``) loads it (reload policy decides). A session that cannot be found
+    /// or rebuilt falls back to `uri` when both are given.
     ///
     /// `HEAD` is served here too (the HTTP layer drops the body). It is safe (RFC 9110 9.2.1):
     /// with `uri` it answers the status and headers GET would, but keeps no session, so it
@@ -21,7 +22,8 @@ struct ViewEndpoints {
         // An invalid uri is 400 even when the session it would recover is alive.
         if let uri { _ = try QueryParameters.viewURI(uri) }
         let components = ClientComponents(request)
-        if let token = try QueryParameters.single("session", in: request) {
+        let query = try QueryParameters.single("session", in: request)
+        if let token = try SessionReference.token(query, from: .query, in: request) {
             if let found = try await sessions.find(token, request: request, components: components) {
                 let session = found.session
                 let viewState: ViewState
@@ -81,15 +83,17 @@ struct ViewEndpoints {
             body: .representation(Representation(bytes: clientModel.jsonBytes())))
     }
 
-    /// `POST /view/next-page {"session": S}`: the full view with the next page appended.
+    /// `POST /view/next-page {"session": S}` (or `{}` with the `Hub-Session` header): the full
+    /// view with the next page appended.
     func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
         // As POST /action: an unknown field is a body of the wrong shape (422), not ignored.
         for key in body.orderedKeys where key != "session" {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
         }
-        guard let token = try JSONBody.string(body, "session") else {
-            throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "'session' is required")
+        guard let token = try SessionReference.token(JSONBody.string(body, "session"), from: .body, in: request) else {
+            throw HTTPError(
+                .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
         let components = ClientComponents(request)
         let session = try await sessions.require(token, request: request, components: components).session
@@ -97,10 +101,12 @@ struct ViewEndpoints {
         return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
     }
 
-    /// `DELETE /view?session=S`: 204, or 404 when unknown.
+    /// `DELETE /view?session=S` (or the `Hub-Session` header): 204, or 404 when unknown.
     func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard let text = try QueryParameters.single("session", in: request), !text.isEmpty else {
-            throw HTTPError(.badRequest, code: "missing_session", detail: "give the session to end: ?session=S")
+        let query = try QueryParameters.single("session", in: request)
+        guard let text = try SessionReference.token(query, from: .query, in: request), !text.isEmpty else {
+            throw HTTPError(
+                .badRequest, code: "missing_session", detail: "give the session to end: ?session=S or the Hub-Session header")
         }
         // A well-formed token ends whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.

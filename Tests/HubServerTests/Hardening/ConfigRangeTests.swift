@@ -14,6 +14,7 @@ struct ConfigRangeTests {
         (#"{ "timeouts": { "operationSeconds": -1 } }"#, "$.timeouts.operationSeconds"),
         (#"{ "timeouts": { "bodySeconds": 7200 } }"#, "$.timeouts.bodySeconds"),
         (#"{ "timeouts": { "drainDelaySeconds": 301 } }"#, "$.timeouts.drainDelaySeconds"),
+        (#"{ "timeouts": { "streamSeconds": -1 } }"#, "$.timeouts.streamSeconds"),
         (#"{ "sessions": { "idleSeconds": 1e300 } }"#, "$.sessions.idleSeconds"),
         (#"{ "limits": { "bodyBytes": 9223372036854775807 } }"#, "$.limits.bodyBytes"),
         (#"{ "caches": { "renderBytes": 0 } }"#, "$.caches.renderBytes"),

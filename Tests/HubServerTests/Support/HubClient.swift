@@ -149,10 +149,15 @@ struct HubClient: Sendable {
 
     /// Opens `GET /view/events?session=S` on a socket and reads the response head.
     func events(session: String, lastEventID: String? = nil) async throws -> SSEStream {
-        let port = self.port
-        let target = "/view/events?session=\(encode(session))"
-        var headers = [("Accept", "text/event-stream")]
+        var headers: [(String, String)] = []
         if let lastEventID { headers.append(("Last-Event-ID", lastEventID)) }
+        return try await events(target: "/view/events?session=\(encode(session))", headers: headers)
+    }
+
+    /// Opens `GET target` as an event stream with `headers` and reads the response head.
+    func events(target: String, headers extra: [(String, String)]) async throws -> SSEStream {
+        let port = self.port
+        let headers = [("Accept", "text/event-stream")] + extra
         return try await blocking { [headers] in
             let connection = try LoopbackClient(port: port)
             try connection.send(Self.requestBytes(method: "GET", target: target, headers: headers, body: nil))
