@@ -6,6 +6,7 @@
 #                                           kernel included (needs linux-perf; root)
 #   Benchmarks/bench/profile.sh perf-cap    the same once the session store is at sessions.max
 #                                           (every request also evicts a session)
+#   Benchmarks/bench/profile.sh perf-session  the same on GET /view?session= (one held session)
 #   Benchmarks/bench/profile.sh callgrind   the server under valgrind --tool=callgrind during 20 s
 #                                           of wrk -t1 -c8 (slow: counts instructions), then
 #                                           SIGTERM; exclusive and inclusive top functions.
@@ -26,9 +27,13 @@ url="http://127.0.0.1:$HUB_PORT_BENCH/view?uri=hub:bench"
 demangle() { swift demangle --simplified 2>/dev/null || cat; }
 
 case "$mode" in
-perf | perf-cap)
+perf | perf-cap | perf-session)
     command -v perf >/dev/null || { echo "perf is missing (apt-get install linux-perf)" >&2; exit 2; }
     start_hub "$BENCH_DIR/config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
+    if [ "$mode" = perf-session ]; then
+        token=$(curl -sf -D - -o /dev/null "$url" | tr -d '\r' | awk 'tolower($1) == "hub-session:" { print $2 }')
+        url="http://127.0.0.1:$HUB_PORT_BENCH/view?session=$token"
+    fi
     for _ in 1 2 3; do curl -sf -o /dev/null "$url"; done
     if [ "$mode" = perf-cap ]; then
         # Fill the session store to sessions.max (200 000): every later request evicts one.
