@@ -108,7 +108,8 @@ public final class ViewEngine: Sendable {
     public func openSession(
         for request: ViewRequest, initialViewModel: ViewModel? = nil, lazy: Bool = false
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
-        try await start(request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil)
+        let started = try await start(request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil)
+        return (started.session, started.state)
     }
 
     /// Runs the chain a new session for `request.viewURI` would run (chain memo included) and
@@ -143,7 +144,7 @@ public final class ViewEngine: Sendable {
         guard let viewURI = token.viewURI else { return nil }
         let removal = sessions.removalReason(token.id)
         if removal == .deleted { return nil }
-        let (session, state) = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token)
+        let (session, state, joined) = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token)
         guard state.viewModel != nil else { return .rebuilt(session, state, reason: nil) }
         let reason: SessionStore.RebuildReason?
         switch removal {
@@ -151,7 +152,8 @@ public final class ViewEngine: Sendable {
         case .expired: reason = .expired
         case .deleted, nil: reason = token.lazy ? nil : .unknown
         }
-        if let reason { sessions.recordRebuild(token.id, reason: reason) }
+        // Counted once: a request that joined another's rebuild of the same session does not count it again.
+        if let reason, !joined { sessions.recordRebuild(token.id, reason: reason) }
         return .rebuilt(session, state, reason: reason)
     }
 
@@ -169,7 +171,7 @@ public final class ViewEngine: Sendable {
 
     private func start(
         _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?
-    ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
+    ) async throws(EngineError) -> (session: ViewSession, state: ViewState, joined: Bool) {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
@@ -202,12 +204,12 @@ public final class ViewEngine: Sendable {
             case .rebuild:
                 let held = sessions.insertIfAbsent(session, protected: true).session
                 // Another request rebuilt it first: share its state.
-                if held !== session { return (held, await held.settled()) }
+                if held !== session { return (held, await held.settled(), true) }
             case .lazy, .none:
                 break
             }
             environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
-            return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings))
+            return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings), false)
         }
         var session = ViewSession(
             token: token(lazy: false), feature: feature, request: request, operations: operations,
@@ -229,12 +231,12 @@ public final class ViewEngine: Sendable {
         case .rebuild:
             let held = sessions.insertIfAbsent(session, protected: true).session
             // Another request rebuilt it first: share its load.
-            if held !== session { return (held, await held.settled()) }
+            if held !== session { return (held, await held.settled(), true) }
         case .none:
             break
         }
         let state = await session.loadFirst()
-        return (session, state)
+        return (session, state, false)
     }
 
 
