@@ -25,7 +25,7 @@ json)
 http)
     sources=$(find Sources/HubHTTP -name '*.swift')
     # HubHTTP imports HubSync (a module of its own) and the CEpoll/CZlib headers.
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HubSync -emit-library -static \
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name hubserver -module-name HubSync -emit-library -static \
         -emit-module -emit-module-path "$out/HubSync.swiftmodule" Sources/HubSync/*.swift -o "$out/libHubSync.a"
     flags=(-I Sources/CZlib -I Sources/CEpoll -I "$out" -L "$out" -lHubSync -lz)
     fuzz_options=()
@@ -40,7 +40,7 @@ app)
     # Module names as in Package.swift, so the sources' import lines work unchanged.
     for module in HubSync HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
         echo "building $module"
-        swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo "${language[@]}" -module-name "$module" -emit-library -static \
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name hubserver -wmo "${language[@]}" -module-name "$module" -emit-library -static \
             -emit-module -emit-module-path "$mods/$module.swiftmodule" \
             $(find "Sources/$module" -name '*.swift') -o "$mods/lib$module.a"
     done
@@ -62,7 +62,7 @@ esac
 # Seed corpus: the target's seeds, if any.
 if [ -d "Fuzz/$name/seeds" ]; then cp -n Fuzz/$name/seeds/* "$out/corpus/" 2>/dev/null || true; fi
 
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name Fuzz"$name" \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name hubserver -module-name Fuzz"$name" \
     "${flags[@]}" $sources Fuzz/$name/*.swift -o "$out/fuzzer"
 "$out/fuzzer" -max_total_time="$seconds" -max_len="${max_len:-65536}" "${fuzz_options[@]}" -artifact_prefix="$out/" \
     -print_final_stats=1 "$out/corpus" 2>&1 | tee "$out/last-run.log" | grep -E "^#[0-9]+ *(DONE|pulse)|stat::|ERROR|SUMMARY" || true
