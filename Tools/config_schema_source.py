@@ -174,6 +174,9 @@ TIMEOUTS = obj({
     "drainDelaySeconds": seconds(
         0, 300, "On SIGTERM, how long the server keeps serving with /ready at 503 before it closes its "
         "listener (the time a balancer needs to notice; 5-10 s in Kubernetes).", 0),
+    "streamSeconds": seconds(
+        0, 86_400, "How long one event stream may stay open: each ends after 80-100% of it and the client "
+        "reconnects (with Last-Event-ID) to the session's replica of the moment; 0: no limit.", 0),
 }, "Deadlines.")
 
 SESSIONS = obj({

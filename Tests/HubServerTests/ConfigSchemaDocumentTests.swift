@@ -177,4 +177,41 @@ struct ConfigSchemaDocumentTests {
         #expect(loaded.settings == ServerSettings(), "\(server.jsonString)")
         #expect(loaded.warnings.filter { $0.file == "server.json" }.isEmpty, "\(loaded.warnings)")
     }
+
+    /// The dotted key paths of a JSON object (objects recursed).
+    static func keyPaths(_ value: JSONValue, prefix: String = "") -> Set<String> {
+        guard let object = value.objectValue else { return [] }
+        var paths: Set<String> = []
+        for (key, child) in object {
+            paths.insert(prefix + key)
+            paths.formUnion(keyPaths(child, prefix: prefix + key + "."))
+        }
+        return paths
+    }
+
+    /// The dotted key paths a schema declares (`properties`, recursed).
+    static func schemaPaths(_ schema: JSONValue, prefix: String = "") -> Set<String> {
+        guard let properties = schema["properties"]?.objectValue else { return [] }
+        var paths: Set<String> = []
+        for (key, child) in properties {
+            paths.insert(prefix + key)
+            paths.formUnion(schemaPaths(child, prefix: prefix + key + "."))
+        }
+        return paths
+    }
+
+    @Test("the README's server.json defaults load as ServerSettings' defaults, and the schema declares every key they show")
+    func readmeDefaultsAreInTheSchema() throws {
+        let readme = try BuildContext.read("README.md")
+        let start = try #require(readme.range(of: "`server.json`: every key optional; these are the defaults.\n\n```json\n"))
+        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        let shown = try JSONParser().parse(Array(readme[start.upperBound..<end.lowerBound].utf8))
+        let directory = try TestConfig(server: String(readme[start.upperBound..<end.lowerBound])).write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loaded = try ConfigLoader(environment: [:]).load(directory: directory)
+        #expect(loaded.warnings.filter { $0.file == "server.json" }.isEmpty, "\(loaded.warnings)")
+        #expect(loaded.settings == ServerSettings(), "the README's defaults are not the defaults")
+        let missing = Self.keyPaths(shown).subtracting(Self.schemaPaths(try Self.schema("server.json")))
+        #expect(missing.isEmpty, "keys the README documents but docs/schema/server.json does not: \(missing.sorted())")
+    }
 }

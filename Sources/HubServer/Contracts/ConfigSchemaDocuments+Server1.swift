@@ -153,6 +153,13 @@ extension ConfigSchemaDocuments {
           "maximum": 300,
           "description": "On SIGTERM, how long the server keeps serving with /ready at 503 before it closes its listener (the time a balancer needs to notice; 5-10 s in Kubernetes). In seconds.",
           "default": 0
+        },
+        "streamSeconds": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 86400,
+          "description": "How long one event stream may stay open: each ends after 80-100% of it and the client reconnects (with Last-Event-ID) to the session's replica of the moment; 0: no limit. In seconds.",
+          "default": 0
         }
       },
       "additionalProperties": {
@@ -347,13 +354,6 @@ extension ConfigSchemaDocuments {
           "type": "object",
           "description": "The access log.",
           "properties": {
-            "mode": {
-              "type": "string",
-              "enum": [
-                "all",
-                "errors",
-                "sampled",
-                "off"
 
 """#
 }

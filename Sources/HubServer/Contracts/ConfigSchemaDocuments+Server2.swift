@@ -2,8 +2,15 @@
 // Do not edit: run `python3 Tools/contracts.py`.
 
 extension ConfigSchemaDocuments {
-    /// Lines 351 to 554 of ``server``.
+    /// Lines 351 to 561 of ``server``.
     static let server2 = #"""
+            "mode": {
+              "type": "string",
+              "enum": [
+                "all",
+                "errors",
+                "sampled",
+                "off"
               ],
               "description": "Which requests write an access log line: all; errors (status 400 and above, and requests slower than slowMs); sampled (errors plus sampleRatio of the rest); off (metrics still count every request).",
               "default": "errors"
