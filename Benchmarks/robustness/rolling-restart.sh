@@ -17,11 +17,9 @@
 set -euo pipefail
 ROBUST_DIR="$(cd "$(dirname "$0")" && pwd)"
 source "$ROBUST_DIR/../../deploy/testing/lib.sh"
-HUB_BIN="$REPO_DIR/.build/release/hub-server"
 clients=${1:-50}
 ulimit -n 65536 2>/dev/null || true
-replicas_log "building hub-server (release)"
-(cd "$REPO_DIR" && swift build -c release --product hub-server 2>&1 | tail -n 1)
+use_release_build
 
 replicas_init
 start_counter 600 20

@@ -14,6 +14,13 @@ REPLICAS_TMP=""
 
 replicas_log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+# use_release_build: HUB_BIN is the release hub-server, built now (the robustness scripts).
+use_release_build() {
+    HUB_BIN="$REPO_DIR/.build/release/hub-server"
+    replicas_log "building hub-server (release)"
+    (cd "$REPO_DIR" && swift build -c release --product hub-server 2>&1 | tail -n 1)
+}
+
 # replicas_init: a temporary folder (REPLICAS_TMP) and the cleanup trap.
 replicas_init() {
     REPLICAS_TMP=$(mktemp -d /tmp/hub-replicas.XXXXXX)
