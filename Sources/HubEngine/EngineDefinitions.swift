@@ -34,7 +34,6 @@ final class EngineDefinitions: Sendable {
         state = Locked(State(current: stamped, lastRevision: revision))
     }
 
-    var snapshot: Current { state.withLock { $0.current } }
     var features: FeatureRegistry { state.withLock { $0.current.features } }
     var actions: ActionRegistry { state.withLock { $0.current.actions } }
     var operationDeadline: Duration { state.withLock { $0.current.operationDeadline } }

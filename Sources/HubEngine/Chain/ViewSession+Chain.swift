@@ -36,6 +36,10 @@ extension ViewSession {
         // operations keep the one `prepare` saw (a remote prefetch is found by its URL).
         let connectivity = self.connectivity
         let request = self.request
+        // The chain settings too: read once (they are behind the engine's definitions lock), and a
+        // reload arriving mid-run does not change them for this run.
+        let defaults = environment.componentDefaults
+        let deadline = environment.operationDeadline
         if timings.count != operations.count {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
@@ -48,14 +52,14 @@ extension ViewSession {
         }
         for index in start..<operations.count {
             let operation = operations[index]
-            let input = index == 0 ? ViewModelBuilder(defaults: environment.componentDefaults)
-                : (snapshots[index - 1] ?? ViewModelBuilder(defaults: environment.componentDefaults))
+            let input = index == 0 ? ViewModelBuilder(defaults: defaults)
+                : (snapshots[index - 1] ?? ViewModelBuilder(defaults: defaults))
             let context = makeContext(
                 operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0,
                 connectivity: connectivity, request: request)
             let result = await OperationRunner.run(
                 name: operation.name, inline: operation.completesSynchronously,
-                deadline: environment.operationDeadline, builder: input
+                deadline: deadline, builder: input
             ) { builder in
                 try await operation.perform(builder: &builder, context: context)
             }
@@ -77,6 +81,7 @@ extension ViewSession {
         memoizedRunKey = nil
         let page = pageIndex
         let connectivity = self.connectivity
+        let deadline = environment.operationDeadline
         for index in operations.indices {
             let input = index == 0 ? last : (snapshots[index - 1] ?? last)
             guard let operation = operations[index] as? any ContentOperationWithPaginatedContent else {
@@ -86,7 +91,7 @@ extension ViewSession {
             let context = makeContext(
                 operationIndex: index, previousError: errors[index], page: page, connectivity: connectivity)
             let result = await OperationRunner.run(
-                name: operation.name, inline: false, deadline: environment.operationDeadline, builder: input
+                name: operation.name, inline: false, deadline: deadline, builder: input
             ) { builder in
                 try await operation.appendContent(forPage: page, builder: &builder, context: context)
             }

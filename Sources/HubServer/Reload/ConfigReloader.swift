@@ -1,10 +1,8 @@
+import Foundation
 import HubEngine
 import HubMetrics
 import HubSync
 import HubUpstream
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reloads a running application's config directory (SIGHUP, a watched file change, or
 /// ``HubApplication/reloadConfiguration(trigger:)``), one reload at a time.
@@ -105,7 +103,7 @@ actor ConfigReloader {
             ["trigger": .string(trigger), "changed": .string(report.changed.joined(separator: ",")),
              "added": .string(report.added.joined(separator: ",")), "removed": .string(report.removed.joined(separator: ",")),
              "sessions_rerun": .int(report.sessionsRerun), "sessions_ended": .int(report.sessionsEnded),
-             "duration_ms": .double(Self.milliseconds(ContinuousClock.now - started))])
+             "duration_ms": .double((ContinuousClock.now - started).inMilliseconds)])
         return ConfigReloadResult(succeeded: true, issues: loaded.warnings, engine: report, restartRequired: changes.restartRequired)
     }
 
@@ -124,13 +122,7 @@ actor ConfigReloader {
         return ConfigReloadResult(succeeded: false, issues: issues, engine: nil, restartRequired: [])
     }
 
-    private static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
-
     private static func epochSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec)
+        Date().timeIntervalSince1970
     }
 }
