@@ -84,7 +84,8 @@ public final class ViewEngine: Sendable {
             memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries, budgetBytes: configuration.memoBytes) : nil,
             chainObserver: configuration.chainObserver,
             // Weak: the store holds the sessions, which hold this environment.
-            withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) })
+            withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) },
+            replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) })
     }
 
     /// Opens a session for `request.viewURI`, runs its chain and returns it with the result.
@@ -108,8 +109,18 @@ public final class ViewEngine: Sendable {
     public func openSession(
         for request: ViewRequest, initialViewModel: ViewModel? = nil, lazy: Bool = false
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
-        let started = try await start(request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil)
-        return (started.session, started.state)
+        let started = try await start(
+            request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil, needsSession: true)
+        return (started.session!, started.state)
+    }
+
+    /// Opens a view for a client that gets only its token (`GET /view?uri=`): as
+    /// ``openSession(for:initialViewModel:lazy:)`` with `lazy`, but a view answered from the
+    /// chain memo makes no session object at all (nothing is stored; the token creates the
+    /// session on first use). Other chains run in a stored session, as a new session's do.
+    public func openView(for request: ViewRequest) async throws(EngineError) -> (token: SessionToken, state: ViewState) {
+        let started = try await start(request, initialViewModel: nil, storage: .lazy, id: nil, needsSession: false)
+        return (started.token, started.state)
     }
 
     /// Runs the chain a new session for `request.viewURI` would run (chain memo included) and
@@ -119,7 +130,7 @@ public final class ViewEngine: Sendable {
     public func loadView(
         for request: ViewRequest, initialViewModel: ViewModel? = nil
     ) async throws(EngineError) -> ViewState {
-        try await start(request, initialViewModel: initialViewModel, storage: .none, id: nil).state
+        try await start(request, initialViewModel: initialViewModel, storage: .none, id: nil, needsSession: false).state
     }
 
     /// A session named by a token, and how it was found.
@@ -144,7 +155,8 @@ public final class ViewEngine: Sendable {
         guard let viewURI = token.viewURI else { return nil }
         let removal = sessions.removalReason(token.id)
         if removal == .deleted { return nil }
-        let (session, state, joined) = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token)
+        let started = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token, needsSession: true)
+        let (session, state, joined) = (started.session!, started.state, started.joined)
         guard state.viewModel != nil else { return .rebuilt(session, state, reason: nil) }
         let reason: SessionStore.RebuildReason?
         switch removal {
@@ -169,9 +181,22 @@ public final class ViewEngine: Sendable {
         case none
     }
 
+    /// What ``start(_:initialViewModel:storage:id:needsSession:)`` opened.
+    private struct Started {
+        /// `nil` only for a memo hit that neither stores a session nor was asked for one.
+        let session: ViewSession?
+        let token: SessionToken
+        let state: ViewState
+        /// Another request's rebuild of the same session was joined.
+        var joined = false
+    }
+
+    /// Opens a session for `request` (or only its view, see ``Started/session``). `needsSession`:
+    /// the caller uses the session object, so a memo hit that stores nothing still makes one.
     private func start(
-        _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?
-    ) async throws(EngineError) -> (session: ViewSession, state: ViewState, joined: Bool) {
+        _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?,
+        needsSession: Bool
+    ) async throws(EngineError) -> Started {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
@@ -188,7 +213,7 @@ public final class ViewEngine: Sendable {
                 feature: feature, operations: operations, request: request, connectivity: request.connectivity,
                 sessionID: id),
             let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
-            let shared = memo.viewModel(for: key)
+            let shared = entry.viewModel
         {
             let memoized = ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: entry.key)
             func make(lazy: Bool) -> ViewSession {
@@ -196,20 +221,25 @@ public final class ViewEngine: Sendable {
                     token: token(lazy: lazy), feature: feature, request: request, operations: operations,
                     environment: environment, memoized: memoized)
             }
-            var session = make(lazy: storage != .store)
+            let state = ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings)
+            var session: ViewSession?
             switch storage {
             case .store:
                 // Not stored when every slot holds a used session: then its token is lazy.
-                if !sessions.insertIfAbsent(session).stored { session = make(lazy: true) }
+                let stored = make(lazy: false)
+                session = sessions.insertIfAbsent(stored).stored ? stored : make(lazy: true)
             case .rebuild:
-                let held = sessions.insertIfAbsent(session, protected: true).session
+                let rebuilt = make(lazy: true)
+                let held = sessions.insertIfAbsent(rebuilt, protected: true).session
                 // Another request rebuilt it first: share its state.
-                if held !== session { return (held, await held.settled(), true) }
+                if held !== rebuilt { return Started(session: held, token: held.token, state: await held.settled(), joined: true) }
+                session = rebuilt
             case .lazy, .none:
-                break
+                // Nothing stored: the token is enough (a session object only for a caller that uses one).
+                if needsSession { session = make(lazy: true) }
             }
             environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
-            return (session, ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings), false)
+            return Started(session: session, token: session?.token ?? token(lazy: true), state: state)
         }
         var session = ViewSession(
             token: token(lazy: false), feature: feature, request: request, operations: operations,
@@ -231,18 +261,32 @@ public final class ViewEngine: Sendable {
         case .rebuild:
             let held = sessions.insertIfAbsent(session, protected: true).session
             // Another request rebuilt it first: share its load.
-            if held !== session { return (held, await held.settled(), true) }
+            if held !== session { return Started(session: held, token: held.token, state: await held.settled(), joined: true) }
         case .none:
             break
         }
         let state = await session.loadFirst()
-        return (session, state, false)
+        return Started(session: session, token: session.token, state: state)
     }
 
 
     /// The live session with this identifier, or `nil` when unknown or expired.
     public func session(_ id: String) -> ViewSession? {
         sessions.session(id)
+    }
+
+    /// Loads the held session `id` (``ViewSession/load(_:)``) for the request `request(uri)`
+    /// makes for its view URI; `nil` when this process does not hold it. A load its reload
+    /// policy answers without a run is served from the session's published ``SettledView``
+    /// without a hop onto the session's actor (the same answer, and the request is still
+    /// recorded as the session's latest).
+    public func loadHeld(
+        _ id: String, request: (String) -> ViewRequest
+    ) async -> (session: ViewSession, state: ViewState)? {
+        guard let (session, settled) = sessions.lookup(id) else { return nil }
+        let viewRequest = request(session.viewURI)
+        if let settled, let state = settled.answer(viewRequest) { return (session, state) }
+        return (session, await session.load(viewRequest))
     }
 
     /// Ends a session; returns whether it existed.

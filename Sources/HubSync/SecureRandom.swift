@@ -6,27 +6,45 @@ import Glibc
 /// per 256 draws of 128 bits instead of a syscall per word (`SystemRandomNumberGenerator`
 /// makes one `getrandom` call per `next()`). For session identifiers and trace ids.
 public enum SecureRandom {
-    private static let pool = Locked(RandomPool())
+    /// Several pools, each behind its own lock, picked by the calling thread: every event loop
+    /// draws for each request (request and trace ids), and one shared lock made the loops queue
+    /// on each other.
+    private static let pools = (0..<8).map { _ in Locked(RandomPool()) }
 
     /// 128 random bits.
     public static func next128() -> (UInt64, UInt64) {
-        pool.withLock { $0.next128() }
+        pools[poolIndex()].withLock { $0.next128() }
+    }
+
+    /// A pool for the calling thread: its `pthread_t` (a per-thread address) mixed down to an index.
+    private static func poolIndex() -> Int {
+        #if canImport(Glibc)
+        let thread = UInt64(pthread_self())
+        #else
+        let thread = UInt64(0)
+        #endif
+        let mixed = (thread ^ (thread >> 29)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> 61)
     }
 
     /// `count` random bytes as lowercase hex (`count` at most 16).
     public static func hex(bytes count: Int) -> String {
         precondition(count > 0 && count <= 16, "at most 16 bytes at a time")
         let (high, low) = next128()
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(count * 2)
-        for index in 0..<count {
-            let word = index < 8 ? high : low
-            let byte = UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8))
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        return String(unsafeUninitializedCapacity: count * 2) { text in
+            for index in 0..<count {
+                let word = index < 8 ? high : low
+                let byte = UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8))
+                text[2 * index] = hexDigit(byte >> 4)
+                text[2 * index + 1] = hexDigit(byte & 0x0F)
+            }
+            return count * 2
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The lowercase hex digit of `nibble` (0...15).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
 

@@ -29,7 +29,19 @@ struct SessionTokenTests {
         for garbage in ["", "x", "gone", token.id + ".", token.id + ".q" + "aGk", token.id + ".s" + "a", token.id + ".s" + "!!!!",
                         String(token.id.dropLast()) + "*", token.encoded + "A"] {
             #expect(SessionToken(garbage) == nil, "\(garbage)")
+            #expect(!token.isEncoded(as: garbage), "\(garbage)")
         }
+        // isEncoded compares with the encoding without building it: every URI length mod 3.
+        for uri in ["hub:a", "hub:ab", "hub:abc", "hub:todo?x=1&y=ü", "hub:" + String(repeating: "z", count: 746)] {
+            for lazy in [false, true] {
+                let token = SessionToken(id: token.id, viewURI: uri, lazy: lazy)
+                #expect(token.isEncoded(as: token.encoded), "\(uri)")
+                #expect(!token.isEncoded(as: SessionToken(id: token.id, viewURI: uri, lazy: !lazy).encoded))
+                #expect(!token.isEncoded(as: SessionToken(id: token.id, viewURI: uri + "x", lazy: lazy).encoded))
+                #expect(!token.isEncoded(as: token.id))
+            }
+        }
+        #expect(SessionToken(id: token.id, viewURI: nil).isEncoded(as: token.id))
     }
 
     @Test("after a restart an old token works for GET, next-page, events and actions, rebuilt and counted")

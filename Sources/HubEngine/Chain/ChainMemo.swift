@@ -91,10 +91,10 @@ final class ChainMemo: Sendable {
 
     func entry(for key: String) -> Entry? {
         state.withLock { state in
-            guard let found = state.entries[key] else { return nil }
+            guard let index = state.entries.index(forKey: key) else { return nil }
             state.tick += 1
-            state.entries[key]!.lastUse = state.tick
-            return found.entry
+            state.entries.values[index].lastUse = state.tick
+            return state.entries.values[index].entry
         }
     }
 

@@ -18,6 +18,8 @@ struct SessionShard {
         var lastUse: ContinuousClock.Instant
         var tick: UInt64
         var isProtected: Bool
+        /// What a reload-free load answers without the session's actor, once published.
+        var settled: SettledView? = nil
     }
 
     struct Record {

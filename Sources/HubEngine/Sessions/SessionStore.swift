@@ -103,8 +103,15 @@ public final class SessionStore: Sendable {
     /// The session with this identifier, marked used (a session opened before is promoted to
     /// the protected segment); `nil` when unknown or expired.
     public func session(_ id: String, now: ContinuousClock.Instant = .now) -> ViewSession? {
-        let (found, expired): (ViewSession?, ViewSession?) = shards[shardIndex(id)].withLock { state in
-            guard var entry = state.entries[id] else { return (nil, nil) }
+        lookup(id, now: now)?.session
+    }
+
+    /// ``session(_:now:)`` with the session's published ``SettledView``, found in the same
+    /// lock hold.
+    func lookup(_ id: String, now: ContinuousClock.Instant = .now) -> (session: ViewSession, settled: SettledView?)? {
+        let (found, expired): ((ViewSession, SettledView?)?, ViewSession?) = shards[shardIndex(id)].withLock { state in
+            guard let index = state.entries.index(forKey: id) else { return (nil, nil) }
+            let entry = state.entries.values[index]
             if now - entry.lastUse >= idleTimeout, !Self.isListenedTo(entry.session) {
                 _ = state.remove(id)
                 state.removals.record(id, .expired)
@@ -112,8 +119,7 @@ public final class SessionStore: Sendable {
                 state.refreshCounts()
                 return (nil, entry.session)
             }
-            entry.lastUse = now
-            state.entries[id] = entry
+            state.entries.values[index].lastUse = now
             if !entry.isProtected {
                 state.promote(id, at: now)
                 state.refreshCounts()
@@ -122,10 +128,22 @@ public final class SessionStore: Sendable {
                 state.touch(id, at: now)
                 state.compact()
             }
-            return (entry.session, nil)
+            return ((entry.session, entry.settled), nil)
         }
         if let expired { Self.close([expired]) }
         return found
+    }
+
+    /// Replaces the ``SettledView`` published for `session` (`nil` withdraws it); returns the
+    /// one replaced. A no-op returning `nil` when the store does not hold this session object.
+    func replaceSettled(of session: ViewSession, with settled: SettledView?) -> SettledView? {
+        shards[shardIndex(session.id)].withLock { state in
+            guard let entry = state.entries[session.id], entry.session === session else { return nil }
+            let replaced = entry.settled
+            if replaced == nil, settled == nil { return nil }
+            state.entries[session.id]!.settled = settled
+            return replaced
+        }
     }
 
     /// Why this process no longer holds `id`, when it held it recently.

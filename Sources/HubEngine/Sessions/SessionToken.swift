@@ -70,6 +70,20 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { encoded }
 
+    /// Whether `text` is this token's ``encoded`` text, compared without building it (the hot
+    /// path answers a held session's request with the text the client sent).
+    public func isEncoded(as text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let viewURI else { return bytes.elementsEqual(id.utf8) }
+            let uri = viewURI.utf8
+            guard bytes.count == 24 + (uri.count * 4 + 2) / 3, bytes.prefix(22).elementsEqual(id.utf8),
+                bytes[22] == UInt8(ascii: "."), bytes[23] == (lazy ? UInt8(ascii: "l") : UInt8(ascii: "s"))
+            else { return false }
+            return Base64URL.matches(bytes[24...], encoding: uri)
+        }
+    }
+
     /// The token a rebuilt or materialized session keeps: the same text, so responses name the
     /// token the client sent.
     public var canRebuild: Bool { viewURI != nil }
@@ -108,6 +122,29 @@ enum Base64URL {
             out.append(alphabet[Int(value >> 6 & 63)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` is the encoding of `bytes` (no allocation).
+    static func matches(_ text: Slice<UnsafeBufferPointer<UInt8>>, encoding bytes: String.UTF8View) -> Bool {
+        var position = text.startIndex
+        var accumulator: UInt32 = 0
+        var bits = 0
+        func next(_ value: UInt32) -> Bool {
+            guard position < text.endIndex, text[position] == alphabet[Int(value & 63)] else { return false }
+            position += 1
+            return true
+        }
+        for byte in bytes {
+            accumulator = accumulator << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                guard next(accumulator >> UInt32(bits)) else { return false }
+            }
+            accumulator &= (1 << UInt32(bits)) - 1
+        }
+        if bits > 0, !next(accumulator << UInt32(6 - bits)) { return false }
+        return position == text.endIndex
     }
 
     /// `nil` for characters outside the alphabet, a length of 1 mod 4, or non-zero pad bits.

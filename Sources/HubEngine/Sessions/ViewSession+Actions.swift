@@ -27,6 +27,8 @@ extension ViewSession {
     /// Throws ``EngineError`` `componentNotFound` for a component not in the current view
     /// model, `actionNotFound` for an unknown namespace or name, and rethrows an action's error.
     public func perform(_ invocation: ActionInvocation, request: ViewRequest? = nil) async throws -> ActionOutcome {
+        // An action may change the view: loads go to the session until it has settled again.
+        withdrawSettled()
         if let request { self.request = request }
         // A first load under way (a session opened or rebuilt by a concurrent request, such as
         // an event stream reconnecting on another replica at the same moment): the action

@@ -56,6 +56,8 @@ public actor ViewSession {
     var isDriving = false
     var waiters: [CheckedContinuation<ViewState, Never>] = []
     var isClosed = false
+    /// A client loaded the session again: it publishes its settled view (``SettledView``).
+    var publishesSettled = false
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
     struct MemoizedStart {
@@ -118,6 +120,8 @@ public actor ViewSession {
     /// policy decides whether to re-run the chain (S105..S109). Before a successful load the
     /// chain always runs.
     public func load(_ request: ViewRequest) async -> ViewState {
+        withdrawSettled()
+        publishesSettled = true
         self.request = request
         if request.connectivity != connectivity {
             connectivity = request.connectivity
@@ -131,11 +135,20 @@ public actor ViewSession {
         case .always:
             return await schedule([.main(from: 0)])
         case .never:
-            return await settled()
+            return await settledAndPublished()
         case .maxAge(let maxAge):
             if ContinuousClock.now - loadedAt >= maxAge { return await schedule([.main(from: 0)]) }
-            return await settled()
+            return await settledAndPublished()
         }
+    }
+
+    /// ``settled()``, publishing the view when nothing was under way (a drain publishes its own).
+    private func settledAndPublished() async -> ViewState {
+        guard isLoading else {
+            publishSettled()
+            return state
+        }
+        return await settled()
     }
 
     /// Re-runs the whole chain, ignoring the reload policy (S108, `hub:reload`).
@@ -174,6 +187,7 @@ public actor ViewSession {
     /// main run from `j` that has not started is merged into `main(from: min(i, j))`: running
     /// `j` then `i` gives the same builder as running from the lower index once (DESIGN.md).
     func enqueue(_ work: Work) {
+        withdrawSettled()
         if case .main(let index) = work, case .main(let queued)? = queue.last {
             queue[queue.count - 1] = .main(from: min(index, queued))
             return
@@ -216,6 +230,7 @@ public actor ViewSession {
         // a stored session always has a view model or work under way. A client never got its id
         // (the first load's answer was an error) and it would hold a slot until it expired.
         if currentViewModel == nil { environment.withdrawViewless(id) }
+        if queue.isEmpty { publishSettled() }
         let current = state
         let resumed = waiters
         waiters.removeAll()
@@ -254,6 +269,7 @@ public actor ViewSession {
     /// Ends the session: subscribers finish and the session frees what it held. The first
     /// reason given is kept (``endReason``).
     public func close(reason: SessionEndReason = .closed) {
+        withdrawSettled()
         if endReason == nil { endReason = reason }
         isClosed = true
         let ended = subscribers.values
@@ -285,11 +301,16 @@ final class SessionEnvironment: Sendable {
     /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
     /// is not there: ended, evicted, or never kept).
     let withdrawViewless: @Sendable (String) -> Void
+    /// Replaces the session's published ``SettledView`` in the store (`nil` withdraws it);
+    /// returns the one replaced. A no-op returning `nil` for a session the store does not hold.
+    let replaceSettled: @Sendable (ViewSession, SettledView?) -> SettledView?
 
     init(
         definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
-        chainObserver: (@Sendable (ChainReport) -> Void)?, withdrawViewless: @escaping @Sendable (String) -> Void
+        chainObserver: (@Sendable (ChainReport) -> Void)?, withdrawViewless: @escaping @Sendable (String) -> Void,
+        replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil }
     ) {
+        self.replaceSettled = replaceSettled
         self.definitions = definitions
         self.maxPages = maxPages
         self.activity = activity

@@ -13,13 +13,18 @@ public final class Representation: Sendable {
     public let bytes: [UInt8]
     /// The strong entity tag of ``bytes`` (quoted).
     public let etag: String
+    /// The ETag of an encoded (gzip) form of ``bytes``: weak when ``etag`` is strong (RFC 9110
+    /// 8.8.1: the encoded bytes differ), made once.
+    public let encodedETag: String
     /// `nil` until first asked; then the gzip bytes, or `.some(nil)` when gzip was not smaller.
     private let gzipped = Locked<[UInt8]??>(nil)
 
     /// `bytes` with `etag`, by default ``ETag/strong(for:)`` of the bytes.
     public init(bytes: [UInt8], etag: String? = nil) {
         self.bytes = bytes
-        self.etag = etag ?? ETag.strong(for: bytes)
+        let etag = etag ?? ETag.strong(for: bytes)
+        self.etag = etag
+        self.encodedETag = etag.hasPrefix("\"") ? "W/" + etag : etag
     }
 
     /// The gzip encoding of ``bytes`` at `level`, compressed on the first call and returned as

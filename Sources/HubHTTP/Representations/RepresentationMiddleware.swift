@@ -61,7 +61,7 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         }
         if let etag {
             // The ETag of what is sent: weak on the gzip encoding when the tag is strong.
-            let sent = gzip != nil && etag.hasPrefix("\"") ? "W/" + etag : etag
+            let sent = gzip == nil ? etag : representation?.encodedETag ?? (etag.hasPrefix("\"") ? "W/" + etag : etag)
             if representation != nil { response.headers["ETag"] = sent } else if sent != etag { response.headers["ETag"] = sent }
             if response.status == .ok, ETag.isNotModified(request, etag: etag) {
                 return HTTPResponse.notModified(keeping: response.headers)

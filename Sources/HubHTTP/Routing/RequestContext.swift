@@ -13,13 +13,14 @@ public final class RequestContext: Sendable {
     /// The peer's IP address, when known.
     public let remoteAddress: String?
 
-    private struct Route: Sendable {
+    /// What the router and the trace middleware learn: one lock for both (one allocation per request).
+    private struct Learned: Sendable {
         var template: String?
         var parameters: [String: String] = [:]
+        var traceParent: String?
     }
 
-    private let route = Locked(Route())
-    private let trace = Locked<String?>(nil)
+    private let learned = Locked(Learned())
 
     public init(requestId: String, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
         self.requestId = requestId
@@ -33,21 +34,21 @@ public final class RequestContext: Sendable {
     }
 
     /// The matched route's template, for example `/items/{id}`; nil before routing or when none matched.
-    public var routeTemplate: String? { route.withLock { $0.template } }
+    public var routeTemplate: String? { learned.withLock { $0.template } }
 
     /// The values of the matched route's `{name}` segments, percent-decoded.
-    public var pathParameters: [String: String] { route.withLock { $0.parameters } }
+    public var pathParameters: [String: String] { learned.withLock { $0.parameters } }
 
     /// The request's W3C trace context as this server's span (a `traceparent` value), set by
     /// the middleware that accepts or starts the trace; nil when none did.
     public var traceParent: String? {
-        get { trace.withLock { $0 } }
-        set { trace.withLock { $0 = newValue } }
+        get { learned.withLock { $0.traceParent } }
+        set { learned.withLock { $0.traceParent = newValue } }
     }
 
     /// Records the matched route (called by ``Router``).
     public func setRoute(template: String, parameters: [String: String]) {
-        route.withLock {
+        learned.withLock {
             $0.template = template
             $0.parameters = parameters
         }

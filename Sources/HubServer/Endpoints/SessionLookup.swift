@@ -43,6 +43,21 @@ struct SessionLookup {
         }
     }
 
+    /// The view of the session named by `text` for `GET /view?session=`: a held session loaded
+    /// for this request (its reload policy decides; a load that runs nothing is answered without
+    /// the session's actor, ``ViewEngine/loadHeld(_:request:)``), or a rebuilt one's first load.
+    /// `nil` when it names nothing this process can serve.
+    func loadView(
+        _ text: String, request: HTTPRequest, components: ClientComponents?
+    ) async throws -> (session: ViewSession, state: ViewState)? {
+        guard let id = SessionToken.identifier(of: text) else { return nil }
+        let makeRequest = { (uri: String) in state.bridge.viewRequest(viewURI: uri, from: request, components: components) }
+        if let held = await state.engine.loadHeld(id, request: makeRequest) { return held }
+        guard let found = try await find(text, request: request, components: components) else { return nil }
+        if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
+        return (found.session, await found.session.load(makeRequest(found.session.viewURI)))
+    }
+
     /// ``find(_:request:components:)``, or 404 `session_not_found`.
     func require(_ text: String, request: HTTPRequest, components: ClientComponents?) async throws -> Found {
         guard let found = try await find(text, request: request, components: components) else { throw Self.notFound }

@@ -24,16 +24,10 @@ struct ViewEndpoints {
         let components = ClientComponents(request)
         let query = try QueryParameters.single("session", in: request)
         if let token = try SessionReference.token(query, from: .query, in: request) {
-            if let found = try await sessions.find(token, request: request, components: components) {
-                let session = found.session
-                let viewState: ViewState
-                if let rebuilt = found.rebuiltState {
-                    viewState = rebuilt
-                } else {
-                    viewState = await session.load(
-                        state.bridge.viewRequest(viewURI: session.viewURI, from: request, components: components))
-                }
-                return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
+            if let (session, viewState) = try await sessions.loadView(token, request: request, components: components) {
+                // The same token text (usually the one the client sent: no need to encode it again).
+                let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
+                return try responder.response(for: viewState, sessionID: sessionID, components: components)
             }
             guard uri != nil else { throw SessionLookup.notFound }
         }
@@ -48,19 +42,25 @@ struct ViewEndpoints {
             }
             return try responder.response(for: viewState, sessionID: nil, components: components)
         }
-        // A memoized view stores no session: its token creates it on first use.
-        let opened = try await openSession(viewURI: viewURI, request: request, components: components, lazy: true)
-        return try responder.response(for: opened.state, sessionID: opened.session.token.encoded, components: components)
+        // A memoized view stores no session (and makes none): its token creates it on first use.
+        let opened: (token: SessionToken, state: ViewState)
+        do {
+            opened = try await state.engine.openView(
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
+        } catch {
+            throw ProblemMapping.engineError(error)
+        }
+        return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
     func openSession(
-        viewURI: String, request: HTTPRequest, components: ClientComponents?, lazy: Bool = false
+        viewURI: String, request: HTTPRequest, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState) {
         do {
             return try await state.engine.openSession(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components), lazy: lazy)
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
         } catch {
             throw ProblemMapping.engineError(error)
         }

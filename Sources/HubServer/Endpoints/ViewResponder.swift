@@ -51,12 +51,9 @@ struct ViewResponder {
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
         if !viewState.timings.isEmpty {
-            // Memoized timings repeat on every request for a shared view model: format them once.
-            let timings = viewState.timings
-            let memoized = timings.allSatisfy(\.memoized)
-            headers.add(
-                name: "Server-Timing",
-                value: memoized ? rendered.serverTiming(timings, make: Self.serverTiming) : Self.serverTiming(timings))
+            // The same timings repeat on every request for a shared view model (memoized) and on
+            // every reload-free load of a held session: each list is formatted once per view.
+            headers.add(name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming))
         }
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
         return HTTPResponse(status: .ok, headers: headers, body: .representation(rendered.representation))

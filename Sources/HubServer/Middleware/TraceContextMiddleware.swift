@@ -7,9 +7,10 @@ struct TraceContextMiddleware: HTTPMiddleware {
     func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         let trace = TraceContext(
             traceParent: request.headers[TraceContext.parentHeader], traceState: request.headers[TraceContext.stateHeader])
-        context.traceParent = trace.traceParent
+        let traceParent = trace.traceParent
+        context.traceParent = traceParent
         var forwarded = request
-        forwarded.headers.replaceOrAdd(name: TraceContext.parentHeader, value: trace.traceParent)
+        forwarded.headers.replaceOrAdd(name: TraceContext.parentHeader, value: traceParent)
         if let state = trace.state {
             forwarded.headers.replaceOrAdd(name: TraceContext.stateHeader, value: state)
         } else {

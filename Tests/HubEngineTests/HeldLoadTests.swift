@@ -1,0 +1,85 @@
+@testable import HubEngine
+import HubModel
+import Testing
+
+/// `ViewEngine.loadHeld`: a load of a held session that its reload policy answers without a
+/// run is served from the session's published `SettledView`, off the session's actor, with
+/// the answer `ViewSession.load` would give, and the session still learns the request.
+@Suite("Held session loads")
+struct HeldLoadTests {
+    static func request(header value: String? = nil, _ connectivity: Connectivity = .online) -> ViewRequest {
+        ViewRequest(viewURI: EngineFixture.uri, headers: value.map { [("X-Probe", $0)] } ?? [], connectivity: connectivity)
+    }
+
+    @Test("a session loaded again publishes its settled view; later loads answer from it with the same state")
+    func publishedAfterSecondUse() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, first) = try await EngineFixture.session([a], reloadPolicy: .never)
+        // Opened, never loaded again: nothing published (a one-shot session costs no settled view).
+        #expect(engine.sessions.lookup(session.id)?.settled == nil)
+        let second = try #require(await engine.loadHeld(session.id) { _ in Self.request() })
+        #expect(second.session === session)
+        #expect(second.state.version == first.version)
+        let settled = try #require(engine.sessions.lookup(session.id)?.settled)
+        let third = try #require(await engine.loadHeld(session.id) { _ in Self.request() })
+        #expect(third.state.version == first.version)
+        #expect(third.state.viewModel == first.viewModel)
+        #expect(engine.sessions.lookup(session.id)?.settled === settled, "answered from the same settled view")
+        #expect(a.performCount == 1)
+        #expect(await engine.loadHeld("AAAAAAAAAAAAAAAAAAAAAA") { _ in Self.request() } == nil, "not held")
+    }
+
+    @Test("work on the session withdraws the settled view: the next load answers the new view")
+    func rescheduleWithdraws() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        _ = await engine.loadHeld(session.id) { _ in Self.request() }
+        let before = try #require(engine.sessions.lookup(session.id)?.settled)
+        let rescheduled = await session.reschedule(operationAt: 0)
+        #expect(rescheduled.version == 2)
+        let after = try #require(await engine.loadHeld(session.id) { _ in Self.request() })
+        #expect(after.state.version == 2)
+        #expect(after.state.viewModel?.body.first?.title == "a #2")
+        #expect(before.answer(Self.request()) == nil, "a retired view answers nothing")
+        #expect(engine.sessions.lookup(session.id)?.settled !== before)
+    }
+
+    @Test("a load answered from the settled view is the session's latest request: the next run sees its headers")
+    func answeredRequestIsAdopted() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        _ = await engine.loadHeld(session.id) { _ in Self.request(header: "1") }
+        _ = await engine.loadHeld(session.id) { _ in Self.request(header: "2") }
+        #expect(a.performCount == 1)
+        _ = await session.reschedule(operationAt: 0)
+        #expect(a.lastCall?.context.request.header("X-Probe") == "2")
+    }
+
+    @Test("a connectivity change or a stale maxAge goes to the session, which runs the chain")
+    func policyDecides() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        _ = await engine.loadHeld(session.id) { _ in Self.request() }
+        let offline = try #require(await engine.loadHeld(session.id) { _ in Self.request(.offline) })
+        #expect(a.performCount == 2)
+        #expect(a.connectivities.last == .offline)
+        #expect(offline.state.version > 1)
+
+        let stale = ContentOperationMock.adding("s")
+        let (staleEngine, staleSession, _) = try await EngineFixture.session([stale], reloadPolicy: .maxAge(.zero))
+        for _ in 0..<3 { _ = await staleEngine.loadHeld(staleSession.id) { _ in Self.request() } }
+        #expect(stale.performCount == 4, "maxAge 0: every load runs the chain")
+    }
+
+    @Test("an ended session publishes nothing and is not held")
+    func endedSession() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        _ = await engine.loadHeld(session.id) { _ in Self.request() }
+        let settled = try #require(engine.sessions.lookup(session.id)?.settled)
+        await session.close()
+        #expect(settled.answer(Self.request()) == nil)
+        engine.endSession(session.id)
+        #expect(await engine.loadHeld(session.id) { _ in Self.request() } == nil)
+    }
+}
