@@ -118,7 +118,7 @@ public final class ViewEngine: Sendable {
     /// ``openSession(for:initialViewModel:lazy:)`` with `lazy`, but a view answered from the
     /// chain memo makes no session object at all (nothing is stored; the token creates the
     /// session on first use). Other chains run in a stored session, as a new session's do.
-    public func openView(for request: ViewRequest) async throws(EngineError) -> (token: SessionToken, state: ViewState) {
+    public nonisolated(nonsending) func openView(for request: ViewRequest) async throws(EngineError) -> (token: SessionToken, state: ViewState) {
         let started = try await start(request, initialViewModel: nil, storage: .lazy, id: nil, needsSession: false)
         return (started.token, started.state)
     }
@@ -280,7 +280,7 @@ public final class ViewEngine: Sendable {
     /// policy answers without a run is served from the session's published ``SettledView``
     /// without a hop onto the session's actor (the same answer, and the request is still
     /// recorded as the session's latest).
-    public func loadHeld(
+    public nonisolated(nonsending) func loadHeld(
         _ id: String, request: (String) -> ViewRequest
     ) async -> (session: ViewSession, state: ViewState)? {
         guard let (session, settled) = sessions.lookup(id) else { return nil }

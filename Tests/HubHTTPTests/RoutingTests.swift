@@ -74,7 +74,7 @@ private func bodyText(_ response: HTTPResponse) -> String {
 
     @Test func routeTemplateVisibleToOuterMiddleware() async throws {
         struct Probe: HTTPMiddleware {
-            func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+            nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
                 var response = try await next.respond(to: request, context: context)
                 response.headers.add(name: "X-Route", value: context.routeTemplate ?? "none")
                 return response

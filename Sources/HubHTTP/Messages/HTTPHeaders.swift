@@ -68,10 +68,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Whether a comma-separated list field (such as `Connection`) contains `token` (case-insensitive).
     public func containsToken(_ token: String, in name: String) -> Bool {
-        for value in values(for: name) {
-            for item in value.split(separator: ",") where item.trimmingOWS().asciiCaseInsensitiveEquals(token) {
-                return true
-            }
+        for field in fields where field.name.asciiCaseInsensitiveEquals(name) && Self.listContains(field.value, token) {
+            return true
+        }
+        return false
+    }
+
+    /// Whether the comma-separated list `value` has `token` as an element (ASCII case-insensitive).
+    public static func listContains(_ value: String, _ token: String) -> Bool {
+        for item in value.split(separator: ",") where item.trimmingOWS().asciiCaseInsensitiveEquals(token) {
+            return true
         }
         return false
     }

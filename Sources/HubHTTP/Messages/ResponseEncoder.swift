@@ -24,11 +24,18 @@ enum ResponseEncoder {
         var hasRequestId = false
         for field in headers {
             let name = field.name
-            if name.asciiCaseInsensitiveEquals("content-length") || name.asciiCaseInsensitiveEquals("transfer-encoding")
-                || name.asciiCaseInsensitiveEquals("connection") || name.asciiCaseInsensitiveEquals("date") {
+            // Compared only when the length can match (most names are none of these).
+            switch name.utf8.count {
+            case 14 where name.asciiCaseInsensitiveEquals("content-length"),
+                17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
+                10 where name.asciiCaseInsensitiveEquals("connection"),
+                4 where name.asciiCaseInsensitiveEquals("date"):
                 continue
+            case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
+                hasRequestId = true
+            default:
+                break
             }
-            if name.asciiCaseInsensitiveEquals("x-request-id") { hasRequestId = true }
             appendSanitized(name, to: &out)
             out.append(contentsOf: [UInt8(ascii: ":"), 0x20])
             appendSanitized(field.value, to: &out)

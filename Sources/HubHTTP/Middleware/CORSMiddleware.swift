@@ -42,7 +42,7 @@ public struct CORSMiddleware: HTTPMiddleware {
         self.onRejected = onRejected
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         guard let origin = request.headers["Origin"] else {
             var response = try await next.respond(to: request, context: context)
             if policy.variesByOrigin { Self.addVary("Origin", to: &response.headers) }

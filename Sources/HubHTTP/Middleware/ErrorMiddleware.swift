@@ -9,7 +9,7 @@ public struct ErrorMiddleware: HTTPMiddleware {
         self.report = report
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         do {
             return try await next.respond(to: request, context: context)
         } catch let error as any HTTPResponseError {

@@ -3,7 +3,7 @@
 public struct RequestIDMiddleware: HTTPMiddleware {
     public init() {}
 
-    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         var response = try await next.respond(to: request, context: context)
         if !response.headers.contains(RequestID.headerName) {
             response.headers.add(name: RequestID.headerName, value: context.requestId)

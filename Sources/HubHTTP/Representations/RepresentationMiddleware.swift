@@ -30,12 +30,12 @@ public struct RepresentationMiddleware: HTTPMiddleware {
     }
 
     /// Answers `request` with `next`'s response as ``prepare(_:for:)`` makes it.
-    public func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         prepare(try await next.respond(to: request, context: context), for: request)
     }
 
     /// `response` as `request` gets it (see the type's documentation).
-    public func prepare(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+    public func prepare(_ response: consuming HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
         var response = response
         let bytes: [UInt8]
         let representation: Representation?
@@ -49,12 +49,28 @@ public struct RepresentationMiddleware: HTTPMiddleware {
             bytes = prepared.bytes
             representation = prepared
         }
-        let etag = representation?.etag ?? response.headers["ETag"]
-        var gzip: [UInt8]?
-        if bytes.count >= minBytes, !response.status.forbidsBody, !response.headers.contains("Content-Encoding") {
-            if !response.headers.containsToken("Accept-Encoding", in: "Vary"), !response.headers.containsToken("*", in: "Vary") {
-                response.headers.add(name: "Vary", value: "Accept-Encoding")
+        // One pass over the response's fields for what the decision reads.
+        var encoded = false, variesByEncoding = false
+        var etagHeader: String?
+        for field in response.headers {
+            let name = field.name
+            switch name.utf8.count {
+            case 16 where name.asciiCaseInsensitiveEquals("Content-Encoding"):
+                encoded = true
+            case 4 where name.asciiCaseInsensitiveEquals("Vary"):
+                if HTTPHeaders.listContains(field.value, "Accept-Encoding") || HTTPHeaders.listContains(field.value, "*") {
+                    variesByEncoding = true
+                }
+            case 4 where name.asciiCaseInsensitiveEquals("ETag"):
+                if etagHeader == nil { etagHeader = field.value }
+            default:
+                break
             }
+        }
+        let etag = representation?.etag ?? etagHeader
+        var gzip: [UInt8]?
+        if bytes.count >= minBytes, !response.status.forbidsBody, !encoded {
+            if !variesByEncoding { response.headers.add(name: "Vary", value: "Accept-Encoding") }
             if AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")) {
                 gzip = representation.map { $0.gzip(level: level) } ?? Gzip.compressIfSmaller(bytes, level: level)
             }
@@ -62,7 +78,11 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         if let etag {
             // The ETag of what is sent: weak on the gzip encoding when the tag is strong.
             let sent = gzip == nil ? etag : representation?.encodedETag ?? (etag.hasPrefix("\"") ? "W/" + etag : etag)
-            if representation != nil { response.headers["ETag"] = sent } else if sent != etag { response.headers["ETag"] = sent }
+            if etagHeader == nil {
+                response.headers.add(name: "ETag", value: sent)
+            } else if sent != etagHeader {
+                response.headers["ETag"] = sent
+            }
             if response.status == .ok, ETag.isNotModified(request, etag: etag) {
                 return HTTPResponse.notModified(keeping: response.headers)
             }

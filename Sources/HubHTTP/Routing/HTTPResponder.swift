@@ -1,7 +1,7 @@
 /// The one seam of the server: anything that turns a request into a response.
 /// The router, middleware chains and endpoints are all responders, callable without a socket.
 public protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
+    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
 }
 
 /// A middleware applied to the responder after it.
@@ -9,7 +9,7 @@ struct MiddlewareResponder: HTTPResponder {
     let middleware: any HTTPMiddleware
     let next: any HTTPResponder
 
-    func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         try await middleware.respond(to: request, context: context, next: next)
     }
 }
@@ -26,7 +26,7 @@ extension HTTPResponder {
     /// The response to `request` as a connection sends it: an error that escapes this responder
     /// becomes its problem response (an ``HTTPResponseError``), or 500 `internal_error` without
     /// internals (anything else). For in-memory callers such as `HubApplication.respond(to:)`.
-    public func answer(_ request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    public nonisolated(nonsending) func answer(_ request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         do {
             return try await respond(to: request, context: context)
         } catch let error as any HTTPResponseError {

@@ -18,6 +18,7 @@ public final class RequestContext: Sendable {
         var template: String?
         var parameters: [String: String] = [:]
         var traceParent: String?
+        var traceState: String?
     }
 
     private let learned = Locked(Learned())
@@ -44,6 +45,24 @@ public final class RequestContext: Sendable {
     public var traceParent: String? {
         get { learned.withLock { $0.traceParent } }
         set { learned.withLock { $0.traceParent = newValue } }
+    }
+
+    /// The vendor `tracestate` that goes with ``traceParent`` (kept only with a valid incoming
+    /// `traceparent`); nil when there is none.
+    public var traceState: String? {
+        get { learned.withLock { $0.traceState } }
+        set { learned.withLock { $0.traceState = newValue } }
+    }
+
+    /// ``traceParent`` and ``traceState``, read together.
+    public var trace: (parent: String?, state: String?) { learned.withLock { ($0.traceParent, $0.traceState) } }
+
+    /// Sets ``traceParent`` and ``traceState`` together.
+    public func setTrace(parent: String?, state: String?) {
+        learned.withLock {
+            $0.traceParent = parent
+            $0.traceState = state
+        }
     }
 
     /// Records the matched route (called by ``Router``).

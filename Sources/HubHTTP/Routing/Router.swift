@@ -54,12 +54,12 @@ public struct Router: HTTPResponder {
     /// Adds a closure for `method` on `path`.
     public mutating func add(
         _ method: HTTPMethod, _ path: String,
-        _ handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+        _ handler: nonisolated(nonsending) @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
     ) {
         add(method, path, ClosureResponder(handler))
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         // RFC 9110 section 9.1: a method the server does not implement at all is 501 (method
         // names are case-sensitive: `get` is not GET); 405 is for known methods a route lacks.
         guard request.method.isKnown else {
@@ -111,7 +111,7 @@ public struct Router: HTTPResponder {
         return (routes[index].template, methods)
     }
 
-    private func respond(
+    private nonisolated(nonsending) func respond(
         _ route: Route, _ parameters: [String: String], _ request: HTTPRequest, _ context: RequestContext,
         _ allowed: inout Set<HTTPMethod>
     ) async throws -> HTTPResponse? {

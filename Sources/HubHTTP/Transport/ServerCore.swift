@@ -45,7 +45,7 @@ final class ServerCore: Sendable {
 
     /// Runs the responder; any error that escapes it becomes a problem response here, so a
     /// responder without ``ErrorMiddleware`` still never leaks internals.
-    func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         await responder.answer(request, context: context)
     }
 }

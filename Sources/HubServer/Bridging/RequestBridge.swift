@@ -9,12 +9,15 @@ struct RequestBridge: Sendable {
     let retained: RetainedHeaders
 
     /// What the engine reads of `request` for `viewURI`; `components`: the request's
-    /// `Hub-Components`, read once by the endpoint (``ClientComponents``).
-    func viewRequest(viewURI: String, from request: HTTPRequest, components: ClientComponents?) -> ViewRequest {
+    /// `Hub-Components`, read once by the endpoint (``ClientComponents``). The trace headers are
+    /// this server's span from `context` (``TraceContextMiddleware``), not the client's.
+    func viewRequest(
+        viewURI: String, from request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) -> ViewRequest {
         let connectivity: Connectivity =
             request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
-            viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
+            viewURI: viewURI, headers: retained.filter(request.headers, trace: context), connectivity: connectivity,
             languages: Self.languages(request.headers["Accept-Language"]),
             client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
             clientComponents: components?.identifiers)

@@ -28,8 +28,8 @@ struct RetainedHeaders: Sendable {
     let names: Set<String>
 
     init(names: Set<String>) {
-        // W3C trace context always crosses: remote operations send a child span upstream.
-        self.names = Set(names.map { $0.lowercased() }).union([TraceContext.parentHeader, TraceContext.stateHeader])
+        // The W3C trace context crosses as this server's span (``filter(_:trace:)``), never the client's.
+        self.names = Set(names.map { $0.lowercased() }).subtracting([TraceContext.parentHeader, TraceContext.stateHeader])
     }
 
     /// The names `configuration` reads, plus `extra`.
@@ -57,8 +57,9 @@ struct RetainedHeaders: Sendable {
         self.init(names: names)
     }
 
-    /// The headers of `request` the engine keeps, in order.
-    func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
+    /// The headers of `request` the engine keeps, in order, then the trace context of `trace`
+    /// (this server's span; the client's own `traceparent` and `tracestate` never cross).
+    func filter(_ headers: HTTPHeaders, trace: RequestContext) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
         var totalBytes = 0
         for (name, value) in headers {
@@ -70,6 +71,11 @@ struct RetainedHeaders: Sendable {
             else { continue }
             totalBytes += valueBytes
             kept.append((name, value))
+        }
+        let (traceParent, traceState) = trace.trace
+        if let traceParent {
+            kept.append((TraceContext.parentHeader, traceParent))
+            if let traceState { kept.append((TraceContext.stateHeader, traceState)) }
         }
         return kept
     }

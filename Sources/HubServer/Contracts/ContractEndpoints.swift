@@ -10,13 +10,13 @@ struct ContractEndpoints {
     private static let configSchemaBytes = ConfigSchemaDocuments.byName.mapValues { Array($0.utf8) }
     private static let configSchemaNames = configSchemaBytes.keys.sorted().joined(separator: ", ")
 
-    func openAPI(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func openAPI(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         HTTPResponse(
             status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "public, max-age=300"],
             body: .bytes(Self.openAPIBytes))
     }
 
-    func viewModelSchema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func viewModelSchema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         HTTPResponse(
             status: .ok, headers: ["Content-Type": "application/schema+json", "Cache-Control": "public, max-age=300"],
             body: .bytes(Self.viewModelSchemaBytes))
@@ -24,7 +24,7 @@ struct ContractEndpoints {
 
     /// A config file's JSON Schema by file name (`server.json`, `feature.json`, ...); another
     /// name is 404 `schema_not_found`, which lists the names (never echoing the request's).
-    func configSchema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func configSchema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard let name = context.pathParameters["file"], let bytes = Self.configSchemaBytes[name] else {
             throw HTTPError(.notFound, code: "schema_not_found", detail: "No config schema by that name; there are \(Self.configSchemaNames).")
         }

@@ -9,7 +9,7 @@ struct ActionEndpoint {
     let state: ServerState
     let views: ViewEndpoints
 
-    func perform(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func perform(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
         for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
@@ -46,11 +46,11 @@ struct ActionEndpoint {
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
         let components = ClientComponents(request)
         var session: ViewSession?
-        if let sessionID { session = try await views.sessions.find(sessionID, request: request, components: components)?.session }
+        if let sessionID { session = try await views.sessions.find(sessionID, request: request, context: context, components: components)?.session }
         if session == nil {
             guard let uri else { throw SessionLookup.notFound }
             let opened = try await views.openSession(
-                viewURI: try QueryParameters.viewURI(uri), request: request, components: components)
+                viewURI: try QueryParameters.viewURI(uri), request: request, context: context, components: components)
             // A failed first load answers like GET /view would (502/504/500).
             _ = try views.responder.viewModel(of: opened.state, sessionID: nil)
             session = opened.session
@@ -61,7 +61,7 @@ struct ActionEndpoint {
         do {
             outcome = try await session.perform(
                 ActionInvocation(action: action, componentIdentifier: component, customData: custom),
-                request: state.bridge.viewRequest(viewURI: session.viewURI, from: request, components: components))
+                request: state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
         } catch {
             state.metrics.actions.labels(namespaceLabel(action), "failed").increment()
             throw ProblemMapping.actionError(error)

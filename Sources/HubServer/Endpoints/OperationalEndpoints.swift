@@ -7,7 +7,7 @@ import HubModel
 struct OperationalEndpoints {
     let state: ServerState
 
-    func health(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func health(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let uptime = ContinuousClock.now - state.startedAt
         var body = JSONObject()
         body["status"] = "ok"
@@ -17,20 +17,20 @@ struct OperationalEndpoints {
         return .json(JSONValue.object(body).jsonBytes)
     }
 
-    func ready(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func ready(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard !state.isDraining else {
             throw HTTPError(.serviceUnavailable, code: "not_ready", detail: "the server is draining")
         }
         return .json(Array(#"{"status":"ready"}"#.utf8))
     }
 
-    func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         HTTPResponse(
             status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
             body: .bytes(Array(state.metrics.registry.exposition().utf8)))
     }
 
-    func features(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func features(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         .json(JSONValue.object(["features": .array(featureDescriptions())]).jsonBytes)
     }
 

@@ -19,7 +19,9 @@ struct SessionLookup {
     /// A rebuild whose load fails answers the view's problem (502/504/500), as a failed first
     /// load does, and keeps nothing.
     /// `components`: the request's `Hub-Components`, for a rebuild's load.
-    func find(_ text: String, request: HTTPRequest, components: ClientComponents?) async throws -> Found? {
+    nonisolated(nonsending) func find(
+        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) async throws -> Found? {
         // Held: found by the identifier alone (the URI is read only to rebuild).
         guard let id = SessionToken.identifier(of: text) else { return nil }
         if let held = state.engine.session(id) { return Found(session: held, rebuiltState: nil) }
@@ -27,7 +29,7 @@ struct SessionLookup {
         let resolved: ViewEngine.ResolvedSession?
         do {
             resolved = try await state.engine.resolve(token) { uri in
-                state.bridge.viewRequest(viewURI: uri, from: request, components: components)
+                state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
             }
         } catch {
             throw ProblemMapping.engineError(error)
@@ -47,20 +49,22 @@ struct SessionLookup {
     /// for this request (its reload policy decides; a load that runs nothing is answered without
     /// the session's actor, ``ViewEngine/loadHeld(_:request:)``), or a rebuilt one's first load.
     /// `nil` when it names nothing this process can serve.
-    func loadView(
-        _ text: String, request: HTTPRequest, components: ClientComponents?
+    nonisolated(nonsending) func loadView(
+        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState)? {
         guard let id = SessionToken.identifier(of: text) else { return nil }
-        let makeRequest = { (uri: String) in state.bridge.viewRequest(viewURI: uri, from: request, components: components) }
+        let makeRequest = { (uri: String) in state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
         if let held = await state.engine.loadHeld(id, request: makeRequest) { return held }
-        guard let found = try await find(text, request: request, components: components) else { return nil }
+        guard let found = try await find(text, request: request, context: context, components: components) else { return nil }
         if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
         return (found.session, await found.session.load(makeRequest(found.session.viewURI)))
     }
 
-    /// ``find(_:request:components:)``, or 404 `session_not_found`.
-    func require(_ text: String, request: HTTPRequest, components: ClientComponents?) async throws -> Found {
-        guard let found = try await find(text, request: request, components: components) else { throw Self.notFound }
+    /// ``find(_:request:context:components:)``, or 404 `session_not_found`.
+    nonisolated(nonsending) func require(
+        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) async throws -> Found {
+        guard let found = try await find(text, request: request, context: context, components: components) else { throw Self.notFound }
         return found
     }
 

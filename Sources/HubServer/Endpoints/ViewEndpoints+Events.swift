@@ -13,7 +13,7 @@ extension ViewEndpoints {
     /// gets no duplicate; with an older id it gets the current view first.
     /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
     /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
-    func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         // EventSource sends no headers, so the query form stays; fetch-based clients may use the header.
         let query = try QueryParameters.single("session", in: request)
         guard let token = try SessionReference.token(query, from: .query, in: request), !token.isEmpty else {
@@ -21,7 +21,7 @@ extension ViewEndpoints {
                 .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
         let components = ClientComponents(request)
-        let session = try await sessions.require(token, request: request, components: components).session
+        let session = try await sessions.require(token, request: request, context: context, components: components).session
         if request.method == .head {
             var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
             response.headers.add(name: "Hub-Session", value: session.token.encoded)

@@ -17,14 +17,14 @@ struct ViewEndpoints {
     /// `HEAD` is served here too (the HTTP layer drops the body). It is safe (RFC 9110 9.2.1):
     /// with `uri` it answers the status and headers GET would, but keeps no session, so it
     /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
-    func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let uri = try QueryParameters.single("uri", in: request)
         // An invalid uri is 400 even when the session it would recover is alive.
         if let uri { _ = try QueryParameters.viewURI(uri) }
         let components = ClientComponents(request)
         let query = try QueryParameters.single("session", in: request)
         if let token = try SessionReference.token(query, from: .query, in: request) {
-            if let (session, viewState) = try await sessions.loadView(token, request: request, components: components) {
+            if let (session, viewState) = try await sessions.loadView(token, request: request, context: context, components: components) {
                 // The same token text (usually the one the client sent: no need to encode it again).
                 let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
                 return try responder.response(for: viewState, sessionID: sessionID, components: components)
@@ -36,7 +36,7 @@ struct ViewEndpoints {
             let viewState: ViewState
             do {
                 viewState = try await state.engine.loadView(
-                    for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
+                    for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
             } catch {
                 throw ProblemMapping.engineError(error)
             }
@@ -46,7 +46,7 @@ struct ViewEndpoints {
         let opened: (token: SessionToken, state: ViewState)
         do {
             opened = try await state.engine.openView(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -56,24 +56,24 @@ struct ViewEndpoints {
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
     func openSession(
-        viewURI: String, request: HTTPRequest, components: ClientComponents?
+        viewURI: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState) {
         do {
             return try await state.engine.openSession(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
         } catch {
             throw ProblemMapping.engineError(error)
         }
     }
 
     /// `GET /view/initial?uri=U`: the initial content only.
-    func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
         let components = ClientComponents(request)
         let viewModel: ViewModel
         do {
             viewModel = try state.engine.initialViewModel(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, components: components))
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -85,7 +85,7 @@ struct ViewEndpoints {
 
     /// `POST /view/next-page {"session": S}` (or `{}` with the `Hub-Session` header): the full
     /// view with the next page appended.
-    func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
         // As POST /action: an unknown field is a body of the wrong shape (422), not ignored.
         for key in body.orderedKeys where key != "session" {
@@ -96,13 +96,13 @@ struct ViewEndpoints {
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
         let components = ClientComponents(request)
-        let session = try await sessions.require(token, request: request, components: components).session
+        let session = try await sessions.require(token, request: request, context: context, components: components).session
         let viewState = await session.loadNextPage()
         return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
     }
 
     /// `DELETE /view?session=S` (or the `Hub-Session` header): 204, or 404 when unknown.
-    func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let query = try QueryParameters.single("session", in: request)
         guard let text = try SessionReference.token(query, from: .query, in: request), !text.isEmpty else {
             throw HTTPError(

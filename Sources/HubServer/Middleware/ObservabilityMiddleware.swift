@@ -16,7 +16,7 @@ struct ObservabilityMiddleware: HTTPMiddleware {
     /// Longest raw path written to a log line (the rest is cut and marked).
     static let maximumLoggedPathBytes = 1024
 
-    func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         let start = ContinuousClock.now
         var status = 500
         var problemCode: String?

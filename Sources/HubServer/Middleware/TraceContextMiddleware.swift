@@ -1,22 +1,17 @@
 import HubHTTP
 
-/// Accepts or starts the request's W3C trace (``TraceContext``): records this server's span on
-/// the ``RequestContext`` (log lines carry its trace id) and hands the request on with its
-/// `traceparent` naming that span, so the engine's upstream fetches become its children.
+/// Accepts or starts the request's W3C trace (``TraceContext``): records this server's span and
+/// the `tracestate` on the ``RequestContext`` (log lines carry its trace id). The request goes
+/// on unchanged; ``RequestBridge`` gives the engine that span as its `traceparent`, so the
+/// engine's upstream fetches become its children.
 struct TraceContextMiddleware: HTTPMiddleware {
-    func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
         let trace = TraceContext(
             traceParent: request.headers[TraceContext.parentHeader], traceState: request.headers[TraceContext.stateHeader])
-        let traceParent = trace.traceParent
-        context.traceParent = traceParent
-        var forwarded = request
-        forwarded.headers.replaceOrAdd(name: TraceContext.parentHeader, value: traceParent)
-        if let state = trace.state {
-            forwarded.headers.replaceOrAdd(name: TraceContext.stateHeader, value: state)
-        } else {
-            forwarded.headers.remove(name: TraceContext.stateHeader)
-        }
-        return try await next.respond(to: forwarded, context: context)
+        // Kept in the context, not written into the request (no copy of it per request): the
+        // bridge gives the engine this server's span in place of the client's headers.
+        context.setTrace(parent: trace.traceParent, state: trace.state)
+        return try await next.respond(to: request, context: context)
     }
 }
 

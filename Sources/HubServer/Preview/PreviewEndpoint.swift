@@ -12,7 +12,7 @@ import HubHTTP
 struct PreviewEndpoint {
     let state: ServerState
 
-    func page(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    nonisolated(nonsending) func page(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         if let uri = try QueryParameters.single("uri", in: request) {
             let viewURI = try QueryParameters.viewURI(uri)
             guard state.engine.features.feature(for: viewURI) != nil else {
