@@ -35,6 +35,8 @@ struct RequestParser {
     }
 
     let limits: HTTPServerConfiguration.Limits
+    /// The peer's address, set on every request parsed (``HTTPRequest/remoteAddress``).
+    let remoteAddress: String?
     private(set) var buffer: [UInt8] = []
     var readIndex = 0
     var scanIndex = 0
@@ -50,8 +52,9 @@ struct RequestParser {
     var continuePending = false
     var trailerCount = 0
 
-    init(limits: HTTPServerConfiguration.Limits) {
+    init(limits: HTTPServerConfiguration.Limits, remoteAddress: String? = nil) {
         self.limits = limits
+        self.remoteAddress = remoteAddress
     }
 
     /// Bytes received but not yet consumed by a complete request.
@@ -221,7 +224,7 @@ struct RequestParser {
         let parts = decodedTarget ?? RequestTarget(path: "/", query: [])
         let request = HTTPRequest(
             method: method, target: String(decoding: target, as: UTF8.self), path: parts.path, query: parts.query,
-            version: version, headers: HTTPHeaders(headers), body: body
+            version: version, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress
         )
         headers = []
         headerBytes = 0
@@ -234,33 +237,4 @@ struct RequestParser {
 
     var decodedTarget: RequestTarget?
     var targetError: HTTPParseError?
-
-    /// Bytes of `uri-host [":" port]` (RFC 3986 reg-name, IP literals, pct-encoding).
-    static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
-             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"),
-             UInt8(ascii: "%"):
-            true
-        default:
-            false
-        }
-    }
-
-    /// tchar (RFC 9110 section 5.6.2).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
 }

@@ -55,7 +55,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         self.remoteAddress = remoteAddress
         self.loop = loop
         self.core = core
-        self.parser = RequestParser(limits: core.configuration.limits)
+        self.parser = RequestParser(limits: core.configuration.limits, remoteAddress: remoteAddress)
     }
 
     func assertInLoop() {
@@ -236,13 +236,12 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     /// Runs the responder for `parsed`, or answers `rejection` (an error found after framing)
     /// without it; either way the connection may carry on.
-    func dispatch(_ parsed: HTTPRequest, rejecting rejection: HTTPParseError? = nil) {
+    func dispatch(_ request: HTTPRequest, rejecting rejection: HTTPParseError? = nil) {
         inFlight = true
         readPhase = nil
         setDeadline(.none, nil)
         requestsServed += 1
-        var request = parsed
-        request.remoteAddress = remoteAddress
+        // The parser set the peer's address (no copy of the request here).
         let keepAlive = request.keepAlive && requestsServed < configuration.limits.maxRequestsPerConnection && !draining
         let method = request.method
         let version = request.version
@@ -302,90 +301,4 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         processBuffer()
         readAvailable()
     }
-
-    // MARK: - Writing
-
-    /// Sends straight away when the socket has room; what it does not take waits for the next
-    /// write edge. `completion` runs once everything queued so far has been sent.
-    func write(_ head: [UInt8], _ body: [UInt8], then completion: (() -> Void)?) {
-        assertInLoop()
-        guard !closed else { return }
-        let total = head.count + body.count
-        if outOffset == out.count, total == 0 {
-            completion?()
-            return
-        }
-        if outOffset == out.count, writable {
-            let result = head.withUnsafeBytes { head in body.withUnsafeBytes { body in Syscall.send(fd, head, body) } }
-            switch result {
-            case .closed:
-                close()
-                return
-            case .bytes(let count) where count == total:
-                completion?()
-                return
-            case .bytes(let count):
-                if count < head.count {
-                    out.append(contentsOf: head[count...])
-                    out.append(contentsOf: body)
-                } else {
-                    out.append(contentsOf: body[(count - head.count)...])
-                }
-            case .wouldBlock:
-                writable = false
-                out.append(contentsOf: head)
-                out.append(contentsOf: body)
-            }
-        } else {
-            // Behind bytes already waiting (or the socket is full): queue, in order.
-            out.append(contentsOf: head)
-            out.append(contentsOf: body)
-        }
-        queue(completion)
-        // Either more goes out now, or `EAGAIN` guarantees an edge when the socket has room.
-        if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
-    }
-
-    func queue(_ completion: (() -> Void)?) {
-        guard let completion else { return }
-        if let previous = afterFlush {
-            afterFlush = { previous(); completion() }
-        } else {
-            afterFlush = completion
-        }
-    }
-
-    /// Sends what is queued until it is all out or the socket is full.
-    func flush() {
-        assertInLoop()
-        while outOffset < out.count, !closed {
-            let result = out.withUnsafeBytes { bytes in
-                Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outOffset...]), UnsafeRawBufferPointer(start: nil, count: 0))
-            }
-            switch result {
-            case .closed:
-                close()
-                return
-            case .wouldBlock:
-                writable = false
-                if outOffset > 64 * 1024 {
-                    out.removeSubrange(0..<outOffset)
-                    outOffset = 0
-                }
-                // The send deadline runs from the last progress.
-                if inFlight { setDeadline(.send, configuration.timeouts.send) }
-                return
-            case .bytes(let count):
-                outOffset += count
-            }
-        }
-        guard !closed else { return }
-        out.removeAll(keepingCapacity: out.capacity <= 256 * 1024)
-        outOffset = 0
-        if deadline == .send { setDeadline(.none, nil) }
-        let completion = afterFlush
-        afterFlush = nil
-        completion?()
-    }
-
 }

@@ -26,6 +26,8 @@ extension URLTemplate {
 
     /// Walks the path (up to the first literal `?` or `#`) segment by segment, decoded.
     private func checkDotSegments(_ values: Values) throws(UnsafeURLError) {
+        // No placeholder: no value can form a segment (the literal was checked when loaded).
+        if parts.count == 1, case .literal = parts[0] { return }
         var segment = ""
         var touched = false
         func finish() throws(UnsafeURLError) {
@@ -40,10 +42,15 @@ extension URLTemplate {
         for part in parts {
             guard let value = Self.rawValue(part, values) else {
                 guard case .literal(let text) = part else { continue }
-                for character in text {
-                    if character == "?" || character == "#" { try finish(); return }
-                    if character == "/" { try finish() } else { segment.append(character) }
+                // By UTF-8 code unit: '/', '?' and '#' are ASCII, so slices stay on scalar boundaries.
+                var rest = Substring(text)
+                while let stop = rest.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+                    segment += rest[..<stop]
+                    try finish()
+                    if rest.utf8[stop] != UInt8(ascii: "/") { return }
+                    rest = rest[rest.utf8.index(after: stop)...]
                 }
+                segment += rest
                 continue
             }
             // Substitutions are percent-encoded, so the value stays within this segment: here it

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing: responses go straight to the socket when it has room; what it does not take waits,
+/// in order, for the next write edge. On the loop's thread only (see ``Connection``).
+extension Connection {
+    /// Sends straight away when the socket has room; what it does not take waits for the next
+    /// write edge. `completion` runs once everything queued so far has been sent.
+    func write(_ head: [UInt8], _ body: [UInt8], then completion: (() -> Void)?) {
+        assertInLoop()
+        guard !closed else { return }
+        let total = head.count + body.count
+        if outOffset == out.count, total == 0 {
+            completion?()
+            return
+        }
+        if outOffset == out.count, writable {
+            let result = head.withUnsafeBytes { head in body.withUnsafeBytes { body in Syscall.send(fd, head, body) } }
+            switch result {
+            case .closed:
+                close()
+                return
+            case .bytes(let count) where count == total:
+                completion?()
+                return
+            case .bytes(let count):
+                if count < head.count {
+                    out.append(contentsOf: head[count...])
+                    out.append(contentsOf: body)
+                } else {
+                    out.append(contentsOf: body[(count - head.count)...])
+                }
+            case .wouldBlock:
+                writable = false
+                out.append(contentsOf: head)
+                out.append(contentsOf: body)
+            }
+        } else {
+            // Behind bytes already waiting (or the socket is full): queue, in order.
+            out.append(contentsOf: head)
+            out.append(contentsOf: body)
+        }
+        queue(completion)
+        // Either more goes out now, or `EAGAIN` guarantees an edge when the socket has room.
+        if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
+    }
+
+    func queue(_ completion: (() -> Void)?) {
+        guard let completion else { return }
+        if let previous = afterFlush {
+            afterFlush = { previous(); completion() }
+        } else {
+            afterFlush = completion
+        }
+    }
+
+    /// Sends what is queued until it is all out or the socket is full.
+    func flush() {
+        assertInLoop()
+        while outOffset < out.count, !closed {
+            let result = out.withUnsafeBytes { bytes in
+                Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outOffset...]), UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            switch result {
+            case .closed:
+                close()
+                return
+            case .wouldBlock:
+                writable = false
+                if outOffset > 64 * 1024 {
+                    out.removeSubrange(0..<outOffset)
+                    outOffset = 0
+                }
+                // The send deadline runs from the last progress.
+                if inFlight { setDeadline(.send, configuration.timeouts.send) }
+                return
+            case .bytes(let count):
+                outOffset += count
+            }
+        }
+        guard !closed else { return }
+        out.removeAll(keepingCapacity: out.capacity <= 256 * 1024)
+        outOffset = 0
+        if deadline == .send { setDeadline(.none, nil) }
+        let completion = afterFlush
+        afterFlush = nil
+        completion?()
+    }
+}
