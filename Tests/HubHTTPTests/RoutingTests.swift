@@ -95,6 +95,17 @@ private func bodyText(_ response: HTTPResponse) -> String {
         let long = request("/view", headers: ["Host": "h", "X-Request-Id": String(repeating: "a", count: 129)])
         #expect(RequestContext(for: long).requestId.count < 64)
         #expect(RequestID.generate() != RequestID.generate())
+        // A generated id: the process's 16 hex digits, '-', the counter in hex (growing; other
+        // tests running in parallel draw ids too).
+        let first = RequestID.generate(), second = RequestID.generate()
+        for id in [first, second] {
+            let parts = id.split(separator: "-")
+            #expect(parts.count == 2 && parts[0].utf8.count == 16, "\(id)")
+            #expect(id.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }, "\(id)")
+        }
+        let counter = { (id: String) in UInt64(id.split(separator: "-")[1], radix: 16) }
+        #expect((counter(second) ?? 0) > (counter(first) ?? .max))
+        #expect(first.split(separator: "-")[0] == second.split(separator: "-")[0])
         let response = try await app.respond(to: sane, context: RequestContext(for: sane))
         #expect(response.headers["X-Request-Id"] == "abc-123")
     }

@@ -12,6 +12,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     public init(_ fields: [Field]) { self.fields = fields }
 
+    /// `fields`, with room for `capacity` fields in all (no reallocation as they are added).
+    public init(_ fields: [Field], reservingCapacity capacity: Int) {
+        var reserved: [Field] = []
+        reserved.reserveCapacity(Swift.max(capacity, fields.count))
+        reserved.append(contentsOf: fields)
+        self.fields = reserved
+    }
+
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
     }

@@ -15,7 +15,7 @@ enum ResponseEncoder {
         version: HTTPVersion, requestId: String?
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(160 + headers.count * 40)
+        out.reserveCapacity(256 + headers.count * 48)
         out.append(contentsOf: "HTTP/1.1 ".utf8)
         appendDecimal(status.code, to: &out)
         out.append(0x20)

@@ -23,7 +23,22 @@ public enum RequestID {
     /// A new id such as `5f3a9c0e12ab77d0-1a`.
     public static func generate() -> String {
         let next = counter.add(1, ordering: .relaxed).newValue
-        return prefix + "-" + String(next, radix: 16)
+        // One allocation: the prefix, '-', the counter in hex.
+        let digits = max(1, (67 - next.leadingZeroBitCount) / 4)
+        return String(unsafeUninitializedCapacity: 17 + digits) { out in
+            var index = 0
+            for byte in prefix.utf8 {
+                out[index] = byte
+                index += 1
+            }
+            out[index] = UInt8(ascii: "-")
+            for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+                index += 1
+                let nibble = UInt8(truncatingIfNeeded: next >> UInt64(shift)) & 0x0F
+                out[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+            }
+            return index + 1
+        }
     }
 
     /// 1...128 bytes, each visible ASCII (0x21...0x7E).

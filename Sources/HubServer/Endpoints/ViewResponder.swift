@@ -47,7 +47,10 @@ struct ViewResponder {
     func response(for viewState: ViewState, sessionID: String?, components: ClientComponents?) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
         let rendered = rendered(original, for: components, shared: viewState.isMemoized)
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
+        // Room for what follows here and in RepresentationMiddleware (Vary, ETag, Content-Encoding).
+        var headers = HTTPHeaders(
+            [(name: "Content-Type", value: "application/json"), (name: "Cache-Control", value: "private, no-cache")],
+            reservingCapacity: 8)
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
         if !viewState.timings.isEmpty {
