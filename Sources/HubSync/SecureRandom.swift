@@ -13,18 +13,7 @@ public enum SecureRandom {
 
     /// 128 random bits.
     public static func next128() -> (UInt64, UInt64) {
-        pools[poolIndex()].withLock { $0.next128() }
-    }
-
-    /// A pool for the calling thread: its `pthread_t` (a per-thread address) mixed down to an index.
-    private static func poolIndex() -> Int {
-        #if canImport(Glibc)
-        let thread = UInt64(pthread_self())
-        #else
-        let thread = UInt64(0)
-        #endif
-        let mixed = (thread ^ (thread >> 29)) &* 0xBF58_476D_1CE4_E5B9
-        return Int(truncatingIfNeeded: mixed >> 61)
+        pools[ThreadStripe.current(of: pools.count)].withLock { $0.next128() }
     }
 
     /// `count` random bytes as lowercase hex (`count` at most 16).

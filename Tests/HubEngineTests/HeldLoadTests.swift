@@ -55,6 +55,26 @@ struct HeldLoadTests {
         #expect(a.lastCall?.context.request.header("X-Probe") == "2")
     }
 
+    @Test("the latest request wins: back to the baseline's headers after another is recorded; the trace context alone records nothing")
+    func latestRequestWins() async throws {
+        func request(_ value: String, trace: String) -> ViewRequest {
+            ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Probe", value), ("traceparent", trace)])
+        }
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        _ = await engine.loadHeld(session.id) { _ in request("1", trace: "t1") }  // through the actor: the baseline
+        _ = await engine.loadHeld(session.id) { _ in request("1", trace: "t2") }  // same client request: not recorded
+        _ = await session.reschedule(operationAt: 0)
+        #expect(a.lastCall?.context.request.header("traceparent") == "t1")
+        _ = await engine.loadHeld(session.id) { _ in request("1", trace: "t3") }  // republished after the run
+        _ = await engine.loadHeld(session.id) { _ in request("2", trace: "t4") }  // recorded
+        _ = await engine.loadHeld(session.id) { _ in request("1", trace: "t5") }  // recorded too: the latest
+        _ = await session.reschedule(operationAt: 0)
+        #expect(a.lastCall?.context.request.header("X-Probe") == "1")
+        #expect(a.lastCall?.context.request.header("traceparent") == "t5")
+        #expect(a.performCount == 3)
+    }
+
     @Test("a connectivity change or a stale maxAge goes to the session, which runs the chain")
     func policyDecides() async throws {
         let a = ContentOperationMock.adding("a")

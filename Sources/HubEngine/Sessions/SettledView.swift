@@ -1,4 +1,5 @@
 import HubSync
+import Synchronization
 
 /// A session's view while nothing is queued or running, published in the session store so that
 /// a load the reload policy answers without a run (`GET /view?session=` under `reload: never`,
@@ -16,16 +17,26 @@ final class SettledView: Sendable {
     let connectivity: Connectivity
     let reloadPolicy: ReloadPolicy
     let loadedAt: ContinuousClock.Instant
+    /// The session's request when it published this view.
+    let baseline: ViewRequest
 
     /// The newest request a load answered here; `retired` once the session moved on (a load
     /// arriving later must go to the session, whose answer may differ).
     private let latest = Locked<(request: ViewRequest?, retired: Bool)>((nil, false))
+    /// Mirrors of `latest` read without its lock: a load whose request is the baseline's again
+    /// (a client polling with the same headers) records nothing while no other request was.
+    private let retiredFlag = Atomic<Bool>(false)
+    private let recordedOther = Atomic<Bool>(false)
 
-    init(state: ViewState, connectivity: Connectivity, reloadPolicy: ReloadPolicy, loadedAt: ContinuousClock.Instant) {
+    init(
+        state: ViewState, connectivity: Connectivity, reloadPolicy: ReloadPolicy, loadedAt: ContinuousClock.Instant,
+        baseline: ViewRequest
+    ) {
         self.state = state
         self.connectivity = connectivity
         self.reloadPolicy = reloadPolicy
         self.loadedAt = loadedAt
+        self.baseline = baseline
     }
 
     /// The state a load of `request` answers without running anything, as
@@ -38,9 +49,15 @@ final class SettledView: Sendable {
         case .never: break
         case .maxAge(let maxAge): guard now - loadedAt < maxAge else { return nil }
         }
+        // The same client request as the baseline, and no other recorded: nothing to record
+        // (the session's request is already this one, but for its trace context).
+        if !recordedOther.load(ordering: .acquiring), request.sameClientRequest(as: baseline) {
+            return retiredFlag.load(ordering: .acquiring) ? nil : state
+        }
         let accepted = latest.withLock { latest -> Bool in
             guard !latest.retired else { return false }
             latest.request = request
+            recordedOther.store(true, ordering: .releasing)
             return true
         }
         return accepted ? state : nil
@@ -51,7 +68,33 @@ final class SettledView: Sendable {
     func retire() -> ViewRequest? {
         latest.withLock { latest in
             latest.retired = true
+            retiredFlag.store(true, ordering: .releasing)
             return latest.request
         }
+    }
+}
+
+extension ViewRequest {
+    /// Whether `other` asks for the same view with the same client inputs: URI, connectivity,
+    /// languages, client, components and headers, except the W3C trace context (`traceparent`,
+    /// `tracestate`), which names each request rather than the client.
+    func sameClientRequest(as other: ViewRequest) -> Bool {
+        guard viewURI == other.viewURI, connectivity == other.connectivity, languages == other.languages,
+            client == other.client, clientComponents == other.clientComponents
+        else { return false }
+        var mine = headers.lazy.filter { !Self.isTraceContext($0.name) }.makeIterator()
+        var theirs = other.headers.lazy.filter { !Self.isTraceContext($0.name) }.makeIterator()
+        while true {
+            switch (mine.next(), theirs.next()) {
+            case (nil, nil): return true
+            case let (left?, right?):
+                guard left.name == right.name, left.value == right.value else { return false }
+            default: return false
+            }
+        }
+    }
+
+    private static func isTraceContext(_ name: String) -> Bool {
+        name.utf8.count >= 10 && (name.caseInsensitiveEquals("traceparent") || name.caseInsensitiveEquals("tracestate"))
     }
 }

@@ -4,7 +4,9 @@ extension ViewSession {
     /// (``publishesSettled``): a session opened and never used costs no published view.
     func publishSettled() {
         guard publishesSettled, !isClosed, !isLoading, currentViewModel != nil, let loadedAt else { return }
-        let settled = SettledView(state: state, connectivity: connectivity, reloadPolicy: feature.reloadPolicy, loadedAt: loadedAt)
+        let settled = SettledView(
+            state: state, connectivity: connectivity, reloadPolicy: feature.reloadPolicy, loadedAt: loadedAt,
+            baseline: request)
         if let replaced = environment.replaceSettled(self, settled), let request = replaced.retire() {
             self.request = request
         }

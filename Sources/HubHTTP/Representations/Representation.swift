@@ -1,4 +1,4 @@
-import HubSync
+import Synchronization
 
 /// A response body prepared ahead of the request: its bytes, their strong ETag, and its gzip
 /// encoding, made on first use and kept for every later response that carries the same object.
@@ -16,8 +16,15 @@ public final class Representation: Sendable {
     /// The ETag of an encoded (gzip) form of ``bytes``: weak when ``etag`` is strong (RFC 9110
     /// 8.8.1: the encoded bytes differ), made once.
     public let encodedETag: String
-    /// `nil` until first asked; then the gzip bytes, or `.some(nil)` when gzip was not smaller.
-    private let gzipped = Locked<[UInt8]??>(nil)
+    /// Unset until first asked; then the gzip bytes, or nil bytes when gzip was not smaller.
+    /// Written once and read without a lock (every gzip response of a shared view reads it).
+    private let gzipped = AtomicLazyReference<Encoded>()
+
+    /// An encoding made once (``gzipped``).
+    private final class Encoded: Sendable {
+        let bytes: [UInt8]?
+        init(_ bytes: [UInt8]?) { self.bytes = bytes }
+    }
 
     /// `bytes` with `etag`, by default ``ETag/strong(for:)`` of the bytes.
     public init(bytes: [UInt8], etag: String? = nil) {
@@ -30,9 +37,8 @@ public final class Representation: Sendable {
     /// The gzip encoding of ``bytes`` at `level`, compressed on the first call and returned as
     /// it is by every later one (whatever their `level`); `nil` when it would not be smaller.
     public func gzip(level: Int) -> [UInt8]? {
-        if let cached = gzipped.withLock({ $0 }) { return cached }
-        let compressed = Gzip.compressIfSmaller(bytes, level: level)
-        gzipped.withLock { $0 = .some(compressed) }
-        return compressed
+        if let cached = gzipped.load() { return cached.bytes }
+        // Two first callers may both compress: the first stored wins, both answer with it.
+        return gzipped.storeIfNil(Encoded(Gzip.compressIfSmaller(bytes, level: level))).bytes
     }
 }

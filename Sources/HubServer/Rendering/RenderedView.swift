@@ -1,6 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubSync
+import Synchronization
 
 /// One view model's wire form: its ``Representation`` (JSON bytes, strong ETag, gzip made on
 /// first use) and the `Server-Timing` headers of the timings it was last sent with.
@@ -11,6 +12,18 @@ final class RenderedView: Sendable {
     /// answers every reload-free load with its last run's; the one who produced a memoized
     /// view model shares it with the memo hits, so two slots keep both formatted.
     private let timingHeaders = Locked<[(timings: [OperationTiming], header: String)]>([])
+    /// The first timings' header, written once and read without a lock: the list nearly every
+    /// response of this view carries (a held session's, or the memo's).
+    private let firstTimingHeader = AtomicLazyReference<TimingHeader>()
+
+    private final class TimingHeader: Sendable {
+        let timings: [OperationTiming]
+        let header: String
+        init(_ timings: [OperationTiming], _ header: String) {
+            self.timings = timings
+            self.header = header
+        }
+    }
 
     init(bytes: [UInt8]) {
         representation = Representation(bytes: bytes)
@@ -24,6 +37,14 @@ final class RenderedView: Sendable {
     /// The `Server-Timing` header for `timings`, made by `make` the first time these timings
     /// are sent with this view (the comparison is one pointer check for the same array).
     func serverTiming(_ timings: [OperationTiming], make: ([OperationTiming]) -> String) -> String {
+        if let first = firstTimingHeader.load() {
+            if first.timings == timings { return first.header }
+        } else {
+            // Two first callers may race with different lists: each answers with its own.
+            let header = make(timings)
+            _ = firstTimingHeader.storeIfNil(TimingHeader(timings, header))
+            return header
+        }
         let cached = timingHeaders.withLock { entries in entries.first { $0.timings == timings }?.header }
         if let cached { return cached }
         let header = make(timings)
