@@ -15,7 +15,7 @@ import HubSync
 struct SessionShard {
     struct Entry {
         let session: ViewSession
-        var lastUse: ContinuousClock.Instant
+        var lastUse: StoreTime
         var tick: UInt64
         var isProtected: Bool
         /// What a reload-free load answers without the session's actor, once published.
@@ -25,7 +25,7 @@ struct SessionShard {
     struct Record {
         let id: String
         let tick: UInt64
-        let time: ContinuousClock.Instant
+        let time: StoreTime
     }
 
     var entries: [String: Entry] = [:]
@@ -41,7 +41,7 @@ struct SessionShard {
     }
 
     /// Moves `id` to the back of its segment's order.
-    mutating func touch(_ id: String, at time: ContinuousClock.Instant) {
+    mutating func touch(_ id: String, at time: StoreTime) {
         guard let isProtected = entries[id]?.isProtected else { return }
         tick += 1
         entries[id]!.tick = tick
@@ -50,7 +50,7 @@ struct SessionShard {
     }
 
     /// Moves a probation session to the protected segment.
-    mutating func promote(_ id: String, at time: ContinuousClock.Instant) {
+    mutating func promote(_ id: String, at time: StoreTime) {
         guard entries[id]?.isProtected == false else { return }
         entries[id]!.isProtected = true
         protectedCount += 1
@@ -67,7 +67,7 @@ struct SessionShard {
     /// The least recently used probation session, removed; listened-to ones are promoted on
     /// the way. With `orProtected`, the least recently used protected session when probation
     /// is empty.
-    mutating func popVictim(orProtected: Bool, isListenedTo: (ViewSession) -> Bool, now: ContinuousClock.Instant)
+    mutating func popVictim(orProtected: Bool, isListenedTo: (ViewSession) -> Bool, now: StoreTime)
         -> ViewSession?
     {
         while let record = probation.popFirst() {
@@ -127,5 +127,22 @@ struct RemovalLog {
 
     static func key(_ id: String) -> UInt64 {
         FNV1a.hash(id)
+    }
+}
+
+/// A point in time in 8 bytes (nanoseconds from a process-wide origin) instead of a 16-byte
+/// `ContinuousClock.Instant`: the store keeps one per session and one per LRU record.
+struct StoreTime {
+    let nanoseconds: Int64
+
+    private static let origin = ContinuousClock.now
+
+    init(_ instant: ContinuousClock.Instant) {
+        let (seconds, attoseconds) = (instant - Self.origin).components
+        nanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+
+    static func - (later: StoreTime, earlier: StoreTime) -> Duration {
+        .nanoseconds(later.nanoseconds &- earlier.nanoseconds)
     }
 }

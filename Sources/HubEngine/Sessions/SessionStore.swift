@@ -72,13 +72,14 @@ public final class SessionStore: Sendable {
     public func insertIfAbsent(
         _ session: ViewSession, protected: Bool = false, now: ContinuousClock.Instant = .now
     ) -> (session: ViewSession, stored: Bool) {
+        let stamp = StoreTime(now)
         let index = shardIndex(session.id)
         let capacity = shardCapacities[index]
         let (result, evicted): ((ViewSession, Bool), [ViewSession]) = shards[index].withLock { state in
             if let existing = state.entries[session.id] { return ((existing.session, true), []) }
             var victims: [ViewSession] = []
             while state.entries.count >= capacity {
-                guard let victim = state.popVictim(orProtected: protected, isListenedTo: Self.isListenedTo, now: now)
+                guard let victim = state.popVictim(orProtected: protected, isListenedTo: Self.isListenedTo, now: stamp)
                 else { break }
                 victims.append(victim)
                 state.removals.record(victim.id, .evicted)
@@ -88,9 +89,9 @@ public final class SessionStore: Sendable {
                 state.refreshCounts()
                 return ((session, false), victims)
             }
-            state.entries[session.id] = SessionShard.Entry(session: session, lastUse: now, tick: 0, isProtected: false)
-            state.touch(session.id, at: now)
-            if protected { state.promote(session.id, at: now) }
+            state.entries[session.id] = SessionShard.Entry(session: session, lastUse: stamp, tick: 0, isProtected: false)
+            state.touch(session.id, at: stamp)
+            if protected { state.promote(session.id, at: stamp) }
             state.statistics.created += 1
             state.refreshCounts()
             state.compact()
@@ -109,23 +110,24 @@ public final class SessionStore: Sendable {
     /// ``session(_:now:)`` with the session's published ``SettledView``, found in the same
     /// lock hold.
     func lookup(_ id: String, now: ContinuousClock.Instant = .now) -> (session: ViewSession, settled: SettledView?)? {
+        let stamp = StoreTime(now)
         let (found, expired): ((ViewSession, SettledView?)?, ViewSession?) = shards[shardIndex(id)].withLock { state in
             guard let index = state.entries.index(forKey: id) else { return (nil, nil) }
             let entry = state.entries.values[index]
-            if now - entry.lastUse >= idleTimeout, !Self.isListenedTo(entry.session) {
+            if stamp - entry.lastUse >= idleTimeout, !Self.isListenedTo(entry.session) {
                 _ = state.remove(id)
                 state.removals.record(id, .expired)
                 state.statistics.expired += 1
                 state.refreshCounts()
                 return (nil, entry.session)
             }
-            state.entries.values[index].lastUse = now
+            state.entries.values[index].lastUse = stamp
             if !entry.isProtected {
-                state.promote(id, at: now)
+                state.promote(id, at: stamp)
                 state.refreshCounts()
                 state.compact()
             } else if state.tick - entry.tick > UInt64(state.entries.count / 4) {
-                state.touch(id, at: now)
+                state.touch(id, at: stamp)
                 state.compact()
             }
             return ((entry.session, entry.settled), nil)
@@ -205,6 +207,7 @@ public final class SessionStore: Sendable {
     }
 
     private func removeExpired(in shard: Locked<SessionShard>, now: ContinuousClock.Instant) -> Int {
+        let stamp = StoreTime(now)
         let idleTimeout = self.idleTimeout
         let expired: [ViewSession] = shard.withLock { state in
             var victims: [ViewSession] = []
@@ -212,15 +215,15 @@ public final class SessionStore: Sendable {
             for protected in [false, true] {
                 while let record = protected ? state.protected.first : state.probation.first {
                     // Records are in time order: once one is younger than the TTL, all after are.
-                    guard record.tick <= lastTick, now - record.time >= idleTimeout else { break }
+                    guard record.tick <= lastTick, stamp - record.time >= idleTimeout else { break }
                     _ = protected ? state.protected.popFirst() : state.probation.popFirst()
                     guard let entry = state.entries[record.id], entry.tick == record.tick else { continue }
-                    if now - entry.lastUse >= idleTimeout && !Self.isListenedTo(entry.session) {
+                    if stamp - entry.lastUse >= idleTimeout && !Self.isListenedTo(entry.session) {
                         _ = state.remove(record.id)
                         state.removals.record(record.id, .expired)
                         victims.append(entry.session)
                     } else {
-                        state.touch(record.id, at: now)  // used since its record, or followed over SSE
+                        state.touch(record.id, at: stamp)  // used since its record, or followed over SSE
                     }
                 }
             }
