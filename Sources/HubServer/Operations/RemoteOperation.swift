@@ -2,6 +2,7 @@ import HubEngine
 import HubModel
 import HubUpstream
 import HubSync
+import Synchronization
 
 /// `remote`: fetches JSON from an upstream through libcurl and merges it into the builder
 /// (a view object, or a list of body components), with the operation's or the feature's
@@ -22,8 +23,13 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     let settings: Settings
-    /// Fetches started by `prepare`, by URL.
-    private let prefetched = Locked<[String: Task<[UInt8], any Error>]>([:])
+    /// Fetches started by `prepare`, by URL; made by the first `prepare` (an operation made only
+    /// for its memo key, by every memoized `GET /view?uri=`, never allocates it).
+    private let prefetches = AtomicLazyReference<Locked<[String: Task<[UInt8], any Error>]>>()
+
+    private var prefetched: Locked<[String: Task<[UInt8], any Error>]> {
+        prefetches.load() ?? prefetches.storeIfNil(Locked([:]))
+    }
 
     init(settings: Settings) {
         self.settings = settings
@@ -51,12 +57,14 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             let body: [UInt8]
             // Take this run's prefetch; any other is stale (a run that did not reach this
             // operation): cancel it rather than let it hold a connection and its body.
-            let (task, stale) = prefetched.withLock { prefetched in
-                let task = prefetched.removeValue(forKey: url)
-                let stale = Array(prefetched.values)
-                prefetched.removeAll()
-                return (task, stale)
-            }
+            let taken: (task: Task<[UInt8], any Error>?, stale: [Task<[UInt8], any Error>])? =
+                prefetches.load()?.withLock { prefetched in
+                    let task = prefetched.removeValue(forKey: url)
+                    let stale = Array(prefetched.values)
+                    prefetched.removeAll()
+                    return (task, stale)
+                }
+            let (task, stale) = taken ?? (nil, [])
             for other in stale { other.cancel() }
             if let task {
                 body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
