@@ -111,7 +111,7 @@ public final class ViewEngine: Sendable {
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
         let started = try await start(
             request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil, needsSession: true)
-        return (started.session!, started.state)
+        return (started.session!, started.state)  // needsSession: always made
     }
 
     /// Opens a view for a client that gets only its token (`GET /view?uri=`): as
@@ -156,7 +156,7 @@ public final class ViewEngine: Sendable {
         let removal = sessions.removalReason(token.id)
         if removal == .deleted { return nil }
         let started = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token, needsSession: true)
-        let (session, state, joined) = (started.session!, started.state, started.joined)
+        let (session, state, joined) = (started.session!, started.state, started.joined)  // needsSession: always made
         guard state.viewModel != nil else { return .rebuilt(session, state, reason: nil) }
         let reason: SessionStore.RebuildReason?
         switch removal {
