@@ -41,6 +41,7 @@ test: deps deps-browser deps-deploy deps-contracts
 TEST_VIEW_DIR := .build/test-views
 test: export HUB_TEST_VIEW_DIR := $(CURDIR)/$(TEST_VIEW_DIR)
 test: export HUB_REQUIRE_PROMTOOL := 1
+test: export HUB_REQUIRE_HAPROXY := 1
 
 ## Headless Chromium and its driver (apt), Selenium in a virtualenv (.venv/, git-ignored).
 BROWSER_APT := chromium chromium-driver

@@ -34,17 +34,7 @@ run_smoke() {
     done
 }
 
-start_nginx
-run_smoke nginx
-stop_balancer "$NGINX_PID"
-
-if command -v haproxy >/dev/null; then
-    start_haproxy --check-inter-ms 500
-    run_smoke haproxy
-    stop_balancer "$HAPROXY_PID"
-else
-    echo "note: haproxy not installed; the HAProxy replica check is skipped (make deps-deploy installs it)"
-fi
+each_balancer run_smoke --check-inter-ms 500
 
 # With every replica gone, the balancer itself answers a problem (not its HTML error page).
 start_nginx
@@ -56,7 +46,7 @@ else
     echo "FAIL replicas-none-left: nginx answered $answer"; status=1
 fi
 stop_balancer "$NGINX_PID"
-if command -v haproxy >/dev/null; then
+if haproxy_available; then
     BALANCER_PORT=$(free_port)
     python3 "$TESTING_DIR/balancer_config.py" haproxy --listen "$BALANCER_PORT" --servers "$(ports_csv)" \
         --check-inter-ms 500 >"$REPLICAS_TMP/haproxy-down.cfg"

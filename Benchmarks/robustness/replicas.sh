@@ -40,14 +40,5 @@ run() {
     start_replica "$victim"
 }
 
-start_nginx
-run nginx
-stop_balancer "$NGINX_PID"
-if command -v haproxy >/dev/null; then
-    start_haproxy
-    run haproxy
-    stop_balancer "$HAPROXY_PID"
-else
-    echo "note: haproxy is not installed: the HAProxy run is skipped"
-fi
+each_balancer run
 exit $status

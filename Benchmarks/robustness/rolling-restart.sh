@@ -51,14 +51,5 @@ run() {
     python3 "$ROBUST_DIR/replicas_judge.py" rolling "$REPLICAS_TMP/$balancer.json" --name "rolling-restart-$balancer" || status=1
 }
 
-start_nginx
-run nginx
-stop_balancer "$NGINX_PID"
-if command -v haproxy >/dev/null; then
-    start_haproxy --check-inter-ms 500
-    run haproxy
-    stop_balancer "$HAPROXY_PID"
-else
-    echo "note: haproxy is not installed: the HAProxy run is skipped"
-fi
+each_balancer run --check-inter-ms 500
 exit $status
