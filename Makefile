@@ -102,6 +102,7 @@ SCHEMATHESIS_SECONDS ?= 200
 test-contracts: deps-contracts
 	$(SWIFT) build --product hub-server
 	@if [ -d $(TEST_VIEW_DIR) ]; then $(VENV)/bin/python Tests/contracts/validate_views.py $(TEST_VIEW_DIR); \
+	elif [ -n "$$HUB_TEST_VIEW_DIR" ]; then echo "FAIL: the Swift tests recorded no views in $(TEST_VIEW_DIR)"; exit 1; \
 	else echo "note: no views recorded in $(TEST_VIEW_DIR) (make test records them); view check skipped"; fi
 	$(VENV)/bin/python Tests/contracts/config_schemas.py
 	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
