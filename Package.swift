@@ -37,7 +37,8 @@ let package = Package(
 
         // The module stack of docs/DESIGN.md; dependencies point down only. HubSync is the leaf
         // utility module every other one may share: the one lock (Locked, which ThreadSanitizer
-        // can see), OWS trimming, Duration as numbers, FNV-1a, the buffered secure random.
+        // can see), Striped (a Locked per thread stripe), OWS trimming, Duration as numbers, FNV-1a,
+        // hex digits, the buffered secure random.
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
@@ -116,7 +117,7 @@ let package = Package(
         ),
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),

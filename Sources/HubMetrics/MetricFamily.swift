@@ -22,8 +22,8 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     private let make: @Sendable () -> Metric
     private let children = Locked<[[String]: Metric]>([:])
     /// One-label children by their value (the same metrics as in `children`).
-    /// Striped by thread (``ThreadStripe``): the event loops look children up on every request.
-    private let singleLabelChildren = (0..<8).map { _ in Locked<[String: Metric]>([:]) }
+    /// Striped by thread: the event loops look children up on every request.
+    private let singleLabelChildren = Striped<[String: Metric]> { [:] }
     /// Children in creation order, for stable exposition.
     private let order = Locked<[[String]]>([])
 
@@ -47,7 +47,7 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     /// The child for a one-label family's value: looked up by the string itself, without
     /// building a label array (a family with one label is looked up on hot paths).
     public func labels(_ value: String) -> Metric {
-        let stripe = singleLabelChildren[ThreadStripe.current(of: singleLabelChildren.count)]
+        let stripe = singleLabelChildren.current
         if let metric = stripe.withLock({ $0[value] }) { return metric }
         let metric = labels([value])  // the same child for every stripe
         stripe.withLock { children in

@@ -9,11 +9,11 @@ public enum SecureRandom {
     /// Several pools, each behind its own lock, picked by the calling thread: every event loop
     /// draws for each request (request and trace ids), and one shared lock made the loops queue
     /// on each other.
-    private static let pools = (0..<8).map { _ in Locked(RandomPool()) }
+    private static let pools = Striped { RandomPool() }
 
     /// 128 random bits.
     public static func next128() -> (UInt64, UInt64) {
-        pools[ThreadStripe.current(of: pools.count)].withLock { $0.next128() }
+        pools.current.withLock { $0.next128() }
     }
 
     /// `count` random bytes as lowercase hex (`count` at most 16).
@@ -24,16 +24,11 @@ public enum SecureRandom {
             for index in 0..<count {
                 let word = index < 8 ? high : low
                 let byte = UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8))
-                text[2 * index] = hexDigit(byte >> 4)
-                text[2 * index + 1] = hexDigit(byte & 0x0F)
+                text[2 * index] = Hex.digit(byte >> 4)
+                text[2 * index + 1] = Hex.digit(byte & 0x0F)
             }
             return count * 2
         }
-    }
-
-    /// The lowercase hex digit of `nibble` (0...15).
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
 

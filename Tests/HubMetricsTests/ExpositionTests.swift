@@ -1,4 +1,6 @@
+import Foundation
 import HubMetrics
+import HubSync
 import Testing
 
 @Suite struct ExpositionTests {
@@ -66,6 +68,26 @@ import Testing
             }
         }
         #expect(counter.labels("k0").value + counter.labels("k1").value == 8000)
+    }
+
+    /// Children are looked up in per-thread stripes: every thread must get the one child.
+    @Test func everyThreadGetsTheSameChild() {
+        let registry = MetricsRegistry()
+        let counter = registry.counter("threads_total", help: "Per thread.", labels: ["k"])
+        let done = DispatchSemaphore(value: 0)
+        let children = Locked<[ObjectIdentifier]>([])
+        for _ in 0..<16 {
+            Thread {
+                let child = counter.labels("same")
+                child.increment()
+                children.withLock { $0.append(ObjectIdentifier(child)) }
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<16 { done.wait() }
+        #expect(Set(children.withLock { $0 }).count == 1)
+        #expect(counter.labels("same").value == 16)
+        #expect(registry.exposition().components(separatedBy: "threads_total{k=\"same\"} 16\n").count == 2)
     }
 }
 

@@ -9,6 +9,13 @@ public enum ETag {
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
     }
 
+    /// The ETag of an encoded form (gzip) of the content `etag` names: weak when `etag` is strong
+    /// (RFC 9110 section 8.8.1: the encoded bytes differ), as nginx does, so `If-None-Match`
+    /// still matches under weak comparison.
+    public static func forEncoding(_ etag: String) -> String {
+        etag.hasPrefix("\"") ? "W/" + etag : etag
+    }
+
     /// Whether an `If-None-Match` value matches `etag`: `*`, or any listed tag equal under weak
     /// comparison (the `W/` prefix ignored), as a GET or HEAD evaluates it.
     public static func ifNoneMatch(_ header: String, matches etag: String) -> Bool {

@@ -31,7 +31,7 @@ public final class Representation: Sendable {
         self.bytes = bytes
         let etag = etag ?? ETag.strong(for: bytes)
         self.etag = etag
-        self.encodedETag = etag.hasPrefix("\"") ? "W/" + etag : etag
+        self.encodedETag = ETag.forEncoding(etag)
     }
 
     /// The gzip encoding of ``bytes`` at `level`, compressed on the first call and returned as

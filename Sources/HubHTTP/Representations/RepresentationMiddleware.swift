@@ -77,7 +77,7 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         }
         if let etag {
             // The ETag of what is sent: weak on the gzip encoding when the tag is strong.
-            let sent = gzip == nil ? etag : representation?.encodedETag ?? (etag.hasPrefix("\"") ? "W/" + etag : etag)
+            let sent = gzip == nil ? etag : representation?.encodedETag ?? ETag.forEncoding(etag)
             if etagHeader == nil {
                 response.headers.add(name: "ETag", value: sent)
             } else if sent != etagHeader {

@@ -42,22 +42,13 @@ public final class RequestContext: Sendable {
 
     /// The request's W3C trace context as this server's span (a `traceparent` value), set by
     /// the middleware that accepts or starts the trace; nil when none did.
-    public var traceParent: String? {
-        get { learned.withLock { $0.traceParent } }
-        set { learned.withLock { $0.traceParent = newValue } }
-    }
+    public var traceParent: String? { learned.withLock { $0.traceParent } }
 
-    /// The vendor `tracestate` that goes with ``traceParent`` (kept only with a valid incoming
-    /// `traceparent`); nil when there is none.
-    public var traceState: String? {
-        get { learned.withLock { $0.traceState } }
-        set { learned.withLock { $0.traceState = newValue } }
-    }
-
-    /// ``traceParent`` and ``traceState``, read together.
+    /// ``traceParent`` and the vendor `tracestate` that goes with it (kept only with a valid
+    /// incoming `traceparent`), read together.
     public var trace: (parent: String?, state: String?) { learned.withLock { ($0.traceParent, $0.traceState) } }
 
-    /// Sets ``traceParent`` and ``traceState`` together.
+    /// Sets the trace context (``trace``).
     public func setTrace(parent: String?, state: String?) {
         learned.withLock {
             $0.traceParent = parent

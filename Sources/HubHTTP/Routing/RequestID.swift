@@ -1,3 +1,4 @@
+import HubSync
 import Synchronization
 
 /// Request ids: a client's `X-Request-Id` is echoed when it is 1...128 visible ASCII characters,
@@ -34,8 +35,7 @@ public enum RequestID {
             out[index] = UInt8(ascii: "-")
             for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
                 index += 1
-                let nibble = UInt8(truncatingIfNeeded: next >> UInt64(shift)) & 0x0F
-                out[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+                out[index] = Hex.digit(UInt8(truncatingIfNeeded: next >> UInt64(shift)) & 0x0F)
             }
             return index + 1
         }

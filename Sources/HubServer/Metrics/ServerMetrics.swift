@@ -26,13 +26,13 @@ final class ServerMetrics: Sendable {
 
     /// The request counter and duration children by route, method and status: one lookup per
     /// request instead of two label-array lookups (an array and a status string each). Striped
-    /// by thread (``ThreadStripe``): every event loop looks one up per request.
-    private let requestChildren = (0..<8).map { _ in Locked<[RequestKey: (count: Counter, duration: Histogram)]>([:]) }
+    /// by thread: every event loop looks one up per request.
+    private let requestChildren = Striped<[RequestKey: (count: Counter, duration: Histogram)]> { [:] }
 
     /// The `hub_http_requests_total` and `hub_http_request_duration_seconds` children for a request.
     func request(route: String, method: String, status: Int) -> (count: Counter, duration: Histogram) {
         let key = RequestKey(route: route, method: method, status: status)
-        let stripe = requestChildren[ThreadStripe.current(of: requestChildren.count)]
+        let stripe = requestChildren.current
         if let children = stripe.withLock({ $0[key] }) { return children }
         // The families hand every stripe the same children.
         let children = (count: requests.labels(route, method, String(status)), duration: requestDuration.labels(route))

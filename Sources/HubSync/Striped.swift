@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Several copies of a value, each behind its own ``Locked``, one picked by the calling thread:
+/// threads that touch a shared structure on every request (the event loops) mostly use
+/// different copies, and do not queue on one lock or bounce one cache line between cores. Two
+/// threads may still share a stripe: each copy is as safe as a single ``Locked`` (which is why
+/// this needs no `@unchecked`).
+public final class Striped<Value>: Sendable {
+    private let stripes: [Locked<Value>]
+
+    /// `count` copies (a power of two, at most 256), each made by `make`.
+    public init(count: Int = 8, _ make: () -> sending Value) {
+        precondition(count > 0 && count <= 256 && count & (count - 1) == 0, "a power of two up to 256")
+        stripes = (0..<count).map { _ in Locked(make()) }
+    }
+
+    /// The calling thread's copy.
+    public var current: Locked<Value> { stripes[Self.index(of: stripes.count)] }
+
+    /// The calling thread's stripe among `count`: its `pthread_t` (a per-thread address) mixed
+    /// down to an index.
+    static func index(of count: Int) -> Int {
+        #if canImport(Glibc)
+        let thread = UInt64(pthread_self())
+        #else
+        let thread = UInt64(0)
+        #endif
+        let mixed = (thread ^ (thread >> 29)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> 56) & (count - 1)
+    }
+}
