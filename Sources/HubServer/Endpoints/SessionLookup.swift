@@ -53,7 +53,9 @@ struct SessionLookup {
         _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState)? {
         guard let id = SessionToken.identifier(of: text) else { return nil }
-        let makeRequest = { (uri: String) in state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
+        let makeRequest = { (uri: String) in
+            state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
+        }
         if let held = await state.engine.loadHeld(id, request: makeRequest) { return held }
         guard let found = try await find(text, request: request, context: context, components: components) else { return nil }
         if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
