@@ -21,7 +21,7 @@ struct InMemoryRespondTests {
         #expect(response.status == .ok)
         #expect(response.headers["Hub-Session"] != nil)
         #expect(response.headers["ETag"] != nil)
-        #expect(response.headers["X-Request-Id"] == "in-memory-1", "the RequestIDMiddleware ran")
+        #expect(response.headers["X-Request-Id"] == "in-memory-1", "named as a connection names it")
         let view = try JSONParser().parse(try #require(response.body.bytes))
         #expect(view["header"]?["text"]?["title"]?.stringValue == "Home")
     }

@@ -93,8 +93,8 @@ enum ResponseEncoder {
     /// Appends a header name or value with CR, LF and NUL replaced by spaces (no response splitting).
     /// (A scan, then one copy: header values are almost always clean.)
     private static func appendSanitized(_ string: String, to out: inout [UInt8]) {
-        var string = string
-        string.withUTF8 { bytes in
+        // In place for native strings (no copy of the string to call the mutating `withUTF8`).
+        let appended: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
             if !bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
                 out.append(contentsOf: bytes)
                 return
@@ -102,6 +102,9 @@ enum ResponseEncoder {
             for byte in bytes {
                 out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
             }
+        }
+        if appended == nil {
+            for byte in string.utf8 { out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte) }
         }
     }
 }

@@ -2,6 +2,20 @@
 public enum AcceptEncoding {
     /// Whether gzip should be used: its q-value (explicit `gzip`/`x-gzip`, else `*`, else 0) is
     /// above 0 and not below an explicit preference for identity (`identity`, else `*`).
+    /// ``prefersGzip(_:)`` of the request's `Accept-Encoding` fields, read in place: the common
+    /// single field without parameters is decided without collecting the values.
+    public static func prefersGzip(in headers: HTTPHeaders) -> Bool {
+        var single: String?
+        var count = 0
+        for field in headers.fields where field.name.utf8.count == 15 && field.name.asciiCaseInsensitiveEquals("Accept-Encoding") {
+            single = field.value
+            count += 1
+        }
+        guard let single else { return false }
+        if count == 1, let answer = withoutParameters(single) { return answer }
+        return prefersGzip(headers.values(for: "Accept-Encoding"))
+    }
+
     public static func prefersGzip(_ values: [String]) -> Bool {
         if values.count == 1, let answer = withoutParameters(values[0]) { return answer }
         var gzip: Double?
@@ -26,8 +40,8 @@ public enum AcceptEncoding {
     /// `gzip, deflate, br`, read without splitting: every coding listed has q=1, so gzip is
     /// preferred exactly when `gzip` or `x-gzip` is listed. `nil` when the full rules are needed.
     private static func withoutParameters(_ value: String) -> Bool? {
-        var value = value
-        return value.withUTF8 { bytes -> Bool? in
+        // Native strings are contiguous; the rare bridged one takes the general path.
+        let answer = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
             if bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "*")) { return nil }
             var index = 0
             while index < bytes.count {
@@ -39,6 +53,7 @@ public enum AcceptEncoding {
             }
             return false
         }
+        return answer ?? nil
     }
 
     private static func isSeparator(_ byte: UInt8) -> Bool {

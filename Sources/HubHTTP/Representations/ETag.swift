@@ -31,7 +31,11 @@ public enum ETag {
     /// Whether `request` is a GET or HEAD whose `If-None-Match` matches `etag` (answer 304).
     public static func isNotModified(_ request: HTTPRequest, etag: String) -> Bool {
         guard request.method == .get || request.method == .head else { return false }
-        return request.headers.values(for: "If-None-Match").contains { ifNoneMatch($0, matches: etag) }
+        for field in request.headers.fields
+        where field.name.utf8.count == 13 && field.name.asciiCaseInsensitiveEquals("If-None-Match") && ifNoneMatch(field.value, matches: etag) {
+            return true
+        }
+        return false
     }
 
     private static func opaque(_ tag: Substring) -> Substring {

@@ -71,7 +71,7 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         var gzip: [UInt8]?
         if bytes.count >= minBytes, !response.status.forbidsBody, !encoded {
             if !variesByEncoding { response.headers.add(name: "Vary", value: "Accept-Encoding") }
-            if AcceptEncoding.prefersGzip(request.headers.values(for: "Accept-Encoding")) {
+            if AcceptEncoding.prefersGzip(in: request.headers) {
                 gzip = representation.map { $0.gzip(level: level) } ?? Gzip.compressIfSmaller(bytes, level: level)
             }
         }

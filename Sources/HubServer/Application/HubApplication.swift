@@ -86,8 +86,9 @@ public final class HubApplication: Sendable {
 
         let router = Routes.makeRouter(state: state)
         let cors = Self.corsMiddleware(settings.cors, router: router, registry: metrics.registry)
+        // No RequestIDMiddleware: the connection writes `X-Request-Id` into every response head
+        // (one header fewer to copy per request), and ``respond(to:)`` adds it for in-memory callers.
         let responder = router.wrapped(in: [
-            RequestIDMiddleware(),
             TraceContextMiddleware(),
             ObservabilityMiddleware(metrics: metrics, logger: logger, accessLog: settings.accessLog),
         ] + cors + [
@@ -154,8 +155,9 @@ public final class HubApplication: Sendable {
 
     /// Answers `request` in memory, without a socket: the same middleware stack and router the
     /// HTTP server runs, with a ``RequestContext`` made as the transport makes it (the client's
-    /// sane `X-Request-Id`, else a generated one). Errors that escape the stack become problem
-    /// responses, as on a connection. Needs no ``start()``.
+    /// sane `X-Request-Id`, else a generated one), which the response names in `X-Request-Id` as
+    /// a connection's would. Errors that escape the stack become problem responses, as on a
+    /// connection. Needs no ``start()``.
     ///
     /// The response is what the responder returned, before the transport frames it: a `HEAD`
     /// response may still carry its body, and a streamed body (`GET /view/events`) stays open
@@ -167,7 +169,12 @@ public final class HubApplication: Sendable {
     /// ```
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
-        return await responder.answer(request, context: context)
+        var response = await responder.answer(request, context: context)
+        // What a connection writes into every response head.
+        if !response.headers.contains(RequestID.headerName) {
+            response.headers.add(name: RequestID.headerName, value: context.requestId)
+        }
+        return response
     }
 
     /// The bound port (useful with port 0).

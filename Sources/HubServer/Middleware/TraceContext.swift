@@ -80,6 +80,39 @@ struct TraceContext: Sendable, Equatable {
     }
 
     /// `bytes` random bytes as lowercase hex; never all zero.
+    /// The `traceparent` of a new trace (flags `00`) and this server's span in it, as one string
+    /// built in place: what a request without a valid `traceparent` gets, so the common case
+    /// makes one allocation instead of an id, a span and their interpolation.
+    static func newTraceParent() -> String {
+        while true {
+            let (traceHigh, traceLow) = SecureRandom.next128()
+            let (span, _) = SecureRandom.next128()
+            // The specification forbids all-zero ids (a 2^-64 event at worst: draw again).
+            guard traceHigh | traceLow != 0, span != 0 else { continue }
+            return String(unsafeUninitializedCapacity: 55) { text in
+                text[0] = UInt8(ascii: "0")
+                text[1] = UInt8(ascii: "0")
+                text[2] = UInt8(ascii: "-")
+                Self.writeHex(traceHigh, into: text, at: 3)
+                Self.writeHex(traceLow, into: text, at: 19)
+                text[35] = UInt8(ascii: "-")
+                Self.writeHex(span, into: text, at: 36)
+                text[52] = UInt8(ascii: "-")
+                text[53] = UInt8(ascii: "0")
+                text[54] = UInt8(ascii: "0")
+                return 55
+            }
+        }
+    }
+
+    private static func writeHex(_ word: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for index in 0..<8 {
+            let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - index * 8))
+            text[offset + 2 * index] = Hex.digit(byte >> 4)
+            text[offset + 2 * index + 1] = Hex.digit(byte & 0x0F)
+        }
+    }
+
     static func randomHex(bytes: Int) -> String {
         while true {
             let text = SecureRandom.hex(bytes: bytes)

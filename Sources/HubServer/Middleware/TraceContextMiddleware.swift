@@ -6,11 +6,14 @@ import HubHTTP
 /// engine's upstream fetches become its children.
 struct TraceContextMiddleware: HTTPMiddleware {
     nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        let trace = TraceContext(
-            traceParent: request.headers[TraceContext.parentHeader], traceState: request.headers[TraceContext.stateHeader])
         // Kept in the context, not written into the request (no copy of it per request): the
         // bridge gives the engine this server's span in place of the client's headers.
-        context.setTrace(parent: trace.traceParent, state: trace.state)
+        if let clientParent = request.headers[TraceContext.parentHeader] {
+            let trace = TraceContext(traceParent: clientParent, traceState: request.headers[TraceContext.stateHeader])
+            context.setTrace(parent: trace.traceParent, state: trace.state)
+        } else {
+            context.setTrace(parent: TraceContext.newTraceParent(), state: nil)
+        }
         return try await next.respond(to: request, context: context)
     }
 }
