@@ -7,12 +7,14 @@ import HubSync
 final class DateCache: Sendable {
     static let shared = DateCache()
 
-    private let cached = Locked<(second: Int, bytes: [UInt8])>((second: -1, bytes: []))
+    /// A copy per thread (each event loop reads it for every response): one shared lock made
+    /// the loops contend; each stripe formats the date once a second.
+    private let cached = Striped<(second: Int, bytes: [UInt8])> { (second: -1, bytes: []) }
 
     /// The current IMF-fixdate, for example `Sun, 06 Nov 1994 08:49:37 GMT`.
     var current: [UInt8] {
         let now = time(nil)
-        return cached.withLock { cache in
+        return cached.current.withLock { cache in
             if cache.second != now {
                 cache = (second: now, bytes: Self.format(now))
             }

@@ -33,7 +33,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// (or removes them all when set to nil).
     public subscript(name: String) -> String? {
         get {
-            for field in fields where field.name.asciiCaseInsensitiveEquals(name) { return field.value }
+            // By index: the fields are read in place, not copied out (two retains each).
+            for index in fields.indices where fields[index].name.asciiCaseInsensitiveEquals(name) { return fields[index].value }
             return nil
         }
         set {

@@ -15,7 +15,11 @@ enum ResponseEncoder {
         version: HTTPVersion, requestId: String?
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256 + headers.count * 48)
+        // The whole head in one allocation: the fields as given, plus at most 160 bytes for the
+        // status line, Date, Content-Length or Transfer-Encoding, and Connection.
+        var capacity = 160 + (requestId?.utf8.count ?? 0) + 16
+        for field in headers.fields { capacity += field.name.utf8.count + field.value.utf8.count + 4 }
+        out.reserveCapacity(capacity)
         out.append(contentsOf: "HTTP/1.1 ".utf8)
         appendDecimal(status.code, to: &out)
         out.append(0x20)

@@ -40,6 +40,20 @@ final class RenderCache: Sendable {
     }
 
     private let state = Locked(State())
+    /// Each thread's last few hits, behind a lock of its own (``Striped``): an event loop that
+    /// serves the same views again reads them here, not under `state`'s lock, which both loops
+    /// otherwise take on every request (contended, a futex wait each). A front keeps at most
+    /// ``frontEntries`` renderings alive beyond the budget: 32 over all stripes, charged nowhere.
+    private let front = Striped<[Key: RenderedFront]> { [:] }
+    /// Hits each thread's front keeps; a full front starts over.
+    static let frontEntries = 4
+
+    private struct RenderedFront {
+        /// Keeps the identity of `Key.model` unique while in the front.
+        let model: ViewModel
+        let rendered: RenderedView
+    }
+
     let budgetBytes: Int
     let maximumEntries: Int
 
@@ -57,6 +71,8 @@ final class RenderCache: Sendable {
         _ original: ViewModel, variant: String, shared: Bool, client: () -> ViewModel
     ) -> RenderedView {
         let key = Key(model: ObjectIdentifier(original), variant: variant)
+        let stripe = front.current
+        if let recent = stripe.withLock({ $0[key]?.rendered }) { return recent }
         enum Lookup { case hit(RenderedView), miss(admit: Bool) }
         let lookup = state.withLock { state -> Lookup in
             if let entry = state.entries[key] {
@@ -70,7 +86,13 @@ final class RenderCache: Sendable {
             return .miss(admit: false)
         }
         guard case .miss(let admit) = lookup else {
-            if case .hit(let rendered) = lookup { return rendered }
+            if case .hit(let rendered) = lookup {
+                stripe.withLock { recent in
+                    if recent.count >= Self.frontEntries { recent.removeAll(keepingCapacity: true) }
+                    recent[key] = RenderedFront(model: original, rendered: rendered)
+                }
+                return rendered
+            }
             return render(client())
         }
         let rendered = render(client())
