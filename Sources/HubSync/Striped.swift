@@ -8,7 +8,7 @@ import Glibc
 /// threads may still share a stripe: each copy is as safe as a single ``Locked`` (which is why
 /// this needs no `@unchecked`).
 public final class Striped<Value>: Sendable {
-    private let stripes: [Locked<Value>]
+    @usableFromInline let stripes: [Locked<Value>]
 
     /// `count` copies (a power of two, at most 256), each made by `make`.
     public init(count: Int = 8, _ make: () -> sending Value) {
@@ -16,18 +16,21 @@ public final class Striped<Value>: Sendable {
         stripes = (0..<count).map { _ in Locked(make()) }
     }
 
-    /// The calling thread's copy.
-    public var current: Locked<Value> { stripes[Self.index(of: stripes.count)] }
+    /// The calling thread's copy. Inlinable, so callers use it specialized: unspecialized, every call looked up the generic
+    /// metadata of `[Locked<Value>]` (a hash-table probe in the runtime, per request).
+    @inlinable
+    public var current: Locked<Value> { stripes[stripeIndex(of: stripes.count)] }
+}
 
-    /// The calling thread's stripe among `count`: its `pthread_t` (a per-thread address) mixed
-    /// down to an index.
-    static func index(of count: Int) -> Int {
-        #if canImport(Glibc)
-        let thread = UInt64(pthread_self())
-        #else
-        let thread = UInt64(0)
-        #endif
-        let mixed = (thread ^ (thread >> 29)) &* 0xBF58_476D_1CE4_E5B9
-        return Int(truncatingIfNeeded: mixed >> 56) & (count - 1)
-    }
+/// The calling thread's stripe among `count` (a power of two): its `pthread_t` (a per-thread
+/// address) mixed down to an index.
+@inlinable
+func stripeIndex(of count: Int) -> Int {
+    #if canImport(Glibc)
+    let thread = UInt64(pthread_self())
+    #else
+    let thread = UInt64(0)
+    #endif
+    let mixed = (thread ^ (thread >> 29)) &* 0xBF58_476D_1CE4_E5B9
+    return Int(truncatingIfNeeded: mixed >> 56) & (count - 1)
 }
