@@ -21,6 +21,16 @@ import Testing
     ])
     func acceptEncodingQValues(header: String, gzip: Bool) {
         #expect(AcceptEncoding.prefersGzip([header]) == gzip, "\(header)")
+        #expect(AcceptEncoding.prefersGzip(in: ["Accept-Encoding": header]) == gzip, "read in place: \(header)")
+    }
+
+    @Test("Accept-Encoding read in place: repeated fields are one list, no field is no gzip")
+    func acceptEncodingInPlace() {
+        let repeated = HTTPHeaders([(name: "accept-encoding", value: "br"), (name: "Accept-Encoding", value: "gzip;q=0.5")])
+        #expect(AcceptEncoding.prefersGzip(in: repeated))
+        let refused = HTTPHeaders([(name: "Accept-Encoding", value: "gzip"), (name: "Accept-Encoding", value: "gzip;q=0")])
+        #expect(AcceptEncoding.prefersGzip(in: refused) == AcceptEncoding.prefersGzip(["gzip", "gzip;q=0"]))
+        #expect(!AcceptEncoding.prefersGzip(in: ["Accept": "gzip"]))
     }
 
     @Test func gzipAboveThresholdRoundTrips() async throws {
