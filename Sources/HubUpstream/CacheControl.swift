@@ -20,19 +20,19 @@ struct CacheControl: Equatable {
     /// Reads `Cache-Control`, `Vary`, `Age`, `Expires`, `Date`, `ETag` and `Last-Modified` from `headers`.
     init(headers: [(name: String, value: String)]) {
         for (name, value) in headers {
-            if asciiCaseInsensitiveEquals(name, "cache-control") {
+            if name.asciiCaseInsensitiveEquals("cache-control") {
                 parseDirectives(value)
-            } else if asciiCaseInsensitiveEquals(name, "vary") {
+            } else if name.asciiCaseInsensitiveEquals("vary") {
                 varyAll = varyAll || value.split(separator: ",").contains { $0.trimmingOWS() == "*" }
-            } else if asciiCaseInsensitiveEquals(name, "age") {
+            } else if name.asciiCaseInsensitiveEquals("age") {
                 age = Self.deltaSeconds(value.trimmingOWS()) ?? 0
-            } else if asciiCaseInsensitiveEquals(name, "expires") {
+            } else if name.asciiCaseInsensitiveEquals("expires") {
                 expires = expires.map { $0 + ", " + value } ?? value
-            } else if asciiCaseInsensitiveEquals(name, "date") {
+            } else if name.asciiCaseInsensitiveEquals("date") {
                 if date == nil { date = value }
-            } else if asciiCaseInsensitiveEquals(name, "etag") {
+            } else if name.asciiCaseInsensitiveEquals("etag") {
                 etag = value
-            } else if asciiCaseInsensitiveEquals(name, "last-modified") {
+            } else if name.asciiCaseInsensitiveEquals("last-modified") {
                 lastModified = value
             }
         }

@@ -140,7 +140,7 @@ final class CurlTransfer: @unchecked Sendable {
         let value = line[line.index(after: colon)...].trimmingOWS()
         headers.append((name: String(name), value: String(value)))
         if body.isEmpty, (200..<300).contains(status),
-           asciiCaseInsensitiveEquals(String(name), "content-length"), !asciiCaseInsensitiveEquals(request.method, "HEAD"),
+           name.asciiCaseInsensitiveEquals("content-length"), !request.method.asciiCaseInsensitiveEquals("HEAD"),
            let length = Int(value), length > 0 {
             body.reserveCapacity(min(length, maxResponseBytes))  // one allocation for framed bodies
         }

@@ -1,4 +1,5 @@
 import Synchronization
+import HubSync
 
 /// The production ``UpstreamClient``: libcurl's multi interface on one dedicated thread, with an
 /// HTTP cache and coalescing of identical in-flight GETs in front of it.
@@ -117,7 +118,7 @@ public final class CurlUpstreamClient: UpstreamClient {
     /// A caller's own conditional GET goes straight through: its 304 belongs to the caller.
     private static func hasConditionalHeaders(_ request: UpstreamRequest) -> Bool {
         request.headers.contains {
-            asciiCaseInsensitiveEquals($0.name, "if-none-match") || asciiCaseInsensitiveEquals($0.name, "if-modified-since")
+            $0.name.asciiCaseInsensitiveEquals("if-none-match") || $0.name.asciiCaseInsensitiveEquals("if-modified-since")
         }
     }
 }

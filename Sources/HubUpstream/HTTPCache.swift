@@ -114,14 +114,14 @@ final class HTTPCache: Sendable {
         let control = CacheControl(headers: headers)
         var updated = entry
         let restatesLifetime = headers.contains {
-            asciiCaseInsensitiveEquals($0.name, "cache-control") || asciiCaseInsensitiveEquals($0.name, "expires")
+            $0.name.asciiCaseInsensitiveEquals("cache-control") || $0.name.asciiCaseInsensitiveEquals("expires")
         }
         updated.lifetime = restatesLifetime ? Self.freshSeconds(control, sent: sent, received: received, wallSeconds: wallSeconds) : entry.lifetime
         updated.freshUntil = received.advanced(by: .seconds(updated.lifetime))
         if let etag = control.etag { updated.etag = etag }
         if let lastModified = control.lastModified { updated.lastModified = lastModified }
-        for header in headers where !asciiCaseInsensitiveEquals(header.name, "content-length") {
-            if let index = updated.headers.firstIndex(where: { asciiCaseInsensitiveEquals($0.name, header.name) }) {
+        for header in headers where !header.name.asciiCaseInsensitiveEquals("content-length") {
+            if let index = updated.headers.firstIndex(where: { $0.name.asciiCaseInsensitiveEquals(header.name) }) {
                 updated.headers[index].value = header.value
             }
         }
@@ -141,8 +141,8 @@ final class HTTPCache: Sendable {
         var targets: [String] = []
         if let target = TargetURI(url) {
             targets.append(target.text)
-            for header in responseHeaders where asciiCaseInsensitiveEquals(header.name, "location")
-                || asciiCaseInsensitiveEquals(header.name, "content-location") {
+            for header in responseHeaders where header.name.asciiCaseInsensitiveEquals("location")
+                || header.name.asciiCaseInsensitiveEquals("content-location") {
                 if let named = target.resolving(header.value), named.isSameOrigin(as: target) {
                     targets.append(named.text)
                 }

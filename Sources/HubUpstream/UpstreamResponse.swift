@@ -1,3 +1,5 @@
+import HubSync
+
 /// An upstream's answer. Non-2xx statuses are answers too: the caller decides what they mean
 /// (see ``UpstreamClient/sendExpectingSuccess(_:)``).
 public struct UpstreamResponse: Sendable {
@@ -44,23 +46,11 @@ public struct UpstreamResponse: Sendable {
 
     /// The first value of the header `name`, compared case-insensitively (ASCII).
     public func header(_ name: String) -> String? {
-        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+        headers.first { $0.name.asciiCaseInsensitiveEquals(name) }?.value
     }
 
     /// Every value of the header `name`, in order, compared case-insensitively (ASCII).
     public func headers(named name: String) -> [String] {
-        headers.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
+        headers.filter { $0.name.asciiCaseInsensitiveEquals(name) }.map(\.value)
     }
-}
-
-/// ASCII case-insensitive comparison of header names (no locale, no Unicode folding).
-func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-    let a = a.utf8, b = b.utf8
-    guard a.count == b.count else { return false }
-    for (x, y) in zip(a, b) where x != y {
-        let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
-        let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
-        if lx != ly { return false }
-    }
-    return true
 }

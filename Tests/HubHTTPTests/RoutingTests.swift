@@ -118,4 +118,20 @@ private func bodyText(_ response: HTTPResponse) -> String {
         #expect(String(decoding: problem.jsonBytes, as: UTF8.self)
             == #"{"type":"about:blank","title":"Bad Request","status":400,"detail":"a \"quoted\"\nline","code":"bad_thing","field":"uri","limit":3}"#)
     }
+
+    @Test func methodClassesAreCaseSensitiveTokens() {
+        for method in ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"] {
+            #expect(HTTPMethod(method).isStandard, "\(method)")
+            #expect(HTTPMethod(method).isKnown)
+            #expect(HTTPMethod(method).boundedLabel == method)
+            #expect(HTTPMethod.standard.contains(HTTPMethod(method)))
+        }
+        #expect(HTTPMethod.standard.count == 9)
+        for other in ["get", "Get", "QUERY", "PROPFIND", "GETX", "", "POST "] {
+            #expect(!HTTPMethod(other).isStandard, "\(other)")
+            #expect(HTTPMethod(other).boundedLabel == "OTHER")
+        }
+        #expect(HTTPMethod("QUERY").isKnown)
+        #expect(!HTTPMethod("PROPFIND").isKnown)
+    }
 }

@@ -44,6 +44,24 @@ struct SessionTokenTests {
         #expect(SessionToken(id: token.id, viewURI: nil).isEncoded(as: token.id))
     }
 
+    @Test("the identifier is read from a token's first 22 characters, checked byte by byte")
+    func identifierOfToken() {
+        let token = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:home")
+        #expect(SessionToken.identifier(of: token.encoded) == token.id)
+        #expect(SessionToken.identifier(of: token.id) == token.id)
+        for garbage in ["", String(token.id.dropLast()), token.id + "x", token.id + "sabc", String(token.id.dropLast()) + "=",
+                        String(token.id.dropLast()) + "é", token.id + "." + String(repeating: "a", count: 1002)] {
+            #expect(SessionToken.identifier(of: garbage) == nil, "\(garbage)")
+        }
+        // Exactly the base64url alphabet is accepted, in every position.
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let id = String(decoding: [UInt8](repeating: UInt8(ascii: "A"), count: 21) + [byte], as: UTF8.self)
+            #expect(SessionIdentifier.isWellFormed(id) == alphabet.contains(byte), "byte \(byte)")
+            #expect(SessionIdentifier.isIdentifierByte(byte) == alphabet.contains(byte), "byte \(byte)")
+        }
+    }
+
     @Test("after a restart an old token works for GET, next-page, events and actions, rebuilt and counted")
     func survivesRestart() async throws {
         let upstream = try makeStandardUpstream()

@@ -8,12 +8,6 @@ import HubSync
 public enum SessionIdentifier {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    private static let isAlphabet: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for byte in alphabet { table[Int(byte)] = true }
-        return table
-    }()
-
     /// A new random identifier.
     public static func make() -> String {
         let (high, low) = SecureRandom.next128()
@@ -42,6 +36,20 @@ public enum SessionIdentifier {
 
     /// `true` when `text` has the shape of an identifier (22 base64url characters).
     public static func isWellFormed(_ text: String) -> Bool {
-        text.utf8.count == 22 && text.utf8.allSatisfy { isAlphabet[Int($0)] }
+        isWellFormed(text.utf8.prefix(23))
+    }
+
+    /// `true` when `bytes` are an identifier's (22 base64url characters).
+    @inlinable
+    public static func isWellFormed(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.count == 22 && bytes.allSatisfy(isIdentifierByte)
+    }
+
+    /// Whether `byte` is a base64url character (the identifier's alphabet).
+    @inlinable @inline(__always)
+    public static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        let letter = byte | 0x20
+        return (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 }

@@ -56,10 +56,19 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     /// session needs nothing else). `nil` when the text cannot be a token.
     public static func identifier(of text: String) -> String? {
         let utf8 = text.utf8
-        guard utf8.count >= 22, utf8.count <= 1024 else { return nil }
-        if utf8.count > 22 { guard utf8.dropFirst(22).first == UInt8(ascii: ".") else { return nil } }
-        let id = String(decoding: utf8.prefix(22), as: UTF8.self)
-        return SessionIdentifier.isWellFormed(id) ? id : nil
+        let count = utf8.count
+        guard count >= 22, count <= 1024 else { return nil }
+        // The bytes are checked in place; the identifier is copied out only when it is one.
+        let checked: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
+            (count == 22 || bytes[22] == UInt8(ascii: ".")) && SessionIdentifier.isWellFormed(bytes.prefix(22))
+        }
+        if checked == false { return nil }
+        if checked == nil {
+            guard count == 22 || utf8.dropFirst(22).first == UInt8(ascii: "."),
+                SessionIdentifier.isWellFormed(utf8.prefix(22))
+            else { return nil }
+        }
+        return count == 22 ? text : String(decoding: utf8.prefix(22), as: UTF8.self)
     }
 
     /// The token text.
@@ -124,27 +133,39 @@ enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Whether `text` is the encoding of `bytes` (no allocation).
+    /// Whether `text` is the encoding of `bytes` (no allocation; on every `GET /view?session=`).
     static func matches(_ text: Slice<UnsafeBufferPointer<UInt8>>, encoding bytes: String.UTF8View) -> Bool {
+        guard text.count == (bytes.count * 4 + 2) / 3 else { return false }
         var position = text.startIndex
         var accumulator: UInt32 = 0
-        var bits = 0
-        func next(_ value: UInt32) -> Bool {
-            guard position < text.endIndex, text[position] == alphabet[Int(value & 63)] else { return false }
-            position += 1
-            return true
-        }
+        var bits: UInt32 = 0
         for byte in bytes {
             accumulator = accumulator << 8 | UInt32(byte)
             bits += 8
             while bits >= 6 {
                 bits -= 6
-                guard next(accumulator >> UInt32(bits)) else { return false }
+                guard text[position] == character(accumulator >> bits) else { return false }
+                position += 1
             }
-            accumulator &= (1 << UInt32(bits)) - 1
+            accumulator &= (1 << bits) - 1
         }
-        if bits > 0, !next(accumulator << UInt32(6 - bits)) { return false }
-        return position == text.endIndex
+        if bits > 0 {
+            guard text[position] == character(accumulator << (6 - bits)) else { return false }
+        }
+        return true
+    }
+
+    /// The alphabet's character for the low 6 bits of `value` (arithmetic: no table to load).
+    @inline(__always)
+    private static func character(_ value: UInt32) -> UInt8 {
+        let index = UInt8(truncatingIfNeeded: value & 63)
+        switch index {
+        case 0..<26: return UInt8(ascii: "A") + index
+        case 26..<52: return UInt8(ascii: "a") + index - 26
+        case 52..<62: return UInt8(ascii: "0") + index - 52
+        case 62: return UInt8(ascii: "-")
+        default: return UInt8(ascii: "_")
+        }
     }
 
     /// `nil` for characters outside the alphabet, a length of 1 mod 4, or non-zero pad bits.

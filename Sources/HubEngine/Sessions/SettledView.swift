@@ -82,19 +82,22 @@ extension ViewRequest {
         guard viewURI == other.viewURI, connectivity == other.connectivity, languages == other.languages,
             client == other.client, clientComponents == other.clientComponents
         else { return false }
-        var mine = headers.lazy.filter { !Self.isTraceContext($0.name) }.makeIterator()
-        var theirs = other.headers.lazy.filter { !Self.isTraceContext($0.name) }.makeIterator()
+        // Both header lists in step, each skipping its trace context fields (no iterators: this
+        // runs on every `GET /view?session=` of a settled view).
+        let mine = headers, theirs = other.headers
+        var left = 0, right = 0
         while true {
-            switch (mine.next(), theirs.next()) {
-            case (nil, nil): return true
-            case let (left?, right?):
-                guard left.name == right.name, left.value == right.value else { return false }
-            default: return false
-            }
+            while left < mine.count, Self.isTraceContext(mine[left].name) { left += 1 }
+            while right < theirs.count, Self.isTraceContext(theirs[right].name) { right += 1 }
+            guard left < mine.count, right < theirs.count else { return left == mine.count && right == theirs.count }
+            guard mine[left].name == theirs[right].name, mine[left].value == theirs[right].value else { return false }
+            left += 1
+            right += 1
         }
     }
 
     private static func isTraceContext(_ name: String) -> Bool {
-        name.utf8.count >= 10 && (name.caseInsensitiveEquals("traceparent") || name.caseInsensitiveEquals("tracestate"))
+        name.utf8.count >= 10
+            && (name.asciiCaseInsensitiveEquals("traceparent") || name.asciiCaseInsensitiveEquals("tracestate"))
     }
 }

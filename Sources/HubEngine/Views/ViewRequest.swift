@@ -1,4 +1,5 @@
 import HubModel
+import HubSync
 
 /// The read-only view of a client request that the engine and operations see: no HTTP types.
 public struct ViewRequest: Sendable {
@@ -29,7 +30,7 @@ public struct ViewRequest: Sendable {
 
     /// The first value of a header, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+        headers.first { $0.name.asciiCaseInsensitiveEquals(name) }?.value
     }
 
     /// The view URI without its query and fragment.
@@ -48,18 +49,5 @@ public struct ViewRequest: Sendable {
         ViewRequest(
             viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
             clientComponents: clientComponents)
-    }
-}
-
-extension String {
-    /// ASCII case-insensitive equality (header names).
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        for (a, b) in zip(utf8, other.utf8) where a != b {
-            let lowerA = a >= 65 && a <= 90 ? a + 32 : a
-            let lowerB = b >= 65 && b <= 90 ? b + 32 : b
-            if lowerA != lowerB { return false }
-        }
-        return true
     }
 }

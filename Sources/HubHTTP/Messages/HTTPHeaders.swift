@@ -95,17 +95,3 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 }
-
-extension StringProtocol {
-    /// ASCII case-insensitive comparison without allocating.
-    func asciiCaseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
-        let lhs = utf8, rhs = other.utf8
-        guard lhs.count == rhs.count else { return false }
-        // Native strings: compare the contiguous bytes (iterating two UTF8Views is far slower).
-        let contiguous = lhs.withContiguousStorageIfAvailable { left in
-            rhs.withContiguousStorageIfAvailable { right in ASCII.caseInsensitiveEquals(left, right) }
-        }
-        if let contiguous, let result = contiguous { return result }
-        return zip(lhs, rhs).allSatisfy { ASCII.caseInsensitiveEqual($0, $1) }
-    }
-}

@@ -30,7 +30,13 @@ public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible {
     public static let standard: Set<HTTPMethod> = [.get, .head, .post, .put, .delete, .options, .patch, .connect, .trace]
 
     /// `true` for a method of ``standard``.
-    public var isStandard: Bool { Self.standard.contains(self) }
+    public var isStandard: Bool {
+        // Compared as (small) strings: no hashing, no set to load, on every request.
+        switch rawValue {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE": true
+        default: false
+        }
+    }
 
     /// The method as a metric label or log field: a standard method's token, `OTHER` for any
     /// other token (the client chooses it: it must never become an unbounded label set).

@@ -1,3 +1,5 @@
+import HubSync
+
 /// Writes a response head. The server owns framing: `Content-Length`, `Transfer-Encoding`,
 /// `Connection` and `Date` set by a responder are replaced.
 enum ResponseEncoder {
@@ -14,63 +16,75 @@ enum ResponseEncoder {
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, keepAlive: Bool,
         version: HTTPVersion, requestId: String?
     ) -> [UInt8] {
-        var out: [UInt8] = []
-        // The whole head in one allocation: the fields as given, plus at most 160 bytes for the
-        // status line, Date, Content-Length or Transfer-Encoding, and Connection.
-        var capacity = 160 + (requestId?.utf8.count ?? 0) + 16
+        let reason = status.reasonPhrase
+        // An upper bound of the head's size, so it is written in one allocation without a
+        // capacity check per byte: the fields as given (name, ": ", value, CRLF), the reason
+        // phrase and request id, and at most `fixedBytes` for the rest.
+        var capacity = Self.fixedBytes + reason.utf8.count + (requestId?.utf8.count ?? 0)
         for field in headers.fields { capacity += field.name.utf8.count + field.value.utf8.count + 4 }
-        out.reserveCapacity(capacity)
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
-        appendDecimal(status.code, to: &out)
-        out.append(0x20)
-        appendSanitized(status.reasonPhrase, to: &out)
-        out.append(contentsOf: [0x0D, 0x0A])
-        var hasRequestId = false
-        for field in headers {
-            let name = field.name
-            // Compared only when the length can match (most names are none of these).
-            switch name.utf8.count {
-            case 14 where name.asciiCaseInsensitiveEquals("content-length"),
-                17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
-                10 where name.asciiCaseInsensitiveEquals("connection"),
-                4 where name.asciiCaseInsensitiveEquals("date"):
-                continue
-            case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
-                hasRequestId = true
-            default:
+        let date = DateCache.shared.current
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            var writer = HeadWriter(base: buffer.baseAddress!, capacity: capacity)
+            writer.append("HTTP/1.1 ")
+            writer.appendDecimal(status.code)
+            writer.append(0x20)
+            writer.appendSanitized(reason)
+            writer.appendCRLF()
+            var hasRequestId = false
+            for field in headers {
+                let name = field.name
+                // Compared only when the length can match (most names are none of these).
+                switch name.utf8.count {
+                case 14 where name.asciiCaseInsensitiveEquals("content-length"),
+                    17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
+                    10 where name.asciiCaseInsensitiveEquals("connection"),
+                    4 where name.asciiCaseInsensitiveEquals("date"):
+                    continue
+                case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
+                    hasRequestId = true
+                default:
+                    break
+                }
+                writer.appendSanitized(name)
+                writer.append(": ")
+                writer.appendSanitized(field.value)
+                writer.appendCRLF()
+            }
+            if let requestId, !hasRequestId {
+                writer.append("X-Request-Id: ")
+                writer.appendSanitized(requestId)
+                writer.appendCRLF()
+            }
+            writer.append("Date: ")
+            date.withUnsafeBufferPointer { writer.append($0.prefix(Self.maximumDateBytes)) }
+            writer.appendCRLF()
+            switch framing {
+            case .length(let length):
+                writer.append("Content-Length: ")
+                writer.appendDecimal(length)
+                writer.appendCRLF()
+            case .chunked:
+                writer.append("Transfer-Encoding: chunked\r\n")
+            case .none:
                 break
             }
-            appendSanitized(name, to: &out)
-            out.append(contentsOf: [UInt8(ascii: ":"), 0x20])
-            appendSanitized(field.value, to: &out)
-            out.append(contentsOf: [0x0D, 0x0A])
+            if !keepAlive {
+                writer.append("Connection: close\r\n")
+            } else if version == .http1_0 {
+                writer.append("Connection: keep-alive\r\n")
+            }
+            writer.appendCRLF()
+            initialized = writer.count
         }
-        if let requestId, !hasRequestId {
-            out.append(contentsOf: "X-Request-Id: ".utf8)
-            appendSanitized(requestId, to: &out)
-            out.append(contentsOf: [0x0D, 0x0A])
-        }
-        out.append(contentsOf: "Date: ".utf8)
-        out.append(contentsOf: DateCache.shared.current)
-        out.append(contentsOf: [0x0D, 0x0A])
-        switch framing {
-        case .length(let length):
-            out.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(length, to: &out)
-            out.append(contentsOf: [0x0D, 0x0A])
-        case .chunked:
-            out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
-        case .none:
-            break
-        }
-        if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
-        } else if version == .http1_0 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
-        }
-        out.append(contentsOf: [0x0D, 0x0A])
-        return out
     }
+
+    /// The most an IMF-fixdate takes (29 bytes; more is cut).
+    static let maximumDateBytes = 29
+    /// Room for what the head holds besides the fields, reason phrase and request id: the status
+    /// line's other bytes (9 + 20 digits + 1 + 2), X-Request-Id's frame (16), Date (6 + 29 + 2),
+    /// Content-Length (16 + 20 digits + 2) or Transfer-Encoding (28), Connection (24), the final
+    /// CRLF (2): 149 at most.
+    static let fixedBytes = 160
 
     /// The frame of one chunk: size in hex, CRLF, data, CRLF.
     static func chunk(_ data: [UInt8]) -> [UInt8] {
@@ -85,30 +99,4 @@ enum ResponseEncoder {
 
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
     static let continueHead: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-
-    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        out.append(contentsOf: String(value).utf8)
-    }
-
-    /// Appends a header name or value with CR, LF and NUL replaced by spaces (no response splitting).
-    /// (A scan, then one copy: header values are almost always clean.)
-    private static func appendSanitized(_ string: String, to out: inout [UInt8]) {
-        // In place for native strings (no copy of the string to call the mutating `withUTF8`).
-        let appended: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
-            if !bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-                out.append(contentsOf: bytes)
-                return
-            }
-            for byte in bytes {
-                out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
-            }
-        }
-        if appended == nil {
-            for byte in string.utf8 { out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte) }
-        }
-    }
 }

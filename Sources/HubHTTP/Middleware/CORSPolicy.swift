@@ -1,3 +1,5 @@
+import HubSync
+
 /// What ``CORSMiddleware`` allows: the Fetch standard's CORS protocol, as a value.
 ///
 /// ```swift

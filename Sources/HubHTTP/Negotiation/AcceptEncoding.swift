@@ -1,3 +1,5 @@
+import HubSync
+
 /// `Accept-Encoding` negotiation (RFC 9110 section 12.5.3).
 public enum AcceptEncoding {
     /// Whether gzip should be used: its q-value (explicit `gzip`/`x-gzip`, else `*`, else 0) is

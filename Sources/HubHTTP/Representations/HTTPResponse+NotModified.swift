@@ -1,3 +1,5 @@
+import HubSync
+
 extension HTTPResponse {
     /// Header fields a 304 leaves out: metadata of the content it does not carry (RFC 9110
     /// section 15.4.5: no representation metadata beyond the fields that guide cache updates)

@@ -1,3 +1,5 @@
+import HubSync
+
 /// The one place that decides, for every response, what this request gets of its content:
 /// `304 Not Modified`, gzip or identity, `Vary: Accept-Encoding`, and the `ETag` header.
 ///

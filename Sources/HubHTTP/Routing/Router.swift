@@ -16,10 +16,26 @@ public struct Router: HTTPResponder {
         case parameter(String)
     }
 
-    private struct Route: Sendable {
+    /// One path template and its handlers. A class (built once, then only read): the router
+    /// reads it per request without copying its fields.
+    private final class Route: Sendable {
         let template: String
         let segments: [Segment]
-        var handlers: [HTTPMethod: any HTTPResponder]
+        /// In registration order; a route has a handful, so a scan beats hashing the method.
+        let handlers: [(method: HTTPMethod, responder: any HTTPResponder)]
+
+        init(template: String, segments: [Segment], handlers: [(method: HTTPMethod, responder: any HTTPResponder)]) {
+            self.template = template
+            self.segments = segments
+            self.handlers = handlers
+        }
+
+        var methods: Set<HTTPMethod> { Set(handlers.map(\.method)) }
+
+        func handler(for method: HTTPMethod) -> (any HTTPResponder)? {
+            for entry in handlers where entry.method == method { return entry.responder }
+            return nil
+        }
     }
 
     private var routes: [Route] = []
@@ -38,11 +54,13 @@ public struct Router: HTTPResponder {
             return .literal(String(part))
         }
         if let index = routes.firstIndex(where: { $0.segments == segments }) {
-            precondition(routes[index].handlers[method] == nil, "duplicate route \(method) \(path)")
-            routes[index].handlers[method] = responder
+            let route = routes[index]
+            precondition(route.handler(for: method) == nil, "duplicate route \(method) \(path)")
+            routes[index] = Route(
+                template: route.template, segments: route.segments, handlers: route.handlers + [(method, responder)])
             return
         }
-        routes.append(Route(template: path, segments: segments, handlers: [method: responder]))
+        routes.append(Route(template: path, segments: segments, handlers: [(method, responder)]))
         let isStatic = segments.allSatisfy { if case .literal = $0 { true } else { false } }
         if isStatic {
             staticIndex[path] = routes.count - 1
@@ -94,7 +112,7 @@ public struct Router: HTTPResponder {
     /// Every registered route: its template and methods (HEAD is implied by GET and not listed),
     /// in registration order; what a contract test compares with the API document.
     public var registeredRoutes: [(template: String, methods: Set<HTTPMethod>)] {
-        routes.map { ($0.template, Set($0.handlers.keys)) }
+        routes.map { ($0.template, $0.methods) }
     }
 
     /// The template and methods of the route `path` matches (HEAD included with GET), or nil
@@ -106,7 +124,7 @@ public struct Router: HTTPResponder {
             index = dynamicRoutes.first { Self.match(routes[$0].segments, parts) != nil }
         }
         guard let index else { return nil }
-        var methods = Set(routes[index].handlers.keys)
+        var methods = routes[index].methods
         if methods.contains(.get) { methods.insert(.head) }
         return (routes[index].template, methods)
     }
@@ -115,9 +133,9 @@ public struct Router: HTTPResponder {
         _ route: Route, _ parameters: [String: String], _ request: HTTPRequest, _ context: RequestContext,
         _ allowed: inout Set<HTTPMethod>
     ) async throws -> HTTPResponse? {
-        let handler = route.handlers[request.method] ?? (request.method == .head ? route.handlers[.get] : nil)
+        let handler = route.handler(for: request.method) ?? (request.method == .head ? route.handler(for: .get) : nil)
         guard let handler else {
-            allowed.formUnion(route.handlers.keys)
+            allowed.formUnion(route.methods)
             return nil
         }
         context.setRoute(template: route.template, parameters: parameters)

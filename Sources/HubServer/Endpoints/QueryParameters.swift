@@ -2,12 +2,17 @@ import HubHTTP
 
 /// Query parameter rules of DESIGN.md: `uri` and `session` at most once, non-empty.
 enum QueryParameters {
+    /// The value of the parameter `name`, `nil` when absent; 400 `duplicate_parameter` when given twice.
     static func single(_ name: String, in request: HTTPRequest) throws -> String? {
-        let values = request.queryValues(name)
-        guard values.count <= 1 else {
-            throw HTTPError(.badRequest, code: "duplicate_parameter", detail: "'\(name)' may be given only once")
+        // One pass, no array of values (this runs twice on every `GET /view`).
+        var found: String?
+        for item in request.query where item.name == name {
+            guard found == nil else {
+                throw HTTPError(.badRequest, code: "duplicate_parameter", detail: "'\(name)' may be given only once")
+            }
+            found = item.value
         }
-        return values.first
+        return found
     }
 
     /// A view URI: present, non-empty, no control characters, at most 4096 bytes.

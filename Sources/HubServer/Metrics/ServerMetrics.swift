@@ -27,16 +27,32 @@ final class ServerMetrics: Sendable {
     /// The request counter and duration children by route, method and status: one lookup per
     /// request instead of two label-array lookups (an array and a status string each). Striped
     /// by thread: every event loop looks one up per request.
-    private let requestChildren = Striped<[RequestKey: (count: Counter, duration: Histogram)]> { [:] }
+    /// Each stripe also keeps its last hit: a stream of one kind of request compares the key
+    /// (small strings) instead of hashing it.
+    private let requestChildren = Striped<RequestChildren> { RequestChildren() }
+
+    private struct RequestChildren {
+        var last: (key: RequestKey, children: (count: Counter, duration: Histogram))?
+        var all: [RequestKey: (count: Counter, duration: Histogram)] = [:]
+    }
 
     /// The `hub_http_requests_total` and `hub_http_request_duration_seconds` children for a request.
     func request(route: String, method: String, status: Int) -> (count: Counter, duration: Histogram) {
         let key = RequestKey(route: route, method: method, status: status)
         let stripe = requestChildren.current
-        if let children = stripe.withLock({ $0[key] }) { return children }
+        let found = stripe.withLock { cache -> (count: Counter, duration: Histogram)? in
+            if let last = cache.last, last.key == key { return last.children }
+            guard let children = cache.all[key] else { return nil }
+            cache.last = (key, children)
+            return children
+        }
+        if let found { return found }
         // The families hand every stripe the same children.
         let children = (count: requests.labels(route, method, String(status)), duration: requestDuration.labels(route))
-        stripe.withLock { $0[key] = children }
+        stripe.withLock {
+            $0.all[key] = children
+            $0.last = (key, children)
+        }
         return children
     }
 

@@ -1,0 +1,40 @@
+/// ASCII case-insensitive comparison, the rule of HTTP field names and tokens (no locale, no
+/// Unicode folding): the one implementation the HTTP layer, the engine and the upstream client share.
+public enum ASCII {
+    /// Whether two bytes are equal, ignoring the case of ASCII letters.
+    @inlinable @inline(__always)
+    public static func caseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+    }
+
+    /// Whether two byte runs are equal, ignoring the case of ASCII letters.
+    @inlinable
+    public static func caseInsensitiveEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where !caseInsensitiveEqual(lhs[index], rhs[index]) {
+            return false
+        }
+        return true
+    }
+
+    /// Whether `bytes` equal `literal`, ignoring the case of ASCII letters.
+    @inlinable
+    public static func caseInsensitiveEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        caseInsensitiveEquals(bytes, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive equality (header names, tokens), without allocating.
+    @inlinable
+    public func asciiCaseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        let lhs = utf8, rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        // Native strings: compare the contiguous bytes (iterating two UTF8Views is far slower).
+        let contiguous = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in ASCII.caseInsensitiveEquals(left, right) }
+        }
+        if let contiguous, let result = contiguous { return result }
+        return zip(lhs, rhs).allSatisfy { ASCII.caseInsensitiveEqual($0, $1) }
+    }
+}
