@@ -33,9 +33,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// (or removes them all when set to nil).
     public subscript(name: String) -> String? {
         get {
-            // By index: the fields are read in place, not copied out (two retains each).
-            for index in fields.indices where fields[index].name.asciiCaseInsensitiveEquals(name) { return fields[index].value }
-            return nil
+            // Read in place through the buffer, lengths first: a field is copied out (two
+            // retains) only when it is the one, and most names are rejected by length.
+            let length = name.utf8.count
+            return fields.withUnsafeBufferPointer { buffer -> String? in
+                for index in buffer.indices
+                where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
+                    return buffer[index].value
+                }
+                return nil
+            }
         }
         set {
             if let newValue { replaceOrAdd(name: name, value: newValue) } else { remove(name: name) }
@@ -44,12 +51,32 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Every value of the field `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.lazy.filter { $0.name.asciiCaseInsensitiveEquals(name) }.map(\.value)
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { buffer in
+            var values: [String] = []
+            for index in buffer.indices
+            where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
+                values.append(buffer[index].value)
+            }
+            return values
+        }
     }
 
     /// Whether a field `name` is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.asciiCaseInsensitiveEquals(name) }
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { buffer in
+            buffer.indices.contains { buffer[$0].name.utf8.count == length && buffer[$0].name.asciiCaseInsensitiveEquals(name) }
+        }
+    }
+
+    /// Calls `body` with each field's name and value in order, read in place (no copy of the
+    /// strings per field, as iterating the fields makes).
+    @inlinable
+    public func forEachField(_ body: (_ name: String, _ value: String) throws -> Void) rethrows {
+        try fields.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices { try body(buffer[index].name, buffer[index].value) }
+        }
     }
 
     /// Appends a field, keeping any existing one of the same name.
@@ -77,10 +104,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Whether a comma-separated list field (such as `Connection`) contains `token` (case-insensitive).
     public func containsToken(_ token: String, in name: String) -> Bool {
-        for field in fields where field.name.asciiCaseInsensitiveEquals(name) && Self.listContains(field.value, token) {
-            return true
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { buffer in
+            buffer.indices.contains {
+                buffer[$0].name.utf8.count == length && buffer[$0].name.asciiCaseInsensitiveEquals(name)
+                    && Self.listContains(buffer[$0].value, token)
+            }
         }
-        return false
     }
 
     /// Whether the comma-separated list `value` has `token` as an element (ASCII case-insensitive).

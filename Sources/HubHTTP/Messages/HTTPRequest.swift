@@ -1,21 +1,75 @@
 /// A parsed HTTP/1.x request with its whole body.
+///
+/// A value type whose fields live in one shared, immutable box: a request passes through the
+/// connection, its task, the middleware and the endpoint, and each copy costs one reference
+/// count instead of one per field. Setting a field makes a new box (requests are seldom changed).
 public struct HTTPRequest: Sendable {
+    private struct Fields: Sendable {
+        var method: HTTPMethod
+        var target: String
+        var path: String
+        var query: [(name: String, value: String)]
+        var version: HTTPVersion
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var remoteAddress: String?
+    }
+
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    private var fields: Fields { storage.fields }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields)
+    }
+
     /// The request method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { fields.method }
+        set { update { $0.method = newValue } }
+    }
     /// The request target exactly as sent on the request line (origin-, absolute- or asterisk-form).
-    public var target: String
+    public var target: String {
+        get { fields.target }
+        set { update { $0.target = newValue } }
+    }
     /// The target's path, percent-decoded (`/` for an absolute-form target without a path).
-    public var path: String
+    public var path: String {
+        get { fields.path }
+        set { update { $0.path = newValue } }
+    }
     /// The query parameters in order, percent-decoded; `+` stays a literal plus (RFC 3986).
-    public var query: [(name: String, value: String)]
+    public var query: [(name: String, value: String)] {
+        get { fields.query }
+        set { update { $0.query = newValue } }
+    }
     /// The protocol version from the request line.
-    public var version: HTTPVersion
+    public var version: HTTPVersion {
+        get { fields.version }
+        set { update { $0.version = newValue } }
+    }
     /// The header fields in the order received.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { fields.headers }
+        set { update { $0.headers = newValue } }
+    }
     /// The request content (de-chunked), empty when there is none.
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        get { fields.body }
+        set { update { $0.body = newValue } }
+    }
     /// The peer's IP address, when the request came from a socket.
-    public var remoteAddress: String?
+    public var remoteAddress: String? {
+        get { fields.remoteAddress }
+        set { update { $0.remoteAddress = newValue } }
+    }
 
     public init(
         method: HTTPMethod, target: String, path: String? = nil,
@@ -23,20 +77,20 @@ public struct HTTPRequest: Sendable {
         version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:], body: [UInt8] = [],
         remoteAddress: String? = nil
     ) {
-        self.method = method
-        self.target = target
+        let resolvedPath: String
+        let resolvedQuery: [(name: String, value: String)]
         if let path {
-            self.path = path
-            self.query = query ?? []
+            resolvedPath = path
+            resolvedQuery = query ?? []
         } else {
             let parts = (try? RequestTarget.parse(Array(target.utf8))) ?? RequestTarget(path: target, query: [])
-            self.path = parts.path
-            self.query = query ?? parts.query
+            resolvedPath = parts.path
+            resolvedQuery = query ?? parts.query
         }
-        self.version = version
-        self.headers = headers
-        self.body = body
-        self.remoteAddress = remoteAddress
+        storage = Storage(
+            Fields(
+                method: method, target: target, path: resolvedPath, query: resolvedQuery, version: version, headers: headers,
+                body: body, remoteAddress: remoteAddress))
     }
 
     /// Every value of the query parameter `name`, in order.

@@ -21,7 +21,7 @@ enum ResponseEncoder {
         // capacity check per byte: the fields as given (name, ": ", value, CRLF), the reason
         // phrase and request id, and at most `fixedBytes` for the rest.
         var capacity = Self.fixedBytes + reason.utf8.count + (requestId?.utf8.count ?? 0)
-        for field in headers.fields { capacity += field.name.utf8.count + field.value.utf8.count + 4 }
+        headers.forEachField { name, value in capacity += name.utf8.count + value.utf8.count + 4 }
         let date = DateCache.shared.current
         return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
             var writer = HeadWriter(base: buffer.baseAddress!, capacity: capacity)
@@ -31,15 +31,14 @@ enum ResponseEncoder {
             writer.appendSanitized(reason)
             writer.appendCRLF()
             var hasRequestId = false
-            for field in headers {
-                let name = field.name
+            headers.forEachField { name, value in
                 // Compared only when the length can match (most names are none of these).
                 switch name.utf8.count {
                 case 14 where name.asciiCaseInsensitiveEquals("content-length"),
                     17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
                     10 where name.asciiCaseInsensitiveEquals("connection"),
                     4 where name.asciiCaseInsensitiveEquals("date"):
-                    continue
+                    return
                 case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
                     hasRequestId = true
                 default:
@@ -47,7 +46,7 @@ enum ResponseEncoder {
                 }
                 writer.appendSanitized(name)
                 writer.append(": ")
-                writer.appendSanitized(field.value)
+                writer.appendSanitized(value)
                 writer.appendCRLF()
             }
             if let requestId, !hasRequestId {

@@ -54,17 +54,16 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         // One pass over the response's fields for what the decision reads.
         var encoded = false, variesByEncoding = false
         var etagHeader: String?
-        for field in response.headers {
-            let name = field.name
+        response.headers.forEachField { name, value in
             switch name.utf8.count {
             case 16 where name.asciiCaseInsensitiveEquals("Content-Encoding"):
                 encoded = true
             case 4 where name.asciiCaseInsensitiveEquals("Vary"):
-                if HTTPHeaders.listContains(field.value, "Accept-Encoding") || HTTPHeaders.listContains(field.value, "*") {
+                if HTTPHeaders.listContains(value, "Accept-Encoding") || HTTPHeaders.listContains(value, "*") {
                     variesByEncoding = true
                 }
             case 4 where name.asciiCaseInsensitiveEquals("ETag"):
-                if etagHeader == nil { etagHeader = field.value }
+                if etagHeader == nil { etagHeader = value }
             default:
                 break
             }

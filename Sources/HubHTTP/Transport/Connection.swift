@@ -251,6 +251,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let version = request.version
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
         let core = self.core
+        // The task's first job runs after the current event batch: the responses of a batch's
+        // requests are written together, and the loop polls less often (starting it at once,
+        // `Task.immediate`, cost more system time than it saved: measured in docs/PERFORMANCE.md).
         _ = isolation.startTask { [self] _ in
             let response = if let rejection { rejection.response } else { await core.respond(to: request, context: context) }
             onLoop { [self] in
