@@ -98,22 +98,26 @@ extension RequestParser {
         var transferCodings: [Substring] = []
         var hasTransferEncoding = false
         var expect: String?
-        for field in headers {
-            if field.name.asciiCaseInsensitiveEquals("host") {
+        // By index, the name's length first: only the four names read here are compared.
+        for index in headers.indices {
+            switch headers[index].name.utf8.count {
+            case 4 where headers[index].name.asciiCaseInsensitiveEquals("host"):
                 hostCount += 1
-                guard field.value.utf8.allSatisfy(Self.isHostByte) else {
+                guard headers[index].value.utf8.allSatisfy(Self.isHostByte) else {
                     throw .bad("invalid_host", "The Host header is not a valid host and port.")
                 }
-            } else if field.name.asciiCaseInsensitiveEquals("content-length") {
-                contentLengths.append(Substring(field.value))
-            } else if field.name.asciiCaseInsensitiveEquals("transfer-encoding") {
+            case 14 where headers[index].name.asciiCaseInsensitiveEquals("content-length"):
+                contentLengths.append(Substring(headers[index].value))
+            case 17 where headers[index].name.asciiCaseInsensitiveEquals("transfer-encoding"):
                 hasTransferEncoding = true
-                for item in field.value.split(separator: ",", omittingEmptySubsequences: true) {
+                for item in headers[index].value.split(separator: ",", omittingEmptySubsequences: true) {
                     let coding = item.trimmingOWS()
                     if !coding.isEmpty { transferCodings.append(coding) }
                 }
-            } else if field.name.asciiCaseInsensitiveEquals("expect") {
-                expect = field.value
+            case 6 where headers[index].name.asciiCaseInsensitiveEquals("expect"):
+                expect = headers[index].value
+            default:
+                break
             }
         }
         // RFC 9112 section 3.2: HTTP/1.1 needs exactly one Host.

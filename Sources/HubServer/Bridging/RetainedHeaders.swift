@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubSync
 
 /// Which request headers a ``ViewRequest`` carries into the engine, and how much of them.
 ///
@@ -66,8 +67,8 @@ struct RetainedHeaders: Sendable {
             guard kept.count < Self.maximumHeaders else { break }
             let valueBytes = value.utf8.count
             guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes,
-                (Self.isHubHeader(name) && name.lowercased() != "hub-session")
-                    || names.contains(name.lowercased())
+                (Self.isHubHeader(name) && !name.asciiCaseInsensitiveEquals("hub-session"))
+                    || (!names.isEmpty && names.contains(Self.asciiLowercased(name)))
             else { continue }
             totalBytes += valueBytes
             kept.append((name, value))
@@ -78,6 +79,13 @@ struct RetainedHeaders: Sendable {
             if let traceState { kept.append((TraceContext.stateHeader, traceState)) }
         }
         return kept
+    }
+
+    /// `name` with ASCII letters lowered (header names are ASCII tokens): no Unicode case
+    /// mapping, and no new string when it is already lower case.
+    static func asciiLowercased(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     /// `Hub-` prefix, ASCII case-insensitive.

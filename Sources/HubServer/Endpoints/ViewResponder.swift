@@ -48,9 +48,9 @@ struct ViewResponder {
         let original = try viewModel(of: viewState, sessionID: sessionID)
         let rendered = rendered(original, for: components, shared: viewState.isMemoized)
         // Room for what follows here and in RepresentationMiddleware (Vary, ETag, Content-Encoding).
-        var headers = HTTPHeaders(
-            [(name: "Content-Type", value: "application/json"), (name: "Cache-Control", value: "private, no-cache")],
-            reservingCapacity: 8)
+        var headers = HTTPHeaders([], reservingCapacity: 8)
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Cache-Control", value: "private, no-cache")
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
         if !viewState.timings.isEmpty {
