@@ -106,7 +106,7 @@ public final class ViewEngine: Sendable {
     ///
     /// `initialViewModel` injects the session's initial content, e.g. the `target.view` of the
     /// component the client selected to get here; operations are then not asked for theirs (S117).
-    public func openSession(
+    public nonisolated(nonsending) func openSession(
         for request: ViewRequest, initialViewModel: ViewModel? = nil, lazy: Bool = false
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
         let started = try await start(
@@ -127,7 +127,7 @@ public final class ViewEngine: Sendable {
     /// returns its result without keeping any session: for callers that must not create server
     /// state (`HEAD /view?uri=`) or want a one-off render. Throws like ``openSession(for:initialViewModel:lazy:)``.
     /// The session identifier the operations see was never in the store.
-    public func loadView(
+    public nonisolated(nonsending) func loadView(
         for request: ViewRequest, initialViewModel: ViewModel? = nil
     ) async throws(EngineError) -> ViewState {
         try await start(request, initialViewModel: initialViewModel, storage: .none, id: nil, needsSession: false).state
@@ -148,7 +148,7 @@ public final class ViewEngine: Sendable {
     /// when the token cannot rebuild (no URI in it) or its session was deleted here. Throws like
     /// ``openSession(for:initialViewModel:lazy:)`` for the token's URI. A rebuilt session is
     /// stored as used (protected from one-shot views); when its load fails it is not kept.
-    public func resolve(
+    public nonisolated(nonsending) func resolve(
         _ token: SessionToken, request: (String) -> ViewRequest
     ) async throws(EngineError) -> ResolvedSession? {
         if let held = sessions.session(token.id) { return .held(held) }
@@ -193,7 +193,7 @@ public final class ViewEngine: Sendable {
 
     /// Opens a session for `request` (or only its view, see ``Started/session``). `needsSession`:
     /// the caller uses the session object, so a memo hit that stores nothing still makes one.
-    private func start(
+    private nonisolated(nonsending) func start(
         _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?,
         needsSession: Bool
     ) async throws(EngineError) -> Started {

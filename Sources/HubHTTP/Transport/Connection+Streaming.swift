@@ -20,7 +20,7 @@ extension Connection {
         if stream.wantsHeartbeat, interval > 0, interval < Int(Int32.max) * 1_000_000_000 {
             scheduleHeartbeat(generation: streamGeneration, every: UInt64(interval))
         }
-        streamTask = isolation.startTask { [self] _ in
+        streamTask = Task(executorPreference: loop) { [self] in
             await stream.forEachChunk { chunk in await deliver(chunk) }
             onLoop { [self] in streamFinished(keepAlive: keepAlive) }
         }

@@ -8,9 +8,8 @@ import Glibc
 ///
 /// The socket is registered once, edge-triggered, for reading, writing and hang-ups, so serving a
 /// request costs no `epoll_ctl`: `readable` and `writable` remember what the last edges said.
-/// A request's task is isolated to the connection's ``LoopIsolation`` (the loop is its executor),
-/// so when the responder does not suspend on another executor the response is written in the
-/// same loop turn as the request was read.
+/// A request's task prefers the loop as its executor, so when the responder does not suspend on
+/// another executor the response is written in the same loop turn as the request was read.
 ///
 /// `@unchecked Sendable` is safe because every mutable property is read and written only on the
 /// loop's thread: events, timers and the request task's continuation run there, and the entry
@@ -22,8 +21,6 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     let fd: Int32
     let remoteAddress: String?
     let loop: EventLoop
-    /// What the connection's tasks are isolated to: its loop.
-    let isolation: LoopIsolation
     let core: ServerCore
     var configuration: HTTPServerConfiguration { core.configuration }
 
@@ -57,7 +54,6 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         self.fd = fd
         self.remoteAddress = remoteAddress
         self.loop = loop
-        self.isolation = LoopIsolation(loop: loop)
         self.core = core
         self.parser = RequestParser(limits: core.configuration.limits, remoteAddress: remoteAddress)
     }
@@ -253,8 +249,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let core = self.core
         // The task's first job runs after the current event batch: the responses of a batch's
         // requests are written together, and the loop polls less often (starting it at once,
-        // `Task.immediate`, cost more system time than it saved: measured in docs/PERFORMANCE.md).
-        _ = isolation.startTask { [self] _ in
+        // `Task.immediate`, doubled the epoll_wait calls per request: docs/PERFORMANCE.md).
+        Task(executorPreference: loop) { [self] in
             let response = if let rejection { rejection.response } else { await core.respond(to: request, context: context) }
             onLoop { [self] in
                 send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)

@@ -13,14 +13,9 @@ protocol EventLoopHandler: AnyObject {
 }
 
 /// One thread running an edge-triggered `epoll` loop: socket readiness, timers, and jobs (closures
-/// and Swift tasks) posted to it. It is also a `SerialExecutor`: a request's task is isolated to
-/// a ``LoopIsolation`` actor that runs on it, so the request is parsed, answered and written on
-/// this one thread, with no hand-off to another thread when the responder does not suspend.
-///
-/// Why a serial executor and not a task executor preference: a task with an executor
-/// preference takes its status-record lock on every executor check, and a `nonisolated(nonsending)`
-/// function checks on every return from a callee (a dozen times per request through the
-/// middleware stack); a task isolated to an actor on this executor checks by identity.
+/// and Swift tasks) posted to it. It is also a `TaskExecutor`: a request task that prefers it is
+/// parsed, answered and written on this one thread, with no hand-off to another thread when the
+/// responder does not suspend.
 ///
 /// Jobs posted from the loop's own thread go on a thread-local queue (no lock, no wake-up); jobs
 /// from other threads go on a locked queue, and the first one into an empty queue wakes the
@@ -33,7 +28,7 @@ protocol EventLoopHandler: AnyObject {
 /// a lock and the thread identifiers are atomic. The descriptors are immutable. Once the thread
 /// has exited (it sets `stopped` under `remote`'s lock, so everything it did happens before), jobs
 /// run one at a time on the serial `fallback` queue, and those never touch the loop's own state.
-final class EventLoop: SerialExecutor, @unchecked Sendable {
+final class EventLoop: TaskExecutor, @unchecked Sendable {
     private enum Job {
         case closure(() -> Void)
         case task(UnownedJob)
@@ -152,20 +147,6 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
-    }
-
-    /// Whether code running now is isolated to this loop (its thread, or its fallback queue once
-    /// stopped): what `assumeIsolated` asks when no task is running, as when an event is handled.
-    func isIsolatingCurrentContext() -> Bool? {
-        inLoop
-    }
-
-    func checkIsolated() {
-        precondition(inLoop, "\(name): not on the loop's thread")
-    }
-
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if onLoopThread {
@@ -183,7 +164,7 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
             return (wasEmpty, false)
         }
         if stopped {
-            let executor = self.asUnownedSerialExecutor()
+            let executor = self.asUnownedTaskExecutor()
             fallback.async { [self] in
                 fallbackThreadID.store(pthread_self(), ordering: .relaxed)
                 defer { fallbackThreadID.store(0, ordering: .relaxed) }
@@ -329,7 +310,7 @@ final class EventLoop: SerialExecutor, @unchecked Sendable {
             for job in spareJobs {
                 switch job {
                 case .closure(let body): body()
-                case .task(let task): task.runSynchronously(on: asUnownedSerialExecutor())
+                case .task(let task): task.runSynchronously(on: asUnownedTaskExecutor())
                 }
             }
             spareJobs.removeAll(keepingCapacity: true)

@@ -55,7 +55,7 @@ struct ViewEndpoints {
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
-    func openSession(
+    nonisolated(nonsending) func openSession(
         viewURI: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState) {
         do {
