@@ -289,6 +289,19 @@ public final class ViewEngine: Sendable {
         return (session, await session.load(viewRequest))
     }
 
+    /// ``loadHeld(_:request:)`` when it needs no run and no hop onto the session's actor: the
+    /// held session `id` and the state its published ``SettledView`` answers for the request
+    /// `request(uri)` makes; `nil` when this process does not hold it or the session must
+    /// decide (then nothing was recorded, and ``loadHeld(_:request:)`` gives the answer).
+    public func loadHeldImmediately(
+        _ id: String, request: (String) -> ViewRequest
+    ) -> (session: ViewSession, state: ViewState)? {
+        guard let (session, settled) = sessions.lookup(id), let settled,
+            let state = settled.answer(request(session.viewURI))
+        else { return nil }
+        return (session, state)
+    }
+
     /// Ends a session; returns whether it existed.
     @discardableResult
     public func endSession(_ id: String) -> Bool {

@@ -16,7 +16,7 @@ import HubSync
 ///
 /// Place it outside ``ErrorMiddleware`` so that problem responses carry CORS headers too
 /// and a script can read them.
-public struct CORSMiddleware: HTTPMiddleware {
+public struct CORSMiddleware: ImmediateHTTPMiddleware {
     /// What `onRejected` is told about.
     public enum Rejection: String, Sendable {
         /// A preflight from an origin the policy does not allow.
@@ -43,28 +43,41 @@ public struct CORSMiddleware: HTTPMiddleware {
     }
 
     public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        guard let origin = request.headers["Origin"] else {
-            var response = try await next.respond(to: request, context: context)
-            if policy.variesByOrigin { Self.addVary("Origin", to: &response.headers) }
-            return response
-        }
-        if request.method == .options, request.headers.contains("Access-Control-Request-Method") {
-            if let response = preflight(request, origin: origin, context: context) {
-                return response
+        let origin = request.headers["Origin"]
+        if let origin, let preflight = preflightResponse(request, origin: origin, context: context) { return preflight }
+        return finish(try await next.respond(to: request, context: context), origin: origin, request: request)
+    }
+
+    public func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
+        let origin = request.headers["Origin"]
+        if let origin, let preflight = preflightResponse(request, origin: origin, context: context) { return preflight }
+        guard let response = try next.respondImmediately(to: request, context: context) else { return nil }
+        return finish(response, origin: origin, request: request)
+    }
+
+    /// The answer to a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`) of a known
+    /// path; `nil` for any other request.
+    private func preflightResponse(_ request: HTTPRequest, origin: String, context: RequestContext) -> HTTPResponse? {
+        guard request.method == .options, request.headers.contains("Access-Control-Request-Method") else { return nil }
+        return preflight(request, origin: origin, context: context)
+    }
+
+    /// The response of a request that is not a preflight, with the CORS headers its origin gets.
+    private func finish(_ response: HTTPResponse, origin: String?, request: HTTPRequest) -> HTTPResponse {
+        var response = response
+        if let origin {
+            if let allowOrigin = policy.allowOrigin(for: origin) {
+                response.headers.replaceOrAdd(name: "Access-Control-Allow-Origin", value: allowOrigin)
+                if policy.allowCredentials {
+                    response.headers.replaceOrAdd(name: "Access-Control-Allow-Credentials", value: "true")
+                }
+                if !policy.exposedHeaders.isEmpty {
+                    response.headers.replaceOrAdd(
+                        name: "Access-Control-Expose-Headers", value: policy.exposedHeaders.joined(separator: ", "))
+                }
+            } else if !Self.isSameOrigin(origin, host: request.headers["Host"]) {
+                onRejected(.request)
             }
-        }
-        var response = try await next.respond(to: request, context: context)
-        if let allowOrigin = policy.allowOrigin(for: origin) {
-            response.headers.replaceOrAdd(name: "Access-Control-Allow-Origin", value: allowOrigin)
-            if policy.allowCredentials {
-                response.headers.replaceOrAdd(name: "Access-Control-Allow-Credentials", value: "true")
-            }
-            if !policy.exposedHeaders.isEmpty {
-                response.headers.replaceOrAdd(
-                    name: "Access-Control-Expose-Headers", value: policy.exposedHeaders.joined(separator: ", "))
-            }
-        } else if !Self.isSameOrigin(origin, host: request.headers["Host"]) {
-            onRejected(.request)
         }
         if policy.variesByOrigin { Self.addVary("Origin", to: &response.headers) }
         return response

@@ -17,9 +17,17 @@ struct MiddlewareResponder: HTTPResponder {
 extension HTTPResponder {
     /// This responder wrapped in `middleware`, the first element outermost:
     /// `router.wrapped(in: [ErrorMiddleware(), RequestIDMiddleware(), RepresentationMiddleware()])`.
+    /// While every layer from the innermost out is immediate (``ImmediateHTTPResponder``,
+    /// ``ImmediateHTTPMiddleware``), the wrapped responder is immediate too.
     public func wrapped(in middleware: [any HTTPMiddleware]) -> any HTTPResponder {
         var responder: any HTTPResponder = self
-        for item in middleware.reversed() { responder = MiddlewareResponder(middleware: item, next: responder) }
+        for item in middleware.reversed() {
+            if let immediate = item as? any ImmediateHTTPMiddleware, let next = responder as? any ImmediateHTTPResponder {
+                responder = ImmediateMiddlewareResponder(middleware: immediate, next: next)
+            } else {
+                responder = MiddlewareResponder(middleware: item, next: responder)
+            }
+        }
         return responder
     }
 

@@ -10,7 +10,7 @@
 /// `method_not_allowed` with `Allow`; a method outside RFC 9110's (and PATCH, QUERY) is 501
 /// `method_not_implemented`. HEAD is served by the GET route (the server drops the body).
 /// The matched template and parameters are recorded on the ``RequestContext``.
-public struct Router: HTTPResponder {
+public struct Router: ImmediateHTTPResponder {
     private enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
@@ -69,22 +69,18 @@ public struct Router: HTTPResponder {
         }
     }
 
-    /// Adds a closure for `method` on `path`.
+    /// Adds a closure for `method` on `path`; `immediate`, when given, answers what it can
+    /// without suspending (``ImmediateHTTPResponder``).
     public mutating func add(
         _ method: HTTPMethod, _ path: String,
+        immediate: (@Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?)? = nil,
         _ handler: nonisolated(nonsending) @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
     ) {
-        add(method, path, ClosureResponder(handler))
+        add(method, path, ClosureResponder(immediate: immediate, handler))
     }
 
     public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
-        // RFC 9110 section 9.1: a method the server does not implement at all is 501 (method
-        // names are case-sensitive: `get` is not GET); 405 is for known methods a route lacks.
-        guard request.method.isKnown else {
-            throw HTTPError(
-                .notImplemented, code: "method_not_implemented",
-                detail: "The method is not implemented by this server.")
-        }
+        try Self.checkImplemented(request.method)
         var allowed: Set<HTTPMethod> = []
         if let index = staticIndex[request.path] {
             if let response = try await respond(routes[index], [:], request, context, &allowed) { return response }
@@ -98,12 +94,50 @@ public struct Router: HTTPResponder {
                 }
             }
         }
-        if allowed.isEmpty {
-            throw HTTPError(.notFound, code: "route_not_found", detail: "No resource at this path.")
+        throw Self.unmatched(request, allowed: allowed)
+    }
+
+    /// The matched route's handler when it is immediate (``ImmediateHTTPResponder``); `nil`
+    /// when it is not, or answers `nil`. Unknown paths and methods throw as in ``respond(to:context:)``.
+    public func respondImmediately(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
+        try Self.checkImplemented(request.method)
+        var allowed: Set<HTTPMethod> = []
+        func answer(_ route: Route, _ parameters: [String: String]) throws -> HTTPResponse?? {
+            guard let handler = handler(of: route, for: request.method, allowed: &allowed) else { return .none }
+            guard let immediate = handler as? any ImmediateHTTPResponder else { return .some(nil) }
+            context.setRoute(template: route.template, parameters: parameters)
+            return .some(try immediate.respondImmediately(to: request, context: context))
         }
+        if let index = staticIndex[request.path], let answered = try answer(routes[index], [:]) { return answered }
+        if !dynamicRoutes.isEmpty {
+            let parts = Self.split(request.path)
+            for index in dynamicRoutes {
+                guard let parameters = Self.match(routes[index].segments, parts) else { continue }
+                if let answered = try answer(routes[index], parameters) { return answered }
+            }
+        }
+        throw Self.unmatched(request, allowed: allowed)
+    }
+
+    /// RFC 9110 section 9.1: a method the server does not implement at all is 501 (method names
+    /// are case-sensitive: `get` is not GET); 405 is for known methods a route lacks.
+    private static func checkImplemented(_ method: HTTPMethod) throws {
+        guard method.isKnown else {
+            throw HTTPError(
+                .notImplemented, code: "method_not_implemented",
+                detail: "The method is not implemented by this server.")
+        }
+    }
+
+    /// 404 when no route matched the path, else 405 with `Allow`.
+    private static func unmatched(_ request: HTTPRequest, allowed: Set<HTTPMethod>) -> HTTPError {
+        if allowed.isEmpty {
+            return HTTPError(.notFound, code: "route_not_found", detail: "No resource at this path.")
+        }
+        var allowed = allowed
         if allowed.contains(.get) { allowed.insert(.head) }
         let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")
-        throw HTTPError(
+        return HTTPError(
             .methodNotAllowed, code: "method_not_allowed",
             detail: "\(request.method.rawValue) is not allowed here; allowed: \(allow).", headers: ["Allow": allow]
         )
@@ -133,13 +167,17 @@ public struct Router: HTTPResponder {
         _ route: Route, _ parameters: [String: String], _ request: HTTPRequest, _ context: RequestContext,
         _ allowed: inout Set<HTTPMethod>
     ) async throws -> HTTPResponse? {
-        let handler = route.handler(for: request.method) ?? (request.method == .head ? route.handler(for: .get) : nil)
-        guard let handler else {
-            allowed.formUnion(route.methods)
-            return nil
-        }
+        guard let handler = handler(of: route, for: request.method, allowed: &allowed) else { return nil }
         context.setRoute(template: route.template, parameters: parameters)
         return try await handler.respond(to: request, context: context)
+    }
+
+    /// The route's handler for `method` (HEAD by GET's); `nil`, with the route's methods added
+    /// to `allowed`, when it has none.
+    private func handler(of route: Route, for method: HTTPMethod, allowed: inout Set<HTTPMethod>) -> (any HTTPResponder)? {
+        if let handler = route.handler(for: method) ?? (method == .head ? route.handler(for: .get) : nil) { return handler }
+        allowed.formUnion(route.methods)
+        return nil
     }
 
     private static func split(_ path: String) -> [Substring] {

@@ -247,9 +247,16 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let version = request.version
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
         let core = self.core
-        // The task's first job runs after the current event batch: the responses of a batch's
-        // requests are written together, and the loop polls less often (starting it at once,
-        // `Task.immediate`, doubled the epoll_wait calls per request: docs/PERFORMANCE.md).
+        // A response the responder can make without suspending (a settled view) is made now,
+        // with no task; it is written after the current event batch, as a task's would be: the
+        // responses of a batch's requests go out together and the loop polls less often
+        // (writing each at once doubled the epoll_wait calls per request: docs/PERFORMANCE.md).
+        if rejection == nil, let response = core.respondImmediately(to: request, context: context) {
+            loop.execute { [self] in
+                send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+            }
+            return
+        }
         Task(executorPreference: loop) { [self] in
             let response = if let rejection { rejection.response } else { await core.respond(to: request, context: context) }
             onLoop { [self] in

@@ -13,9 +13,13 @@ final class ServerCore: Sendable {
 
     private let registry = Locked(Registry())
 
+    /// The responder when it can answer immediately (every layer is ``ImmediateHTTPResponder``).
+    let immediate: (any ImmediateHTTPResponder)?
+
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
+        self.immediate = responder as? any ImmediateHTTPResponder
     }
 
     var openConnections: Int { registry.withLock { $0.connections.count } }
@@ -47,5 +51,10 @@ final class ServerCore: Sendable {
     /// responder without ``ErrorMiddleware`` still never leaks internals.
     nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         await responder.answer(request, context: context)
+    }
+
+    /// The response when the responder can make it without suspending; `nil` otherwise.
+    func respondImmediately(to request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        immediate?.answerImmediately(request, context: context)
     }
 }

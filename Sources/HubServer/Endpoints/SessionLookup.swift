@@ -62,6 +62,18 @@ struct SessionLookup {
         return (found.session, await found.session.load(makeRequest(found.session.viewURI)))
     }
 
+    /// ``loadView(_:request:context:components:)`` when it can answer without suspending: a held
+    /// session whose settled view answers this request (``ViewEngine/loadHeldImmediately(_:request:)``);
+    /// `nil` otherwise (then that method gives the answer).
+    func loadViewImmediately(
+        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) -> (session: ViewSession, state: ViewState)? {
+        guard let id = SessionToken.identifier(of: text) else { return nil }
+        return state.engine.loadHeldImmediately(id) { uri in
+            state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
+        }
+    }
+
     /// ``find(_:request:context:components:)``, or 404 `session_not_found`.
     nonisolated(nonsending) func require(
         _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?

@@ -53,6 +53,24 @@ struct ViewEndpoints {
         return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
     }
 
+    /// ``getView(_:_:)`` when it can answer without suspending (``ImmediateHTTPResponder``): a
+    /// held session's settled view, and every 400 of the parameters; `nil` for the rest.
+    func getViewImmediately(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse? {
+        let uri = try QueryParameters.single("uri", in: request)
+        if let uri { _ = try QueryParameters.viewURI(uri) }
+        let query = try QueryParameters.single("session", in: request)
+        guard let token = try SessionReference.token(query, from: .query, in: request) else {
+            // No session named: a missing `uri` is the same 400 now; opening a view is not immediate.
+            if uri == nil { _ = try QueryParameters.viewURI(nil) }
+            return nil
+        }
+        let components = ClientComponents(request)
+        guard let (session, viewState) = sessions.loadViewImmediately(token, request: request, context: context, components: components)
+        else { return nil }
+        let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
+        return try responder.response(for: viewState, sessionID: sessionID, components: components)
+    }
+
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
     /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
     nonisolated(nonsending) func openSession(

@@ -4,17 +4,29 @@ import HubHTTP
 /// the `tracestate` on the ``RequestContext`` (log lines carry its trace id). The request goes
 /// on unchanged; ``RequestBridge`` gives the engine that span as its `traceparent`, so the
 /// engine's upstream fetches become its children.
-struct TraceContextMiddleware: HTTPMiddleware {
+struct TraceContextMiddleware: ImmediateHTTPMiddleware {
     nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        // Kept in the context, not written into the request (no copy of it per request): the
-        // bridge gives the engine this server's span in place of the client's headers.
+        begin(request, context)
+        return try await next.respond(to: request, context: context)
+    }
+
+    /// An immediate answer's trace is begun as the asynchronous path would begin it; when the
+    /// answer is `nil`, that path begins it again (a new span id: nothing saw the first).
+    func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
+        begin(request, context)
+        return try next.respondImmediately(to: request, context: context)
+    }
+
+    /// Records this server's span on the context. Kept in the context, not written into the
+    /// request (no copy of it per request): the bridge gives the engine this server's span in
+    /// place of the client's headers.
+    private func begin(_ request: HTTPRequest, _ context: RequestContext) {
         if let clientParent = request.headers[TraceContext.parentHeader] {
             let trace = TraceContext(traceParent: clientParent, traceState: request.headers[TraceContext.stateHeader])
             context.setTrace(parent: trace.traceParent, state: trace.state)
         } else {
             context.setTrace(parent: TraceContext.newTraceParent(), state: nil)
         }
-        return try await next.respond(to: request, context: context)
     }
 }
 

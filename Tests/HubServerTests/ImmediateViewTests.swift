@@ -1,0 +1,69 @@
+import Foundation
+import HubHTTP
+import HubServer
+import HubTestSupport
+import Testing
+
+/// `GET /view?session=` of a settled view is answered on the connection's loop without a task
+/// (the immediate path); everything else goes the asynchronous way. Both must answer alike and
+/// count each request once.
+@Suite("Immediate view answers")
+struct ImmediateViewTests {
+    static let requests = #"hub_http_requests_total{route="/view",method="GET",status="200"}"#
+
+    @Test("a settled view over a socket is the answer the asynchronous path gives, byte for byte")
+    func sameAnswerBothWays() async throws {
+        let upstream = try makeStandardUpstream()
+        defer { upstream.stop() }
+        let fixture = Fixture()
+        try await withHub(Fixture.config(upstream: upstream.base), extensions: fixture.extensions, transport: .socket) { client, app in
+            // hub:big: reload never, and a body gzip compresses.
+            let token = try #require(try await client.view("hub:big").header("Hub-Session"))
+            // The first use stores the lazily opened session (asynchronous); from then on it is held and settled.
+            #expect(try await client.session(token).status == 200)
+            let overSocket = try await client.session(token, headers: [("Accept-Encoding", "gzip")])
+            // In memory: HubApplication.respond(to:) always takes the asynchronous path.
+            let inMemory = await app.respond(to: HTTPRequest(
+                method: .get, target: "/view?session=\(client.encode(token))", headers: ["Accept-Encoding": "gzip", "Host": "x"]))
+            #expect(overSocket.status == 200)
+            #expect(inMemory.status.code == 200)
+            #expect(overSocket.body == inMemory.body.bytes)
+            for name in ["Content-Type", "Cache-Control", "Hub-Session", "Hub-Version", "Server-Timing", "Vary", "ETag", "Content-Encoding"] {
+                #expect(overSocket.header(name) != nil, "\(name) missing from \(overSocket.headers)")
+                #expect(overSocket.header(name) == inMemory.headers[name], "\(name)")
+            }
+            #expect(overSocket.header("Hub-Session") == token)
+            #expect(overSocket.header("Content-Encoding") == "gzip", "a body over gzip.minBytes")
+            // Revalidation is immediate too.
+            let etag = try #require(overSocket.header("ETag"))
+            let revalidated = try await client.session(token, headers: [("Accept-Encoding", "gzip"), ("If-None-Match", etag)])
+            #expect(revalidated.status == 304)
+            #expect(revalidated.header("ETag") == etag)
+        }
+    }
+
+    @Test("every request is counted once, whether answered immediately, handed on, or refused")
+    func countedOnce() async throws {
+        let upstream = try makeStandardUpstream()
+        defer { upstream.stop() }
+        let fixture = Fixture()
+        try await withHub(Fixture.config(upstream: upstream.base), extensions: fixture.extensions, transport: .socket) { client, _ in
+            let never = try #require(try await client.view("hub:never").header("Hub-Session"))
+            let always = try #require(try await client.view("hub:always").header("Hub-Session"))
+            let runsBefore = fixture.always.count
+            let before = try await client.metric(Self.requests) ?? 0
+            let refusedBefore = try await client.metric(#"hub_http_requests_total{route="/view",method="GET",status="400"}"#) ?? 0
+            for _ in 0..<3 {
+                #expect(try await client.session(never).status == 200)  // immediate
+                #expect(try await client.session(always).status == 200)  // the session decides: asynchronous
+            }
+            // A 400 of the parameters is answered immediately.
+            let duplicate = try await client.get("/view?session=\(client.encode(never))&session=\(client.encode(never))")
+            #expect(duplicate.status == 400)
+            #expect(try await client.metric(Self.requests) == before + 6)
+            #expect(try await client.metric(#"hub_http_requests_total{route="/view",method="GET",status="400"}"#) == refusedBefore + 1)
+            #expect(fixture.always.count == runsBefore + 3, "reload always: the chain ran for each request")
+            #expect(fixture.never.count == 1)
+        }
+    }
+}
