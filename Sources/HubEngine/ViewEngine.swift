@@ -191,6 +191,38 @@ public final class ViewEngine: Sendable {
         var joined = false
     }
 
+    /// The chain memo's successful entry for this chain, with its shared view model: a start
+    /// that needs nothing run. `nil` without a memo, on a miss, or for an entry that failed.
+    private func memoized(
+        feature: Feature, operations: [any ContentOperation], request: ViewRequest, id: String
+    ) -> (entry: ChainMemo.Entry, viewModel: ViewModel)? {
+        guard let memo = environment.memo,
+            let key = ChainMemo.key(
+                feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id),
+            let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
+            let shared = entry.viewModel
+        else { return nil }
+        return (entry, shared)
+    }
+
+    /// ``openView(for:)`` when the chain memo answers it: the lazy token and the memoized view,
+    /// nothing stored and nothing run, without suspending; `nil` when the chain must run (then
+    /// ``openView(for:)`` answers, making the operations again). Throws as ``openView(for:)``
+    /// does for a URI no feature serves.
+    public func openViewImmediately(for request: ViewRequest) throws(EngineError) -> (token: SessionToken, state: ViewState)? {
+        guard let feature = features.feature(for: request.viewURI) else {
+            throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
+        }
+        let operations = try feature.makeOperations(for: request)
+        let id = SessionIdentifier.make()
+        guard let (entry, shared) = memoized(feature: feature, operations: operations, request: request, id: id) else { return nil }
+        environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
+        return (
+            SessionToken(id: id, viewURI: request.viewURI, lazy: true),
+            ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings)
+        )
+    }
+
     /// Opens a session for `request` (or only its view, see ``Started/session``). `needsSession`:
     /// the caller uses the session object, so a memo hit that stores nothing still makes one.
     private nonisolated(nonsending) func start(
@@ -208,13 +240,7 @@ public final class ViewEngine: Sendable {
         // Fast path: a memoized, successful chain. The session starts loaded, sharing the
         // memo's snapshots and view model; no task, no actor hop, nothing runs. (Only successful
         // entries qualify, so a session started here always has a view model and is kept.)
-        if initialViewModel == nil, let memo = environment.memo,
-            let key = ChainMemo.key(
-                feature: feature, operations: operations, request: request, connectivity: request.connectivity,
-                sessionID: id),
-            let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
-            let shared = entry.viewModel
-        {
+        if initialViewModel == nil, let (entry, shared) = memoized(feature: feature, operations: operations, request: request, id: id) {
             let memoized = ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: entry.key)
             func make(lazy: Bool) -> ViewSession {
                 ViewSession(

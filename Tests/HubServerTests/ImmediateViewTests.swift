@@ -1,4 +1,5 @@
 import Foundation
+import HubEngine
 import HubHTTP
 import HubServer
 import HubTestSupport
@@ -64,6 +65,38 @@ struct ImmediateViewTests {
             #expect(try await client.metric(#"hub_http_requests_total{route="/view",method="GET",status="400"}"#) == refusedBefore + 1)
             #expect(fixture.always.count == runsBefore + 3, "reload always: the chain ran for each request")
             #expect(fixture.never.count == 1)
+        }
+    }
+
+    @Test("a memoized view opened over a socket is the asynchronous answer, with its own lazy token, and stores nothing")
+    func memoizedOpenBothWays() async throws {
+        let upstream = try makeStandardUpstream()
+        defer { upstream.stop() }
+        let fixture = Fixture()
+        try await withHub(Fixture.config(upstream: upstream.base), extensions: fixture.extensions, transport: .socket) { client, app in
+            _ = try await client.view("hub:big")  // runs the chain once; memoized from then on
+            let sessionsBefore = try await client.metric("hub_sessions_created_total")
+            var tokens: Set<String> = []
+            for _ in 0..<3 {
+                let overSocket = try await client.view("hub:big", headers: [("Accept-Encoding", "gzip")])
+                let inMemory = await app.respond(to: HTTPRequest(
+                    method: .get, target: "/view?uri=hub:big", headers: ["Accept-Encoding": "gzip", "Host": "x"]))
+                #expect(overSocket.status == 200)
+                #expect(overSocket.body == inMemory.body.bytes)
+                for name in ["Content-Type", "Cache-Control", "Hub-Version", "Server-Timing", "Vary", "ETag", "Content-Encoding"] {
+                    #expect(overSocket.header(name) == inMemory.headers[name], "\(name)")
+                }
+                let token = try #require(overSocket.header("Hub-Session"))
+                let parsed = try #require(SessionToken(token))
+                #expect(parsed.lazy, "a memo hit stores no session: its token is lazy")
+                #expect(parsed.viewURI == "hub:big")
+                tokens.insert(token)
+            }
+            #expect(tokens.count == 3, "a new session id for every view opened")
+            #expect(try await client.metric("hub_sessions_created_total") == sessionsBefore)
+            // The first use of a lazy token stores its session.
+            #expect(try await client.session(try #require(tokens.first)).status == 200)
+            #expect(try await client.metric("hub_sessions_created_total") == (sessionsBefore ?? 0) + 1)
         }
     }
 }

@@ -54,21 +54,30 @@ struct ViewEndpoints {
     }
 
     /// ``getView(_:_:)`` when it can answer without suspending (``ImmediateHTTPResponder``): a
-    /// held session's settled view, and every 400 of the parameters; `nil` for the rest.
+    /// held session's settled view, a `GET` of a view the chain memo answers, and every 400 of
+    /// the parameters; `nil` for the rest.
     func getViewImmediately(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse? {
         let uri = try QueryParameters.single("uri", in: request)
         if let uri { _ = try QueryParameters.viewURI(uri) }
-        let query = try QueryParameters.single("session", in: request)
-        guard let token = try SessionReference.token(query, from: .query, in: request) else {
-            // No session named: a missing `uri` is the same 400 now; opening a view is not immediate.
-            if uri == nil { _ = try QueryParameters.viewURI(nil) }
-            return nil
-        }
         let components = ClientComponents(request)
-        guard let (session, viewState) = sessions.loadViewImmediately(token, request: request, context: context, components: components)
-        else { return nil }
-        let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
-        return try responder.response(for: viewState, sessionID: sessionID, components: components)
+        let query = try QueryParameters.single("session", in: request)
+        if let token = try SessionReference.token(query, from: .query, in: request) {
+            let found = sessions.loadViewImmediately(token, request: request, context: context, components: components)
+            guard let (session, viewState) = found else { return nil }
+            let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
+            return try responder.response(for: viewState, sessionID: sessionID, components: components)
+        }
+        let viewURI = try QueryParameters.viewURI(uri)
+        guard request.method != .head else { return nil }
+        let opened: (token: SessionToken, state: ViewState)?
+        do {
+            opened = try state.engine.openViewImmediately(
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
+        } catch {
+            throw ProblemMapping.engineError(error)
+        }
+        guard let opened else { return nil }
+        return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
