@@ -1,6 +1,7 @@
 // HubHTTP loopback benchmark server: serves a fixed 30 KB JSON body at GET /view (a prepared
-// representation: ETag, 304, cached gzip), and the same as plain bytes at GET /view.gz (gzip per
-// request). Run it with run.sh (wrk, optional nginx).
+// representation: ETag, 304, cached gzip), the same answered on the immediate path (no task) at
+// GET /view.now, and the same as plain bytes at GET /view.gz (gzip per request). Run it with
+// run.sh (wrk, optional nginx).
 //   HubHTTPBenchmarks [PORT]   (default 8090)
 import Dispatch
 import HubHTTP
@@ -26,6 +27,12 @@ let representation = Representation(bytes: payload)
 
 var router = Router()
 router.add(.get, "/view") { _, _ in
+    HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation))
+}
+// The same response from the immediate path: no task, no suspension point per middleware.
+router.add(.get, "/view.now", immediate: { _, _ in
+    HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation))
+}) { _, _ in
     HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation))
 }
 // Plain bytes: compressed per request.

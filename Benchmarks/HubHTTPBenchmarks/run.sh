@@ -17,6 +17,10 @@ for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:$port/view && brea
 
 echo "== HubHTTP: GET /view (30 KB), $connections connections, ${seconds}s"
 wrk -t2 -c"$connections" -d"${seconds}s" --latency http://127.0.0.1:$port/view
+echo "== HubHTTP: GET /view.now (the immediate path: no task), with Accept-Encoding: gzip"
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -H 'Accept-Encoding: gzip' http://127.0.0.1:$port/view.now
+echo "== HubHTTP: GET /view (a task per request), with Accept-Encoding: gzip"
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -H 'Accept-Encoding: gzip' http://127.0.0.1:$port/view
 echo "== HubHTTP: GET /view.gz with Accept-Encoding: gzip"
 wrk -t2 -c"$connections" -d"${seconds}s" --latency -H 'Accept-Encoding: gzip' http://127.0.0.1:$port/view.gz
 
