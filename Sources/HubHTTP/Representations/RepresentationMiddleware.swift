@@ -37,12 +37,14 @@ public struct RepresentationMiddleware: ImmediateHTTPMiddleware {
     }
 
     public func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
-        try next.respondImmediately(to: request, context: context).map { prepare($0, for: request) }
+        guard let response = try next.respondImmediately(to: request, context: context) else { return nil }
+        return prepare(consume response, for: request)
     }
 
     /// `response` as `request` gets it (see the type's documentation).
     public func prepare(_ response: consuming HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
-        var response = response
+        // Changed in place: `response` is this call's own (a copy would copy the header array
+        // when a field is added).
         let bytes: [UInt8]
         let representation: Representation?
         switch response.body {

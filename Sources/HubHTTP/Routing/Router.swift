@@ -23,18 +23,22 @@ public struct Router: ImmediateHTTPResponder {
         let segments: [Segment]
         /// In registration order; a route has a handful, so a scan beats hashing the method.
         let handlers: [(method: HTTPMethod, responder: any HTTPResponder)]
+        /// Each handler's immediate form (`nil` when it has none), cast once here rather than per request.
+        let immediateHandlers: [(any ImmediateHTTPResponder)?]
 
         init(template: String, segments: [Segment], handlers: [(method: HTTPMethod, responder: any HTTPResponder)]) {
             self.template = template
             self.segments = segments
             self.handlers = handlers
+            self.immediateHandlers = handlers.map { $0.responder as? any ImmediateHTTPResponder }
         }
 
         var methods: Set<HTTPMethod> { Set(handlers.map(\.method)) }
 
-        func handler(for method: HTTPMethod) -> (any HTTPResponder)? {
-            for entry in handlers where entry.method == method { return entry.responder }
-            return nil
+        /// The position of `method`'s handler, HEAD answered by GET's.
+        func index(for method: HTTPMethod) -> Int? {
+            if let index = handlers.firstIndex(where: { $0.method == method }) { return index }
+            return method == .head ? handlers.firstIndex { $0.method == .get } : nil
         }
     }
 
@@ -55,7 +59,7 @@ public struct Router: ImmediateHTTPResponder {
         }
         if let index = routes.firstIndex(where: { $0.segments == segments }) {
             let route = routes[index]
-            precondition(route.handler(for: method) == nil, "duplicate route \(method) \(path)")
+            precondition(!route.handlers.contains { $0.method == method }, "duplicate route \(method) \(path)")
             routes[index] = Route(
                 template: route.template, segments: route.segments, handlers: route.handlers + [(method, responder)])
             return
@@ -103,8 +107,11 @@ public struct Router: ImmediateHTTPResponder {
         try Self.checkImplemented(request.method)
         var allowed: Set<HTTPMethod> = []
         func answer(_ route: Route, _ parameters: [String: String]) throws -> HTTPResponse?? {
-            guard let handler = handler(of: route, for: request.method, allowed: &allowed) else { return .none }
-            guard let immediate = handler as? any ImmediateHTTPResponder else { return .some(nil) }
+            guard let index = route.index(for: request.method) else {
+                allowed.formUnion(route.methods)
+                return .none
+            }
+            guard let immediate = route.immediateHandlers[index] else { return .some(nil) }
             context.setRoute(template: route.template, parameters: parameters)
             return .some(try immediate.respondImmediately(to: request, context: context))
         }
@@ -175,7 +182,7 @@ public struct Router: ImmediateHTTPResponder {
     /// The route's handler for `method` (HEAD by GET's); `nil`, with the route's methods added
     /// to `allowed`, when it has none.
     private func handler(of route: Route, for method: HTTPMethod, allowed: inout Set<HTTPMethod>) -> (any HTTPResponder)? {
-        if let handler = route.handler(for: method) ?? (method == .head ? route.handler(for: .get) : nil) { return handler }
+        if let index = route.index(for: method) { return route.handlers[index].responder }
         allowed.formUnion(route.methods)
         return nil
     }
