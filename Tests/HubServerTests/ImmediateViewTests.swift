@@ -1,7 +1,7 @@
 import Foundation
 import HubEngine
 import HubHTTP
-import HubServer
+@testable import HubServer
 import HubTestSupport
 import Testing
 
@@ -23,9 +23,11 @@ struct ImmediateViewTests {
             // The first use stores the lazily opened session (asynchronous); from then on it is held and settled.
             #expect(try await client.session(token).status == 200)
             let overSocket = try await client.session(token, headers: [("Accept-Encoding", "gzip")])
-            // In memory: HubApplication.respond(to:) always takes the asynchronous path.
-            let inMemory = await app.respond(to: HTTPRequest(
-                method: .get, target: "/view?session=\(client.encode(token))", headers: ["Accept-Encoding": "gzip", "Host": "x"]))
+            // In memory, the asynchronous path only.
+            let inMemory = await app.respond(
+                to: HTTPRequest(
+                    method: .get, target: "/view?session=\(client.encode(token))", headers: ["Accept-Encoding": "gzip", "Host": "x"]),
+                immediately: false)
             #expect(overSocket.status == 200)
             #expect(inMemory.status.code == 200)
             #expect(overSocket.body == inMemory.body.bytes)
@@ -79,8 +81,9 @@ struct ImmediateViewTests {
             var tokens: Set<String> = []
             for _ in 0..<3 {
                 let overSocket = try await client.view("hub:big", headers: [("Accept-Encoding", "gzip")])
-                let inMemory = await app.respond(to: HTTPRequest(
-                    method: .get, target: "/view?uri=hub:big", headers: ["Accept-Encoding": "gzip", "Host": "x"]))
+                let inMemory = await app.respond(
+                    to: HTTPRequest(method: .get, target: "/view?uri=hub:big", headers: ["Accept-Encoding": "gzip", "Host": "x"]),
+                    immediately: false)
                 #expect(overSocket.status == 200)
                 #expect(overSocket.body == inMemory.body.bytes)
                 for name in ["Content-Type", "Cache-Control", "Hub-Version", "Server-Timing", "Vary", "ETag", "Content-Encoding"] {

@@ -37,7 +37,7 @@ struct ImmediateMiddlewareResponder: ImmediateHTTPResponder {
 extension ImmediateHTTPResponder {
     /// ``respondImmediately(to:context:)`` as a connection sends it: an escaping error becomes
     /// its problem response, as ``HTTPResponder/answer(_:context:)`` makes it.
-    func answerImmediately(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+    public func answerImmediately(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         do {
             return try respondImmediately(to: request, context: context)
         } catch let error as any HTTPResponseError {

@@ -154,9 +154,10 @@ public final class HubApplication: Sendable {
     }
 
     /// Answers `request` in memory, without a socket: the same middleware stack and router the
-    /// HTTP server runs, with a ``RequestContext`` made as the transport makes it (the client's
-    /// sane `X-Request-Id`, else a generated one), which the response names in `X-Request-Id` as
-    /// a connection's would. Errors that escape the stack become problem responses, as on a
+    /// HTTP server runs, taken the same way (an immediate answer first, else the asynchronous
+    /// path; ``ImmediateHTTPResponder``), with a ``RequestContext`` made as the transport makes
+    /// it (the client's sane `X-Request-Id`, else a generated one), which the response names in
+    /// `X-Request-Id` as a connection's would. Errors that escape the stack become problem responses, as on a
     /// connection. Needs no ``start()``.
     ///
     /// The response is what the responder returned, before the transport frames it: a `HEAD`
@@ -168,8 +169,21 @@ public final class HubApplication: Sendable {
     /// let response = await app.respond(to: HTTPRequest(method: .get, target: "/view?uri=hub:home"))
     /// ```
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await respond(to: request, immediately: true)
+    }
+
+    /// ``respond(to:)``; `immediately: false` skips the immediate path (a test compares the two).
+    func respond(to request: HTTPRequest, immediately: Bool) async -> HTTPResponse {
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
-        var response = await responder.answer(request, context: context)
+        // As a connection answers: the immediate path first (a settled view), then the task's.
+        var response: HTTPResponse
+        if immediately, let immediate = responder as? any ImmediateHTTPResponder,
+            let answered = immediate.answerImmediately(request, context: context)
+        {
+            response = answered
+        } else {
+            response = await responder.answer(request, context: context)
+        }
         // What a connection writes into every response head.
         if !response.headers.contains(RequestID.headerName) {
             response.headers.add(name: RequestID.headerName, value: context.requestId)
