@@ -12,12 +12,19 @@ import Testing
 struct ImmediateViewTests {
     static let requests = #"hub_http_requests_total{route="/view",method="GET",status="200"}"#
 
-    @Test("a settled view over a socket is the answer the asynchronous path gives, byte for byte")
-    func sameAnswerBothWays() async throws {
+    /// The standard fixture's hub on a socket (the immediate path is the connection's).
+    static func withSocketHub(_ body: (HubClient, HubApplication, Fixture) async throws -> Void) async throws {
         let upstream = try makeStandardUpstream()
         defer { upstream.stop() }
         let fixture = Fixture()
         try await withHub(Fixture.config(upstream: upstream.base), extensions: fixture.extensions, transport: .socket) { client, app in
+            try await body(client, app, fixture)
+        }
+    }
+
+    @Test("a settled view over a socket is the answer the asynchronous path gives, byte for byte")
+    func sameAnswerBothWays() async throws {
+        try await Self.withSocketHub { client, app, fixture in
             // hub:big: reload never, and a body gzip compresses.
             let token = try #require(try await client.view("hub:big").header("Hub-Session"))
             // The first use stores the lazily opened session (asynchronous); from then on it is held and settled.
@@ -47,10 +54,7 @@ struct ImmediateViewTests {
 
     @Test("every request is counted once, whether answered immediately, handed on, or refused")
     func countedOnce() async throws {
-        let upstream = try makeStandardUpstream()
-        defer { upstream.stop() }
-        let fixture = Fixture()
-        try await withHub(Fixture.config(upstream: upstream.base), extensions: fixture.extensions, transport: .socket) { client, _ in
+        try await Self.withSocketHub { client, _, fixture in
             let never = try #require(try await client.view("hub:never").header("Hub-Session"))
             let always = try #require(try await client.view("hub:always").header("Hub-Session"))
             let runsBefore = fixture.always.count
@@ -72,10 +76,7 @@ struct ImmediateViewTests {
 
     @Test("a memoized view opened over a socket is the asynchronous answer, with its own lazy token, and stores nothing")
     func memoizedOpenBothWays() async throws {
-        let upstream = try makeStandardUpstream()
-        defer { upstream.stop() }
-        let fixture = Fixture()
-        try await withHub(Fixture.config(upstream: upstream.base), extensions: fixture.extensions, transport: .socket) { client, app in
+        try await Self.withSocketHub { client, app, fixture in
             _ = try await client.view("hub:big")  // runs the chain once; memoized from then on
             let sessionsBefore = try await client.metric("hub_sessions_created_total")
             var tokens: Set<String> = []
