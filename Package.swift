@@ -118,6 +118,7 @@ let package = Package(
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubSyncTests", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),

@@ -78,13 +78,12 @@ final class ChainMemo: Sendable {
     }
 
     private let state = Locked(State())
-    /// Each thread's last few hits (with their view models), behind a lock of its own
-    /// (``Striped``): every event loop starting views of a memoized chain reads them here, not
-    /// under `state`'s lock, which the loops otherwise contend for on every `GET /view?uri=`.
-    /// A front keeps at most ``frontEntries`` entries alive after `state` dropped them (32 over
-    /// all stripes); keys name the feature's revision and every operation's input, so a kept
-    /// entry is never a stale answer.
-    private let front = Striped<[String: Entry]> { [:] }
+    /// Each thread's last few hits (with their view models): every event loop starting views of
+    /// a memoized chain reads them here, not under `state`'s lock, which the loops otherwise
+    /// contend for on every `GET /view?uri=`. The front keeps at most ``frontEntries`` entries
+    /// per stripe alive after `state` dropped them (32 over all stripes); keys name the
+    /// feature's revision and every operation's input, so a kept entry is never a stale answer.
+    private let front = RecentHits<String, Entry>(capacity: frontEntries)
     /// Hits each thread's front keeps; a full front starts over.
     static let frontEntries = 4
     let capacity: Int
@@ -99,8 +98,7 @@ final class ChainMemo: Sendable {
     var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.totalCost) } }
 
     func entry(for key: String) -> Entry? {
-        let stripe = front.current
-        if let recent = stripe.withLock({ $0[key] }) { return recent }
+        if let recent = front.value(for: key) { return recent }
         let entry = state.withLock { state -> Entry? in
             guard let index = state.entries.index(forKey: key) else { return nil }
             state.tick += 1
@@ -108,12 +106,7 @@ final class ChainMemo: Sendable {
             return state.entries.values[index].entry
         }
         // Only entries with their shared view model: what the fast path of a start needs.
-        if let entry, entry.viewModel != nil {
-            stripe.withLock { recent in
-                if recent.count >= Self.frontEntries { recent.removeAll(keepingCapacity: true) }
-                recent[key] = entry
-            }
-        }
+        if let entry, entry.viewModel != nil { front.remember(entry, for: key) }
         return entry
     }
 

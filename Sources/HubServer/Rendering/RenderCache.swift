@@ -40,11 +40,11 @@ final class RenderCache: Sendable {
     }
 
     private let state = Locked(State())
-    /// Each thread's last few hits, behind a lock of its own (``Striped``): an event loop that
-    /// serves the same views again reads them here, not under `state`'s lock, which both loops
-    /// otherwise take on every request (contended, a futex wait each). A front keeps at most
-    /// ``frontEntries`` renderings alive beyond the budget: 32 over all stripes, charged nowhere.
-    private let front = Striped<[Key: RenderedFront]> { [:] }
+    /// Each thread's last few hits: an event loop that serves the same views again reads them
+    /// here, not under `state`'s lock, which both loops otherwise take on every request
+    /// (contended, a futex wait each). The front keeps at most ``frontEntries`` renderings per
+    /// stripe alive beyond the budget: 32 over all stripes, charged nowhere.
+    private let front = RecentHits<Key, RenderedFront>(capacity: frontEntries)
     /// Hits each thread's front keeps; a full front starts over.
     static let frontEntries = 4
 
@@ -71,8 +71,7 @@ final class RenderCache: Sendable {
         _ original: ViewModel, variant: String, shared: Bool, client: () -> ViewModel
     ) -> RenderedView {
         let key = Key(model: ObjectIdentifier(original), variant: variant)
-        let stripe = front.current
-        if let recent = stripe.withLock({ $0[key]?.rendered }) { return recent }
+        if let recent = front.value(for: key)?.rendered { return recent }
         enum Lookup { case hit(RenderedView), miss(admit: Bool) }
         let lookup = state.withLock { state -> Lookup in
             if let entry = state.entries[key] {
@@ -87,10 +86,7 @@ final class RenderCache: Sendable {
         }
         guard case .miss(let admit) = lookup else {
             if case .hit(let rendered) = lookup {
-                stripe.withLock { recent in
-                    if recent.count >= Self.frontEntries { recent.removeAll(keepingCapacity: true) }
-                    recent[key] = RenderedFront(model: original, rendered: rendered)
-                }
+                front.remember(RenderedFront(model: original, rendered: rendered), for: key)
                 return rendered
             }
             return render(client())

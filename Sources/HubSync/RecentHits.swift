@@ -1,0 +1,36 @@
+/// Each thread's last few hits of a shared cache, behind a lock per stripe (``Striped``): a
+/// thread that serves the same keys again reads them here instead of taking the cache's one
+/// lock, which every event loop would otherwise take on every request (contended, a futex wait
+/// each). A stripe keeps at most ``capacity`` values and starts over when full, so the values it
+/// keeps alive beyond the cache's own budget are bounded (`capacity` times the stripe count).
+///
+/// What a value is keyed by must name it for good (an identity, a revision): a value kept here
+/// after the cache dropped it is still returned.
+public final class RecentHits<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    @usableFromInline let stripes: Striped<[Key: Value]>
+    /// Values each stripe keeps.
+    public let capacity: Int
+
+    /// Keeps up to `capacity` values per stripe (at least 1).
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        stripes = Striped { [:] }
+    }
+
+    /// The calling thread's stripe's value for `key`.
+    @inlinable
+    public func value(for key: Key) -> Value? {
+        stripes.current.withLock { $0[key] }
+    }
+
+    /// Remembers `value` for `key` in the calling thread's stripe (emptied first when full and
+    /// `key` is new).
+    @inlinable
+    public func remember(_ value: Value, for key: Key) {
+        let capacity = self.capacity
+        stripes.current.withLock { recent in
+            if recent.count >= capacity, recent[key] == nil { recent.removeAll(keepingCapacity: true) }
+            recent[key] = value
+        }
+    }
+}

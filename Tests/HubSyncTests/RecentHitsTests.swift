@@ -1,0 +1,53 @@
+import HubSync
+import Testing
+
+/// `RecentHits`: a thread's last few hits, bounded, starting over when full.
+@Suite struct RecentHitsTests {
+    @Test func keepsTheCallingThreadsHitsUpToItsCapacity() {
+        let hits = RecentHits<String, Int>(capacity: 3)
+        #expect(hits.value(for: "a") == nil)
+        for (index, key) in ["a", "b", "c"].enumerated() { hits.remember(index, for: key) }
+        #expect(hits.value(for: "a") == 0)
+        #expect(hits.value(for: "c") == 2)
+        // The same key again replaces its value and does not count twice.
+        hits.remember(20, for: "c")
+        #expect(hits.value(for: "c") == 20)
+        #expect(hits.value(for: "b") == 1)
+        // A fourth key: the full stripe starts over, keeping only the newest.
+        hits.remember(3, for: "d")
+        #expect(hits.value(for: "d") == 3)
+        #expect(hits.value(for: "a") == nil)
+        #expect(hits.value(for: "b") == nil)
+        #expect(hits.value(for: "c") == nil)
+    }
+
+    @Test func capacityIsAtLeastOne() {
+        let hits = RecentHits<Int, String>(capacity: 0)
+        #expect(hits.capacity == 1)
+        hits.remember("x", for: 1)
+        #expect(hits.value(for: 1) == "x")
+        hits.remember("y", for: 2)
+        #expect(hits.value(for: 2) == "y")
+        #expect(hits.value(for: 1) == nil)
+    }
+
+    @Test func concurrentThreadsNeverLoseTheirOwnLastHit() async {
+        let hits = RecentHits<Int, Int>(capacity: 4)
+        await withTaskGroup(of: Bool.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var consistent = true
+                    for round in 0..<2_000 {
+                        let key = worker * 10_000 + round
+                        hits.remember(round, for: key)
+                        // Another thread sharing the stripe may start it over in between; a
+                        // value found is always the one stored for that key.
+                        if let value = hits.value(for: key), value != round { consistent = false }
+                    }
+                    return consistent
+                }
+            }
+            for await consistent in group { #expect(consistent) }
+        }
+    }
+}
