@@ -34,8 +34,10 @@ extension RequestParser {
     }
 
     private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        let prefix: [UInt8] = Array("HTTP/".utf8)
-        guard bytes.count == 8, bytes.prefix(5).elementsEqual(prefix),
+        let start = bytes.startIndex
+        // "HTTP/" compared byte by byte (no array of the prefix per request).
+        guard bytes.count == 8, bytes[start] == UInt8(ascii: "H"), bytes[start + 1] == UInt8(ascii: "T"),
+              bytes[start + 2] == UInt8(ascii: "T"), bytes[start + 3] == UInt8(ascii: "P"), bytes[start + 4] == UInt8(ascii: "/"),
               let major = RequestTarget.hexValue(bytes[bytes.startIndex + 5]), major <= 9,
               bytes[bytes.startIndex + 6] == UInt8(ascii: "."),
               let minor = RequestTarget.hexValue(bytes[bytes.startIndex + 7]), minor <= 9

@@ -3,6 +3,8 @@
 /// ```swift
 /// var router = Router()
 /// router.add(.get, "/view") { request, context in .json(bytes) }
+/// // Answered without a task when `cached` has it (ImmediateHTTPResponder); else the closure runs.
+/// router.add(.get, "/page", immediate: { request, _ in cached(request) }) { request, _ in try await render(request) }
 /// router.add(.get, "/items/{id}", ItemEndpoint())
 /// let responder = router.wrapped(in: [ErrorMiddleware(), RepresentationMiddleware()])
 /// ```
