@@ -1,0 +1,68 @@
+import HubTestSupport
+import Testing
+@testable import HubHTTP
+
+/// `HTTPRequest` (fields in one shared box) keeps value semantics, and `HTTPHeaders`' lookups
+/// (lengths compared first, fields read in place) find exactly the names they are asked for.
+@Suite struct MessageTests {
+    @Test func requestCopiesAreIndependent() {
+        let original = HTTPRequest(
+            method: .get, target: "/view?uri=hub:home", headers: ["Host": "x", "Accept": "*/*"], body: [1, 2],
+            remoteAddress: "127.0.0.1")
+        var copy = original
+        copy.method = .post
+        copy.target = "/other"
+        copy.path = "/other"
+        copy.query = [(name: "a", value: "b")]
+        copy.version = .http1_0
+        copy.headers.add(name: "X-New", value: "1")
+        copy.body = [9]
+        copy.remoteAddress = nil
+        // Every field of the copy changed; the original kept all of its own.
+        #expect(copy.method == .post && original.method == .get)
+        #expect(copy.target == "/other" && original.target == "/view?uri=hub:home")
+        #expect(copy.path == "/other" && original.path == "/view")
+        #expect(copy.query.map(\.name) == ["a"] && original.query.map(\.value) == ["hub:home"])
+        #expect(copy.version == .http1_0 && original.version == .http1_1)
+        #expect(copy.headers["X-New"] == "1" && original.headers["X-New"] == nil)
+        #expect(copy.headers["Host"] == "x")
+        #expect(copy.body == [9] && original.body == [1, 2])
+        #expect(copy.remoteAddress == nil && original.remoteAddress == "127.0.0.1")
+    }
+
+    @Test func headerLookupsMatchNamesExactlyIgnoringCase() {
+        let headers = HTTPHeaders([
+            (name: "Host", value: "a"), (name: "HOSX", value: "same length, other name"),
+            (name: "connection", value: "keep-alive, Upgrade"), (name: "X-Dup", value: "1"), (name: "x-dup", value: "2"),
+        ])
+        #expect(headers["host"] == "a")
+        #expect(headers["HOST"] == "a")
+        #expect(headers["hosx"] == "same length, other name")
+        #expect(headers["hos"] == nil)
+        #expect(headers["Hostx"] == nil)
+        #expect(headers.values(for: "X-DUP") == ["1", "2"])
+        #expect(headers.values(for: "X-Du") == [])
+        #expect(headers.contains("CONNECTION"))
+        #expect(!headers.contains("connectio"))
+        #expect(headers.containsToken("upgrade", in: "Connection"))
+        #expect(!headers.containsToken("close", in: "Connection"))
+        #expect(!headers.containsToken("upgrade", in: "Host"))
+        var visited: [String] = []
+        headers.forEachField { name, value in visited.append("\(name)=\(value)") }
+        #expect(visited == headers.fields.map { "\($0.name)=\($0.value)" })
+    }
+
+    @Test func malformedVersionOverASocketIs400() async throws {
+        try await withServer { server in
+            for line in ["GET /hello http/1.1", "GET /hello HTTX/1.1", "GET /hello HTTP-1.1"] {
+                let client = try LoopbackClient(port: server.localPort)
+                let response = try await blocking {
+                    try client.send(line + "\r\nHost: x\r\n\r\n")
+                    return try client.readResponse()
+                }
+                #expect(response.status == 400, "\(line)")
+                #expect(response.text.contains("invalid_version"), "\(line)")
+            }
+        }
+    }
+}
