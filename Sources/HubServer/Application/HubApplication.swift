@@ -27,6 +27,8 @@ public final class HubApplication: Sendable {
     let upstream: CurlUpstreamClient
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
+    /// `responder` as an ``ImmediateHTTPResponder`` (every layer of the stack has an immediate form).
+    let immediateResponder: (any ImmediateHTTPResponder)?
     private let sweeper = SweeperBox()
     /// Reloads the config directory (SIGHUP, a watched change, ``reloadConfiguration(trigger:)``).
     let reloader: ConfigReloader
@@ -101,6 +103,7 @@ public final class HubApplication: Sendable {
             RepresentationMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
         self.responder = responder
+        self.immediateResponder = responder as? any ImmediateHTTPResponder
         let http = HTTPServer(configuration: settings.httpConfiguration, responder: responder)
         self.http = http
         self.reloader = ConfigReloader(
@@ -177,9 +180,7 @@ public final class HubApplication: Sendable {
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
         // As a connection answers: the immediate path first (a settled view), then the task's.
         var response: HTTPResponse
-        if immediately, let immediate = responder as? any ImmediateHTTPResponder,
-            let answered = immediate.answerImmediately(request, context: context)
-        {
+        if immediately, let answered = immediateResponder?.answerImmediately(request, context: context) {
             response = answered
         } else {
             response = await responder.answer(request, context: context)

@@ -18,16 +18,10 @@ struct ViewEndpoints {
     /// with `uri` it answers the status and headers GET would, but keeps no session, so it
     /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
     nonisolated(nonsending) func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let uri = try QueryParameters.single("uri", in: request)
-        // An invalid uri is 400 even when the session it would recover is alive.
-        if let uri { _ = try QueryParameters.viewURI(uri) }
-        let components = ClientComponents(request)
-        let query = try QueryParameters.single("session", in: request)
-        if let token = try SessionReference.token(query, from: .query, in: request) {
+        let (uri, components, token) = try Self.parameters(of: request)
+        if let token {
             if let (session, viewState) = try await sessions.loadView(token, request: request, context: context, components: components) {
-                // The same token text (usually the one the client sent: no need to encode it again).
-                let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
-                return try responder.response(for: viewState, sessionID: sessionID, components: components)
+                return try response(session, viewState, token: token, components: components)
             }
             guard uri != nil else { throw SessionLookup.notFound }
         }
@@ -57,15 +51,11 @@ struct ViewEndpoints {
     /// held session's settled view, a `GET` of a view the chain memo answers, and every 400 of
     /// the parameters; `nil` for the rest.
     func getViewImmediately(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse? {
-        let uri = try QueryParameters.single("uri", in: request)
-        if let uri { _ = try QueryParameters.viewURI(uri) }
-        let components = ClientComponents(request)
-        let query = try QueryParameters.single("session", in: request)
-        if let token = try SessionReference.token(query, from: .query, in: request) {
+        let (uri, components, token) = try Self.parameters(of: request)
+        if let token {
             let found = sessions.loadViewImmediately(token, request: request, context: context, components: components)
             guard let (session, viewState) = found else { return nil }
-            let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
-            return try responder.response(for: viewState, sessionID: sessionID, components: components)
+            return try response(session, viewState, token: token, components: components)
         }
         let viewURI = try QueryParameters.viewURI(uri)
         guard request.method != .head else { return nil }
@@ -78,6 +68,28 @@ struct ViewEndpoints {
         }
         guard let opened else { return nil }
         return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
+    }
+
+    /// What `GET /view` reads of a request, in one order for both of its paths (so both answer
+    /// the same 400s): the `uri` (checked, even when a live session is named too), the client's
+    /// `Hub-Components`, and the session token (`?session=` or the `Hub-Session` header).
+    private static func parameters(
+        of request: HTTPRequest
+    ) throws -> (uri: String?, components: ClientComponents?, token: String?) {
+        let uri = try QueryParameters.single("uri", in: request)
+        if let uri { _ = try QueryParameters.viewURI(uri) }
+        let components = ClientComponents(request)
+        let query = try QueryParameters.single("session", in: request)
+        return (uri, components, try SessionReference.token(query, from: .query, in: request))
+    }
+
+    /// A found session's view, naming the token text the client sent when it is the session's
+    /// (no need to encode it again).
+    private func response(
+        _ session: ViewSession, _ viewState: ViewState, token: String, components: ClientComponents?
+    ) throws -> HTTPResponse {
+        let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
+        return try responder.response(for: viewState, sessionID: sessionID, components: components)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
