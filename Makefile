@@ -2,7 +2,7 @@
 # `make test`. Both install the Debian packages the build (and the README check) need when missing.
 
 SWIFT        ?= swift
-APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev pkg-config curl jq
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean

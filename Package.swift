@@ -32,6 +32,13 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // OpenSSL's libcrypto (Debian libssl-dev; libcurl links it already): HMAC-SHA256 for
+        // signed session tokens.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // epoll and eventfd headers for HubHTTP's event loops (Linux; nothing to link).
         .systemLibrary(name: "CEpoll"),
 
@@ -41,7 +48,7 @@ let package = Package(
         // hex digits, the buffered secure random.
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
-        .target(name: "HubEngine", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
+        .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "CCrypto"], swiftSettings: swiftSettings),
         .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
         // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
         // TestUpstream, the one raw loopback client, Gate, RefusingPort, blocking, eventually.

@@ -1,5 +1,6 @@
 import HubModel
 import HubSync
+import Synchronization
 
 /// What an engine serves now: its features, actions and chain settings. A config reload
 /// (``ViewEngine/install(_:)``) replaces them as a whole, under one lock, so a request sees
@@ -23,6 +24,18 @@ final class EngineDefinitions: Sendable {
     }
 
     private let state: Locked<State>
+    /// Bumped after every install that changed, added or removed a feature: a session whose
+    /// ``ViewSession`` last checked its feature at an older generation checks again on its next
+    /// use (a published ``SettledView`` of an older generation answers nothing).
+    private let generationCounter = Atomic<Int>(0)
+
+    /// The current generation (see ``bumpGeneration()``).
+    var generation: Int { generationCounter.load(ordering: .acquiring) }
+
+    /// Marks every session's view as to be checked against the definitions installed now.
+    func bumpGeneration() {
+        generationCounter.add(1, ordering: .releasing)
+    }
 
     init(_ definitions: Current) {
         var revision: UInt64 = 0

@@ -1,3 +1,4 @@
+import Synchronization
 import HubModel
 /// New definitions for a running engine: what a config reload installs (``ViewEngine/install(_:)``).
 public struct EngineUpdate: Sendable {
@@ -29,8 +30,11 @@ public struct EngineUpdateReport: Sendable, Equatable {
     public var changed: [String] = []
     public var added: [String] = []
     public var removed: [String] = []
-    /// Live sessions whose chain re-runs on the new definition.
+    /// Live sessions followed over SSE whose chain re-runs at once on the new definition,
+    /// through the bounded pool (``ViewEngine/Configuration/maxConcurrentReruns``).
     public var sessionsRerun = 0
+    /// Live sessions without listeners whose feature changed: they re-run on their next use.
+    public var sessionsStale = 0
     /// Live sessions that ended: no feature serves their view URI any more.
     public var sessionsEnded = 0
     /// Live sessions left as they were.
@@ -42,13 +46,17 @@ extension ViewEngine {
     /// request that already found its feature or action finishes on the old definition, any
     /// later one sees the new set.
     ///
-    /// Then the chain memo forgets changed and removed features, and every live session
-    /// follows: sessions of a changed feature (or whose URI another feature now serves) re-run
-    /// their chain from operation 0 with their latest request and push the new view to their
-    /// listeners (work already under way finishes first); sessions of unchanged features are
-    /// untouched; sessions whose URI no feature serves end (``SessionEndReason/featureRemoved``:
-    /// listeners' streams finish, the token answers as deleted). Returns without waiting for
-    /// the re-runs.
+    /// Then the chain memo forgets changed and removed features, and live sessions follow,
+    /// without a reload ever re-running everything at once:
+    /// - sessions whose feature did not change are untouched;
+    /// - sessions of a changed feature (or whose URI another feature now serves) are stale: they
+    ///   re-run from operation 0 with their latest request on their next use (a published settled
+    ///   view of theirs no longer answers); those followed over SSE re-run now instead, through a
+    ///   pool of at most ``Configuration/maxConcurrentReruns`` chains, and push the new view;
+    /// - sessions whose URI no feature serves end (``SessionEndReason/featureRemoved``: listeners'
+    ///   streams finish).
+    ///
+    /// Returns once sessions are classified, without waiting for the re-runs.
     @discardableResult
     public func install(_ update: EngineUpdate) async -> EngineUpdateReport {
         let old = definitions.replace(
@@ -68,16 +76,54 @@ extension ViewEngine {
             if revision != feature.revision { report.changed.append(feature.identifier) }
         }
         report.removed = old.features.features.map(\.identifier).filter { !newIdentifiers.contains($0) }
+        guard !report.changed.isEmpty || !report.added.isEmpty || !report.removed.isEmpty else {
+            report.sessionsUntouched = sessions.count
+            return report
+        }
         environment.memo?.forgetAll(except: Set(new.features.map(ChainMemo.tag(of:))))
+        // From here on, every session checks its feature on its next use.
+        definitions.bumpGeneration()
+        var eager: [ViewSession] = []
         for session in sessions.allSessions() {
-            switch await session.follow(new) {
-            case .untouched: report.sessionsUntouched += 1
-            case .rerun: report.sessionsRerun += 1
-            case .ended:
+            let before = old.features.feature(for: session.viewURI)
+            let after = new.feature(for: session.viewURI)
+            let listened = session.subscriberGauge.load(ordering: .relaxed) > 0
+            guard let after else {
                 report.sessionsEnded += 1
+                if listened { await session.catchUp() }  // ends it: its listeners get the end event
                 sessions.remove(session.id)
+                continue
+            }
+            if let before, before.identifier == after.identifier, before.revision == after.revision {
+                report.sessionsUntouched += 1
+            } else if listened {
+                report.sessionsRerun += 1
+                eager.append(session)
+            } else {
+                report.sessionsStale += 1
             }
         }
+        rerunEagerly(eager)
         return report
+    }
+
+    /// Re-runs `sessions` (followed over SSE) through a pool of at most
+    /// ``Configuration/maxConcurrentReruns`` chains at once, in the background.
+    private func rerunEagerly(_ sessions: [ViewSession]) {
+        guard !sessions.isEmpty else { return }
+        let limit = max(1, configuration.maxConcurrentReruns)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                var pending = sessions.makeIterator()
+                for _ in 0..<limit {
+                    guard let session = pending.next() else { break }
+                    group.addTask { _ = await session.rerunForReload() }
+                }
+                while await group.next() != nil {
+                    guard let session = pending.next() else { continue }
+                    group.addTask { _ = await session.rerunForReload() }
+                }
+            }
+        }
     }
 }

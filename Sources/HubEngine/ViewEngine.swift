@@ -23,12 +23,30 @@ public final class ViewEngine: Sendable {
         public var maxPages: Int
         /// Called after every drained queue of every session (for metrics and logs).
         public var chainObserver: (@Sendable (ChainReport) -> Void)?
+        /// The keys session tokens are signed with (default: one random key, so tokens last as
+        /// long as the engine; a server configures shared, lasting keys).
+        public var sessionKeys: SessionKeys
+        /// How long a token is accepted after it was issued (default 7 days).
+        public var tokenMaxAge: Duration
+        /// Chains a config reload re-runs at once at most (sessions followed over SSE; the rest
+        /// re-run on their next use): keep it near the upstream's per-host connection cap, so a
+        /// reload never opens more upstream connections than that.
+        public var maxConcurrentReruns: Int
+        /// The wall clock tokens are stamped and checked with, in seconds since the Unix epoch
+        /// (tests inject their own).
+        public var wallClock: @Sendable () -> Int64
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
             maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024,
-            memoBytes: Int = 64 << 20, maxPages: Int = 100, chainObserver: (@Sendable (ChainReport) -> Void)? = nil
+            memoBytes: Int = 64 << 20, maxPages: Int = 100, chainObserver: (@Sendable (ChainReport) -> Void)? = nil,
+            sessionKeys: SessionKeys = .ephemeral(), tokenMaxAge: Duration = EngineDefaults.tokenMaxAge,
+            wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock, maxConcurrentReruns: Int = 32
         ) {
+            self.maxConcurrentReruns = maxConcurrentReruns
+            self.sessionKeys = sessionKeys
+            self.tokenMaxAge = tokenMaxAge
+            self.wallClock = wallClock
             self.maxPages = maxPages
             self.memoBytes = memoBytes
             self.chainObserver = chainObserver
@@ -51,6 +69,12 @@ public final class ViewEngine: Sendable {
     let definitions: EngineDefinitions
     let environment: SessionEnvironment
     private let activity = ActivityCounter()
+    /// Revoked session identifiers (``revoke(_:)``), each until its token would have expired.
+    let revoked = RevokedTokens()
+    /// Token rejections and reload re-runs, for metrics.
+    public let counters = EngineCounters()
+    /// ``Configuration/tokenMaxAge`` in whole seconds.
+    let tokenMaxAgeSeconds: Int64
 
     /// The chain memo's entries and charged bytes (zero when memoization is off).
     public var memoUsage: (entries: Int, bytes: Int) { environment.memo?.usage ?? (0, 0) }
@@ -72,6 +96,7 @@ public final class ViewEngine: Sendable {
 
     public init(features: FeatureRegistry, actions: ActionRegistry, configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.tokenMaxAgeSeconds = max(1, configuration.tokenMaxAge.components.seconds)
         let definitions = EngineDefinitions(
             EngineDefinitions.Current(
                 features: features, actions: actions, operationDeadline: configuration.operationDeadline,
@@ -84,6 +109,7 @@ public final class ViewEngine: Sendable {
             memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries, budgetBytes: configuration.memoBytes) : nil,
             chainObserver: configuration.chainObserver,
             // Weak: the store holds the sessions, which hold this environment.
+            counters: counters,
             withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) },
             replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) })
     }
@@ -107,10 +133,12 @@ public final class ViewEngine: Sendable {
     /// `initialViewModel` injects the session's initial content, e.g. the `target.view` of the
     /// component the client selected to get here; operations are then not asked for theirs (S117).
     public nonisolated(nonsending) func openSession(
-        for request: ViewRequest, initialViewModel: ViewModel? = nil, lazy: Bool = false
+        for request: ViewRequest, initialViewModel: ViewModel? = nil, lazy: Bool = false,
+        admission: () -> SessionAdmission = { .admit }
     ) async throws(EngineError) -> (session: ViewSession, state: ViewState) {
         let started = try await start(
-            request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil, needsSession: true)
+            request, initialViewModel: initialViewModel, storage: lazy ? .lazy : .store, id: nil, needsSession: true,
+            admission: admission)
         return (started.session!, started.state)  // needsSession: always made
     }
 
@@ -118,8 +146,12 @@ public final class ViewEngine: Sendable {
     /// ``openSession(for:initialViewModel:lazy:)`` with `lazy`, but a view answered from the
     /// chain memo makes no session object at all (nothing is stored; the token creates the
     /// session on first use). Other chains run in a stored session, as a new session's do.
-    public nonisolated(nonsending) func openView(for request: ViewRequest) async throws(EngineError) -> (token: SessionToken, state: ViewState) {
-        let started = try await start(request, initialViewModel: nil, storage: .lazy, id: nil, needsSession: false)
+    /// `admission` is asked only when a session is about to be stored (a chain the memo does not answer).
+    public nonisolated(nonsending) func openView(
+        for request: ViewRequest, admission: () -> SessionAdmission = { .admit }
+    ) async throws(EngineError) -> (token: SessionToken, state: ViewState) {
+        let started = try await start(
+            request, initialViewModel: nil, storage: .lazy, id: nil, needsSession: false, admission: admission)
         return (started.token, started.state)
     }
 
@@ -130,59 +162,26 @@ public final class ViewEngine: Sendable {
     public nonisolated(nonsending) func loadView(
         for request: ViewRequest, initialViewModel: ViewModel? = nil
     ) async throws(EngineError) -> ViewState {
-        try await start(request, initialViewModel: initialViewModel, storage: .none, id: nil, needsSession: false).state
-    }
-
-    /// A session named by a token, and how it was found.
-    public enum ResolvedSession: Sendable {
-        /// This process holds it.
-        case held(ViewSession)
-        /// Created from the token (same identifier, chain run for its URI): its first load's
-        /// result. `reason` is `nil` for a lazy token's first use (not a rebuild).
-        case rebuilt(ViewSession, ViewState, reason: SessionStore.RebuildReason?)
-    }
-
-    /// The session `token` names: the held one, or one rebuilt from the token when this process
-    /// does not hold it (evicted, expired, restarted, another replica): the same identifier, the
-    /// chain run for the token's URI with `request(uri)` (the current request's headers). `nil`
-    /// when the token cannot rebuild (no URI in it) or its session was deleted here. Throws like
-    /// ``openSession(for:initialViewModel:lazy:)`` for the token's URI. A rebuilt session is
-    /// stored as used (protected from one-shot views); when its load fails it is not kept.
-    public nonisolated(nonsending) func resolve(
-        _ token: SessionToken, request: (String) -> ViewRequest
-    ) async throws(EngineError) -> ResolvedSession? {
-        if let held = sessions.session(token.id) { return .held(held) }
-        guard let viewURI = token.viewURI else { return nil }
-        let removal = sessions.removalReason(token.id)
-        if removal == .deleted { return nil }
-        let started = try await start(request(viewURI), initialViewModel: nil, storage: .rebuild, id: token, needsSession: true)
-        let (session, state, joined) = (started.session!, started.state, started.joined)  // needsSession: always made
-        guard state.viewModel != nil else { return .rebuilt(session, state, reason: nil) }
-        let reason: SessionStore.RebuildReason?
-        switch removal {
-        case .evicted: reason = .evicted
-        case .expired: reason = .expired
-        case .deleted, nil: reason = token.lazy ? nil : .unknown
-        }
-        // Counted once: a request that joined another's rebuild of the same session does not count it again.
-        if let reason, !joined { sessions.recordRebuild(token.id, reason: reason) }
-        return .rebuilt(session, state, reason: reason)
+        try await start(
+            request, initialViewModel: initialViewModel, storage: .none, id: nil, needsSession: false, admission: { .admit }
+        ).state
     }
 
     /// Where a new session goes.
-    private enum Storage {
+    enum Storage {
         /// Stored before its first load (unless every slot holds a used session).
         case store
         /// Stored unless its first load is a memo hit.
         case lazy
-        /// Stored as used (a token's session coming back).
+        /// Stored (in probation, like a new session: a rebuild earns its place by a later use),
+        /// unless every slot holds a used session.
         case rebuild
         /// Never stored.
         case none
     }
 
     /// What ``start(_:initialViewModel:storage:id:needsSession:)`` opened.
-    private struct Started {
+    struct Started {
         /// `nil` only for a memo hit that neither stores a session nor was asked for one.
         let session: ViewSession?
         let token: SessionToken
@@ -218,16 +217,16 @@ public final class ViewEngine: Sendable {
         guard let (entry, shared) = memoized(feature: feature, operations: operations, request: request, id: id) else { return nil }
         environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
         return (
-            SessionToken(id: id, viewURI: request.viewURI, lazy: true),
+            issueToken(id: id, viewURI: request.viewURI, lazy: true),
             ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings)
         )
     }
 
     /// Opens a session for `request` (or only its view, see ``Started/session``). `needsSession`:
     /// the caller uses the session object, so a memo hit that stores nothing still makes one.
-    private nonisolated(nonsending) func start(
+    nonisolated(nonsending) func start(
         _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?,
-        needsSession: Bool
+        needsSession: Bool, admission: () -> SessionAdmission
     ) async throws(EngineError) -> Started {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
@@ -235,7 +234,14 @@ public final class ViewEngine: Sendable {
         let operations = try feature.makeOperations(for: request)
         let id = given?.id ?? SessionIdentifier.make()
         func token(lazy: Bool) -> SessionToken {
-            given ?? SessionToken(id: id, viewURI: request.viewURI, lazy: lazy)
+            given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy)
+        }
+        /// Asks the caller before a session is stored.
+        func admit() throws(EngineError) {
+            if case .refuse(let retryAfter) = admission() {
+                throw EngineError(
+                    .sessionRefused, "this client opened too many sessions; try again later", retryAfterSeconds: retryAfter)
+            }
         }
         // Fast path: a memoized, successful chain. The session starts loaded, sharing the
         // memo's snapshots and view model; no task, no actor hop, nothing runs. (Only successful
@@ -252,11 +258,13 @@ public final class ViewEngine: Sendable {
             switch storage {
             case .store:
                 // Not stored when every slot holds a used session: then its token is lazy.
+                try admit()
                 let stored = make(lazy: false)
                 session = sessions.insertIfAbsent(stored).stored ? stored : make(lazy: true)
             case .rebuild:
+                try admit()
                 let rebuilt = make(lazy: true)
-                let held = sessions.insertIfAbsent(rebuilt, protected: true).session
+                let held = sessions.insertIfAbsent(rebuilt).session
                 // Another request rebuilt it first: share its state.
                 if held !== rebuilt { return Started(session: held, token: held.token, state: await held.settled(), joined: true) }
                 session = rebuilt
@@ -274,7 +282,8 @@ public final class ViewEngine: Sendable {
         // session out again (ViewSession.drive), before this caller resumes.
         switch storage {
         case .store, .lazy:
-            let (held, stored) = sessions.insertIfAbsent(session, protected: false)
+            try admit()
+            let (held, stored) = sessions.insertIfAbsent(session)
             if !stored {
                 // Every slot holds a used session: this one is not kept; its lazy token
                 // creates it on first use.
@@ -285,7 +294,8 @@ public final class ViewEngine: Sendable {
                 session = held
             }
         case .rebuild:
-            let held = sessions.insertIfAbsent(session, protected: true).session
+            try admit()
+            let held = sessions.insertIfAbsent(session).session
             // Another request rebuilt it first: share its load.
             if held !== session { return Started(session: held, token: held.token, state: await held.settled(), joined: true) }
         case .none:
@@ -295,44 +305,6 @@ public final class ViewEngine: Sendable {
         return Started(session: session, token: session.token, state: state)
     }
 
-
-    /// The live session with this identifier, or `nil` when unknown or expired.
-    public func session(_ id: String) -> ViewSession? {
-        sessions.session(id)
-    }
-
-    /// Loads the held session `id` (``ViewSession/load(_:)``) for the request `request(uri)`
-    /// makes for its view URI; `nil` when this process does not hold it. A load its reload
-    /// policy answers without a run is served from the session's published ``SettledView``
-    /// without a hop onto the session's actor (the same answer, and the request is still
-    /// recorded as the session's latest).
-    public nonisolated(nonsending) func loadHeld(
-        _ id: String, request: (String) -> ViewRequest
-    ) async -> (session: ViewSession, state: ViewState)? {
-        guard let (session, settled) = sessions.lookup(id) else { return nil }
-        let viewRequest = request(session.viewURI)
-        if let settled, let state = settled.answer(viewRequest) { return (session, state) }
-        return (session, await session.load(viewRequest))
-    }
-
-    /// ``loadHeld(_:request:)`` when it needs no run and no hop onto the session's actor: the
-    /// held session `id` and the state its published ``SettledView`` answers for the request
-    /// `request(uri)` makes; `nil` when this process does not hold it or the session must
-    /// decide (then nothing was recorded, and ``loadHeld(_:request:)`` gives the answer).
-    public func loadHeldImmediately(
-        _ id: String, request: (String) -> ViewRequest
-    ) -> (session: ViewSession, state: ViewState)? {
-        guard let (session, settled) = sessions.lookup(id), let settled,
-            let state = settled.answer(request(session.viewURI))
-        else { return nil }
-        return (session, state)
-    }
-
-    /// Ends a session; returns whether it existed.
-    @discardableResult
-    public func endSession(_ id: String) -> Bool {
-        sessions.remove(id)
-    }
 
     /// Initial content for a view URI without opening a session (S116): the feature's
     /// operations with initial content, asked in order on one builder.

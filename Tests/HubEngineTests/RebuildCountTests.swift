@@ -13,7 +13,7 @@ struct RebuildCountTests {
             builder.body["row"].title = "rebuilt"
         }
         let engine = try EngineFixture.engine([operation])
-        let token = SessionToken(id: SessionIdentifier.make(), viewURI: EngineFixture.uri)
+        let token = engine.issueToken(id: SessionIdentifier.make(), viewURI: EngineFixture.uri, lazy: false)
         let first = Task { try await engine.resolve(token) { EngineFixture.request(uri: $0) } }
         await gate.arrivals(1)  // the first rebuild runs (and waits) ...
         let second = Task { try await engine.resolve(token) { EngineFixture.request(uri: $0) } }

@@ -62,8 +62,8 @@ struct SessionStoreTests {
         #expect(statistics.active == 3)
     }
 
-    @Test("A listened-to session evicted to make room for a rebuilt one is closed: its stream finishes")
-    func evictedListenedSessionIsClosed() async throws {
+    @Test("A rebuilt (protected) newcomer never evicts a used or listened-to session: it is not stored")
+    func protectedNewcomerEvictsNobody() async throws {
         let sessions = try await Self.sessions(3)
         let store = SessionStore(capacity: 2, idleTimeout: .seconds(60))
         let start = ContinuousClock.now
@@ -72,9 +72,13 @@ struct SessionStoreTests {
         #expect(store.session(sessions[0].id, now: start + .seconds(1)) === sessions[0])
         store.insert(sessions[1], now: start + .seconds(2))
         #expect(store.session(sessions[1].id, now: start + .seconds(3)) === sessions[1])
-        // Both protected; a rebuilt session takes the least recently used slot.
-        #expect(store.insert(sessions[2], protected: true, now: start + .seconds(4)))
-        #expect(store.session(sessions[0].id, now: start + .seconds(5)) == nil)
+        // Both protected: even a protected newcomer takes no slot from them.
+        #expect(!store.insert(sessions[2], protected: true, now: start + .seconds(4)))
+        #expect(store.session(sessions[0].id, now: start + .seconds(5)) === sessions[0])
+        #expect(store.session(sessions[1].id, now: start + .seconds(5)) === sessions[1])
+        #expect(store.statistics.evicted == 0)
+        // The listener's session stays open: ending it finishes its stream.
+        store.remove(sessions[0].id)
         var count = 0
         for await _ in updates { count += 1 }
         #expect(count == 1)  // the current state, then the end
@@ -157,7 +161,7 @@ struct SessionStoreTests {
         #expect([statistics.active, statistics.created, statistics.evicted, statistics.expired, statistics.ended] == [0, 1, 0, 0, 1])
     }
 
-    @Test("Many touches keep the LRU order right (access-log compaction); a rebuilt session evicts the least recently used")
+    @Test("Many touches keep the LRU order right (access-log compaction); no newcomer evicts a used session")
     func lruAfterCompaction() async throws {
         let sessions = try await Self.sessions(4)
         let store = SessionStore(capacity: 2, idleTimeout: .seconds(1_000_000))
@@ -172,12 +176,11 @@ struct SessionStoreTests {
         // Both are used: an unused newcomer is not stored, it evicts nobody.
         #expect(!store.insert(sessions[2], now: start + .seconds(10)))
         #expect(store.statistics.evicted == 0)
-        // A protected one (rebuilt from its token) evicts the least recently used protected session.
-        #expect(store.insert(sessions[3], protected: true, now: start + .seconds(10)))
-        #expect(store.session(sessions[0].id, now: start + .seconds(11)) == nil)
+        // Nor does a protected one: used sessions leave only by expiry or an end.
+        #expect(!store.insert(sessions[3], protected: true, now: start + .seconds(10)))
+        #expect(store.statistics.evicted == 0)
+        #expect(store.session(sessions[0].id, now: start + .seconds(11)) === sessions[0])
         #expect(store.session(sessions[1].id, now: start + .seconds(11)) === sessions[1])
-        #expect(store.statistics.evicted == 1)
-        #expect(store.removalReason(sessions[0].id) == .evicted)
     }
 
     @Test("A flood of sessions opened and never used leaves used and listened-to sessions in place")

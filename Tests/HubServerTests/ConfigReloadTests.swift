@@ -102,15 +102,23 @@ struct ConfigReloadTests {
             #expect(result.succeeded)
             let report = try #require(result.engine)
             #expect(report.changed == ["page"])
-            #expect(report.sessionsRerun == 1)
+            #expect(report.sessionsRerun == 0, "no listener: nothing re-runs at reload time")
+            #expect(report.sessionsStale == 1)
             #expect(report.sessionsUntouched == 1)
-            #expect(try await eventually { try await client.session(page).text.contains("After") })
+            #expect(try await client.metric(#"hub_reload_reruns_total{mode="lazy"}"#) == 0)
+            // The stale session re-runs on its next request, once.
+            #expect(try await client.session(page).text.contains("After"))
+            #expect(try await client.metric(#"hub_reload_reruns_total{mode="lazy"}"#) == 1)
             #expect(try await client.session(other).header("ETag") == otherETag)
+            #expect(try await client.metric(#"hub_reload_reruns_total{mode="lazy"}"#) == 1, "an unchanged feature's session does not re-run")
 
             // Nothing changed on disk: nothing re-runs.
             let again = try #require(await app.reloadConfiguration(trigger: "test").engine)
             #expect(again.changed.isEmpty)
-            #expect(again.sessionsRerun == 0)
+            #expect(again.sessionsRerun == 0 && again.sessionsStale == 0)
+            _ = try await client.session(page)
+            #expect(try await client.metric(#"hub_reload_reruns_total{mode="lazy"}"#) == 1)
+            #expect(try await client.metric(#"hub_reload_reruns_total{mode="eager"}"#) == 0)
         }
     }
 

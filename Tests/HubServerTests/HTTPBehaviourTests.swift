@@ -146,9 +146,9 @@ struct HTTPBehaviourTests {
                 #expect(response.status == 200, "\(response)")
                 #expect(response.header("Hub-Session") == oldSession)
                 #expect(try response.json()["performed"]?.boolValue == true)
-                // An id-only token (its URI was not in it) this process does not hold: 404
-                // without uri, a new session with it.
-                let idOnly = try #require(SessionToken(oldSession)).id
+                // Not a token this server issued (an identifier alone): 404 without uri, a new
+                // session with it.
+                let idOnly = try #require(SessionToken.identifier(of: oldSession))
                 let other = String(idOnly.reversed())
                 try expectProblem(try await client.action(#"{"session":"\#(other)","action":"test:ok"}"#), 404, "session_not_found")
                 let recovered = try await client.action(#"{"session":"\#(other)","uri":"hub:actions","action":"test:ok"}"#)

@@ -64,10 +64,12 @@ struct SessionHeaderTests {
             let next = try await client.post("/view/next-page", #"{"session":"\#(pages)"}"#, headers: [("Hub-Session", pages)])
             #expect(next.status == 200, "\(next)")
             #expect(try await client.send("DELETE", "/view?\(query)", headers: header).status == 204)
-            // An id-only spelling of the same session beside the full token: one session.
+            // The same token in the header and the query: one session.
             let other = try #require(try await client.view("hub:todo").header("Hub-Session"))
-            let id = try #require(SessionToken(other)?.id)
-            #expect(try await client.get("/view?session=\(id)", headers: [("Hub-Session", other)]).status == 200)
+            #expect(try await client.get("/view?session=\(other)", headers: [("Hub-Session", other)]).status == 200)
+            // The identifier alone beside the token is not a token: the two do not name one session.
+            let id = try #require(SessionToken.identifier(of: other))
+            try expectProblem(try await client.get("/view?session=\(id)", headers: [("Hub-Session", other)]), 400, "session_mismatch")
         }
     }
 

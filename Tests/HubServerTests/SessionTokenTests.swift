@@ -15,42 +15,70 @@ struct SessionTokenTests {
         try await client.metric(name) ?? -1
     }
 
-    @Test("a token is the id and the URI; garbage is not a token")
+    @Test("a token is signed: id, URI, issue time and MAC; garbage and tampering are refused")
     func tokenFormat() throws {
-        let token = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:todo?x=1&y=ü")
-        let parsed = try #require(SessionToken(token.encoded))
+        let keys = SessionKeys.ephemeral()
+        let issued: Int64 = 1_800_000_000
+        func verify(_ text: String, keys: SessionKeys = keys, now: Int64 = issued + 10) -> Result<SessionToken, SessionToken.Rejection> {
+            SessionToken.verify(text, keys: keys, now: now, maxAge: 3600)
+        }
+        let token = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:todo?x=1&y=ü", issuedAt: issued, keys: keys)
+        let parsed = try verify(token.encoded).get()
         #expect(parsed == token)
         #expect(parsed.viewURI == "hub:todo?x=1&y=ü")
-        #expect(token.encoded.utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) })
-        let long = SessionToken(id: token.id, viewURI: "hub:" + String(repeating: "a", count: 746))
-        #expect(long.encoded.utf8.count <= 1024)
-        #expect(SessionToken(long.encoded)?.viewURI != nil)
-        #expect(SessionToken(id: token.id, viewURI: "hub:" + String(repeating: "a", count: 800)).encoded == token.id, "too long: id only")
-        for garbage in ["", "x", "gone", token.id + ".", token.id + ".q" + "aGk", token.id + ".s" + "a", token.id + ".s" + "!!!!",
-                        String(token.id.dropLast()) + "*", token.encoded + "A"] {
-            #expect(SessionToken(garbage) == nil, "\(garbage)")
-            #expect(!token.isEncoded(as: garbage), "\(garbage)")
+        #expect(parsed.issuedAt == issued)
+        let urlSafe = token.encoded.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
         }
-        // isEncoded compares with the encoding without building it: every URI length mod 3.
-        for uri in ["hub:a", "hub:ab", "hub:abc", "hub:todo?x=1&y=ü", "hub:" + String(repeating: "z", count: 746)] {
-            for lazy in [false, true] {
-                let token = SessionToken(id: token.id, viewURI: uri, lazy: lazy)
-                #expect(token.isEncoded(as: token.encoded), "\(uri)")
-                #expect(!token.isEncoded(as: SessionToken(id: token.id, viewURI: uri, lazy: !lazy).encoded))
-                #expect(!token.isEncoded(as: SessionToken(id: token.id, viewURI: uri + "x", lazy: lazy).encoded))
-                #expect(!token.isEncoded(as: token.id))
+        #expect(urlSafe)
+        let long = SessionToken(id: token.id, viewURI: "hub:" + String(repeating: "a", count: 696), issuedAt: issued, keys: keys)
+        #expect(long.encoded.utf8.count <= SessionToken.maximumBytes)
+        #expect(try verify(long.encoded).get().viewURI != nil)
+        let tooLong = SessionToken(id: token.id, viewURI: "hub:" + String(repeating: "a", count: 800), issuedAt: issued, keys: keys)
+        #expect(tooLong.viewURI == nil && !tooLong.canRebuild, "too long: no URI, the token cannot rebuild")
+        #expect(try verify(tooLong.encoded).get().viewURI == nil)
+        for garbage in ["", "x", "gone", token.id, token.id + ".", token.id + ".q" + "aGk", token.encoded + "A",
+                        String(token.id.dropLast()) + "*" + token.encoded.dropFirst(22), token.encoded + ".x"] {
+            guard case .failure(.malformed) = verify(garbage) else {
+                Issue.record("\(garbage) is not a token")
+                continue
             }
         }
-        #expect(SessionToken(id: token.id, viewURI: nil).isEncoded(as: token.id))
+        // One character changed anywhere (id, kind, URI, time or MAC) never verifies.
+        let bytes = Array(token.encoded.utf8)
+        for index in bytes.indices {
+            var tampered = bytes
+            tampered[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            if case .success = verify(String(decoding: tampered, as: UTF8.self)) { Issue.record("position \(index) changed still verifies") }
+        }
+        // Another server's key, an expired token; a rotated key list still verifies old tokens.
+        guard case .failure(.signature) = verify(token.encoded, keys: .ephemeral()) else { throw HarnessError("another key verified") }
+        guard case .failure(.expired) = verify(token.encoded, now: issued + 3600) else { throw HarnessError("an expired token verified") }
+        let rotated = try SessionKeys(SessionKeys.ephemeral().keys + keys.keys)
+        #expect(try verify(token.encoded, keys: rotated).get() == token)
+        let resigned = SessionToken(id: token.id, viewURI: token.viewURI, issuedAt: issued, keys: rotated)
+        guard case .failure(.signature) = verify(resigned.encoded) else { throw HarnessError("the new key's token verified under the old") }
+    }
+
+    @Test("keys: hex or base64url of 32 bytes or more; shorter or unreadable keys are refused")
+    func keyTexts() throws {
+        let key = SessionKeys.randomKey()
+        let hex = key.map { String(format: "%02x", $0) }.joined()
+        #expect(try SessionKeys(texts: [hex]).keys == [key])
+        #expect(try SessionKeys(texts: [SessionKeys.encode(key)]).keys == [key])
+        #expect(try SessionKeys(texts: [" \(SessionKeys.encode(key)) ", hex]).keys == [key, key])
+        #expect(throws: SessionKeys.KeyError.tooShort(index: 0, bytes: 16)) { try SessionKeys(texts: [SessionKeys.encode(Array(key.prefix(16)))]) }
+        #expect(throws: SessionKeys.KeyError.unreadable(index: 1)) { try SessionKeys(texts: [hex, "not a key!"]) }
+        #expect(throws: SessionKeys.KeyError.none) { try SessionKeys(texts: ["", " "]) }
     }
 
     @Test("the identifier is read from a token's first 22 characters, checked byte by byte")
     func identifierOfToken() {
-        let token = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:home")
+        let token = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:home", issuedAt: 1, keys: .ephemeral())
         #expect(SessionToken.identifier(of: token.encoded) == token.id)
-        #expect(SessionToken.identifier(of: token.id) == token.id)
-        for garbage in ["", String(token.id.dropLast()), token.id + "x", token.id + "sabc", String(token.id.dropLast()) + "=",
-                        String(token.id.dropLast()) + "é", token.id + "." + String(repeating: "a", count: 1002)] {
+        for garbage in ["", token.id, String(token.id.dropLast()), token.id + "x", token.id + "sabc", String(token.id.dropLast()) + "=.",
+                        String(token.id.dropLast()) + "é.", token.id + "." + String(repeating: "a", count: 1002)] {
             #expect(SessionToken.identifier(of: garbage) == nil, "\(garbage)")
         }
         // Exactly the base64url alphabet is accepted, in every position.
@@ -102,7 +130,7 @@ struct SessionTokenTests {
         upstream.stop()
     }
 
-    @Test("garbage tokens are 404 on every endpoint; DELETE of a well-formed token is 204")
+    @Test("garbage tokens are 404 on every endpoint, DELETE included")
     func garbageIsNotFound() async throws {
         try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, _ in
             for garbage in ["nope", "AAAAAAAAAAAAAAAAAAAAAA.s!!", String(repeating: "A", count: 21)] {
@@ -112,8 +140,9 @@ struct SessionTokenTests {
                 let events = try await client.get("/view/events?session=\(client.encode(garbage))")
                 try expectProblem(events, 404, "session_not_found")
             }
-            let stranger = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:static").encoded
-            #expect(try await client.delete("/view?session=\(stranger)").status == 204)
+            // A token of another key is not this server's: 404, recorded nowhere.
+            let stranger = SessionToken(id: SessionIdentifier.make(), viewURI: "hub:static", issuedAt: 1, keys: .ephemeral()).encoded
+            try expectProblem(try await client.delete("/view?session=\(stranger)"), 404, "session_not_found")
         }
     }
 
@@ -136,7 +165,8 @@ struct SessionTokenTests {
     @Test("a used session survives a flood of ten times sessions.max one-shot views, without a rebuild")
     func usedSessionSurvivesFlood() async throws {
         let server = """
-            { "host": "127.0.0.1", "port": 0, "sessions": { "max": 20 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" } }
+            { "host": "127.0.0.1", "port": 0, "sessions": { "max": 20 }, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" },
+              "limits": { "sessionsPerClient": { "perSecond": 1000, "burst": 10000 } } }
             """
         let store = TodoStore()
         try await withHub(Hardening.config(server: server), extensions: Hardening.extensions(store: store), transport: .socket) { client, _ in

@@ -15,14 +15,19 @@ public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
         case noOperations = "no_operations"
         /// The session has no view model yet (its first load failed).
         case noViewModel = "no_view_model"
+        /// The caller's ``SessionAdmission`` refused a new session (429).
+        case sessionRefused = "too_many_sessions"
     }
 
     public let code: Code
     public let detail: String
+    /// For ``Code/sessionRefused``: when the caller may try again.
+    public let retryAfterSeconds: Int?
 
-    public init(_ code: Code, _ detail: String) {
+    public init(_ code: Code, _ detail: String, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(code.rawValue): \(detail)" }

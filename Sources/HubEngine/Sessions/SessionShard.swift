@@ -2,11 +2,12 @@ import HubSync
 /// One shard of the ``SessionStore``: its sessions, their eviction order as a segmented LRU,
 /// and the identifiers it recently let go of. Touched only under its shard's lock.
 ///
-/// Two segments: *probation* holds sessions opened and not used since; *protected* holds
-/// sessions used again (any request naming their token) or rebuilt from a token. Eviction
-/// takes the least recently used probation session; a protected one goes only to make room for
-/// another protected one. A session followed over SSE found at the front of probation is
-/// promoted instead of evicted. So a flood of one-shot views evicts only its own kind.
+/// Two segments: *probation* holds sessions stored (opened, rebuilt, or a lazy token's first
+/// use) and not used since; *protected* holds sessions used again (a later request naming
+/// their token). Eviction takes the least recently used probation session; a protected one is
+/// never evicted to make room (only expiry or an end removes it). A session followed over SSE
+/// found at the front of probation is promoted instead of evicted. So a flood of one-shot views
+/// evicts only its own kind.
 ///
 /// Each segment's order is an append-only log of records (the front is the least recently
 /// used); a use appends a fresh record only when the session's record is older than the newest
@@ -65,22 +66,14 @@ struct SessionShard {
     }
 
     /// The least recently used probation session, removed; listened-to ones are promoted on
-    /// the way. With `orProtected`, the least recently used protected session when probation
-    /// is empty.
-    mutating func popVictim(orProtected: Bool, isListenedTo: (ViewSession) -> Bool, now: StoreTime)
-        -> ViewSession?
-    {
+    /// the way. `nil` when probation holds none.
+    mutating func popVictim(isListenedTo: (ViewSession) -> Bool, now: StoreTime) -> ViewSession? {
         while let record = probation.popFirst() {
             guard let entry = entries[record.id], entry.tick == record.tick, !entry.isProtected else { continue }
             if isListenedTo(entry.session) {
                 promote(record.id, at: now)
                 continue
             }
-            return remove(record.id)?.session
-        }
-        guard orProtected else { return nil }
-        while let record = protected.popFirst() {
-            guard let entry = entries[record.id], entry.tick == record.tick else { continue }
             return remove(record.id)?.session
         }
         return nil

@@ -6,11 +6,13 @@ import Synchronization
 /// opened and never used again. A session whose loads all failed (no view model) is withdrawn by
 /// the engine (``Statistics/failed``).
 ///
-/// Eviction is a segmented LRU (``SessionShard``): sessions used again after they were opened,
-/// or rebuilt from a token, are *protected* and make room only for each other; a flood of
-/// one-shot views evicts only sessions opened and never used. When every slot is protected, a
-/// new unused session is not stored at all (``insert(_:protected:now:)`` answers `false`): its
-/// token rebuilds it on first use.
+/// Eviction is a segmented LRU (``SessionShard``): sessions used again after they were stored
+/// are *protected*; new sessions, rebuilt ones and lazy tokens' first uses enter *probation*
+/// and earn protection by a later use. Storing a session only ever evicts a probation session
+/// nobody listens to: never a protected one, never one followed over SSE. So a flood of
+/// one-shot views (or of rebuilds) evicts only its own kind. When no slot can be freed, the new
+/// session is not stored at all (``insert(_:protected:now:)`` answers `false`): its token
+/// creates it on a later use.
 ///
 /// Eviction and expiry close the session (subscribers finish) and drop the store's reference,
 /// so the session frees its snapshots as soon as no request holds it. The store remembers
@@ -58,10 +60,9 @@ public final class SessionStore: Sendable {
         return Int(hash % UInt32(shards.count))
     }
 
-    /// Adds a session. Past the cap the least recently used unused session is evicted; a
-    /// `protected` session (rebuilt from a token) may also evict the least recently used
-    /// protected one. Returns `false` when the session was not stored: every slot holds a used
-    /// session and this one is unused.
+    /// Adds a session (`protected`: straight into the protected segment). Past the cap the least
+    /// recently used probation session without listeners is evicted; a protected session never
+    /// is. Returns `false` when the session was not stored: no slot could be freed.
     @discardableResult
     public func insert(_ session: ViewSession, protected: Bool = false, now: ContinuousClock.Instant = .now) -> Bool {
         insertIfAbsent(session, protected: protected, now: now).stored
@@ -79,7 +80,7 @@ public final class SessionStore: Sendable {
             if let existing = state.entries[session.id] { return ((existing.session, true), []) }
             var victims: [ViewSession] = []
             while state.entries.count >= capacity {
-                guard let victim = state.popVictim(orProtected: protected, isListenedTo: Self.isListenedTo, now: stamp)
+                guard let victim = state.popVictim(isListenedTo: Self.isListenedTo, now: stamp)
                 else { break }
                 victims.append(victim)
                 state.removals.record(victim.id, .evicted)

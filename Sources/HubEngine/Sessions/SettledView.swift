@@ -19,6 +19,9 @@ final class SettledView: Sendable {
     let loadedAt: ContinuousClock.Instant
     /// The session's request when it published this view.
     let baseline: ViewRequest
+    /// The definitions' generation the session had checked its feature against
+    /// (``EngineDefinitions/generation``): an older one answers nothing.
+    let generation: Int
 
     /// The newest request a load answered here; `retired` once the session moved on (a load
     /// arriving later must go to the session, whose answer may differ).
@@ -30,8 +33,9 @@ final class SettledView: Sendable {
 
     init(
         state: ViewState, connectivity: Connectivity, reloadPolicy: ReloadPolicy, loadedAt: ContinuousClock.Instant,
-        baseline: ViewRequest
+        baseline: ViewRequest, generation: Int
     ) {
+        self.generation = generation
         self.state = state
         self.connectivity = connectivity
         self.reloadPolicy = reloadPolicy

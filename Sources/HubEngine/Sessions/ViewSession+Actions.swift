@@ -27,6 +27,7 @@ extension ViewSession {
     /// Throws ``EngineError`` `componentNotFound` for a component not in the current view
     /// model, `actionNotFound` for an unknown namespace or name, and rethrows an action's error.
     public func perform(_ invocation: ActionInvocation, request: ViewRequest? = nil) async throws -> ActionOutcome {
+        catchUp()
         // An action may change the view: loads go to the session until it has settled again.
         withdrawSettled()
         if let request { self.request = request }

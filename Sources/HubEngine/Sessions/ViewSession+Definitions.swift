@@ -33,6 +33,29 @@ extension ViewSession {
         return .rerun
     }
 
+    /// Checks the session's feature against the definitions installed since it last looked
+    /// (a config reload bumps their generation): a changed feature re-runs the chain now
+    /// (``follow(_:)``), counted as a lazy re-run, or as an eager one when a reload's bounded
+    /// pool asked (`eager`); a removed one ends the session. Costs one comparison when nothing
+    /// was installed since. Every entry point that reads or changes the view calls it first.
+    @discardableResult
+    func catchUp(eager: Bool = false) -> DefinitionOutcome {
+        let generation = environment.definitions.generation
+        guard generation != validatedGeneration else { return .untouched }
+        validatedGeneration = generation
+        let outcome = follow(environment.definitions.features)
+        if outcome == .rerun { environment.counters.countRerun(eager: eager) }
+        return outcome
+    }
+
+    /// A reload's eager re-run (a session followed over SSE): catches up and waits until the
+    /// re-run has drained, so the reload's pool keeps at most its bound of chains running.
+    func rerunForReload() async -> DefinitionOutcome {
+        let outcome = catchUp(eager: true)
+        if outcome == .rerun { _ = await settled() }
+        return outcome
+    }
+
     /// Adopts a pending definition at the start of a full run: new feature and operations,
     /// no snapshots, no memoized or cached state of the old chain.
     func adoptPendingDefinition() {

@@ -6,7 +6,7 @@ extension ViewSession {
         guard publishesSettled, !isClosed, !isLoading, currentViewModel != nil, let loadedAt else { return }
         let settled = SettledView(
             state: state, connectivity: connectivity, reloadPolicy: feature.reloadPolicy, loadedAt: loadedAt,
-            baseline: request)
+            baseline: request, generation: validatedGeneration)
         if let replaced = environment.replaceSettled(self, settled), let request = replaced.retire() {
             self.request = request
         }

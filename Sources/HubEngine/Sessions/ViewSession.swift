@@ -58,6 +58,9 @@ public actor ViewSession {
     var isClosed = false
     /// A client loaded the session again: it publishes its settled view (``SettledView``).
     var publishesSettled = false
+    /// The definitions' generation this session last checked its feature against
+    /// (``catchUp()``).
+    var validatedGeneration: Int
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
     struct MemoizedStart {
@@ -84,6 +87,7 @@ public actor ViewSession {
         self.connectivity = request.connectivity
         self.operations = operations
         self.environment = environment
+        self.validatedGeneration = environment.definitions.generation
         self.snapshots = memoized?.entry.snapshots ?? Array(repeating: nil, count: operations.count)
         self.errors = memoized?.entry.errors ?? Array(repeating: nil, count: operations.count)
         self.timings = memoized?.entry.timings ?? []
@@ -120,6 +124,7 @@ public actor ViewSession {
     /// policy decides whether to re-run the chain (S105..S109). Before a successful load the
     /// chain always runs.
     public func load(_ request: ViewRequest) async -> ViewState {
+        catchUp()
         withdrawSettled()
         publishesSettled = true
         self.request = request
@@ -153,7 +158,8 @@ public actor ViewSession {
 
     /// Re-runs the whole chain, ignoring the reload policy (S108, `hub:reload`).
     public func reload() async -> ViewState {
-        await schedule([.main(from: 0)])
+        catchUp()
+        return await schedule([.main(from: 0)])
     }
 
     /// Re-runs operations `index...` from snapshot `index - 1` (S99) and waits for the result.
@@ -165,7 +171,8 @@ public actor ViewSession {
     /// Runs the chain in pagination mode (S119..S126); a no-op before a successful load or
     /// when no operation is paginated (S119).
     public func loadNextPage() async -> ViewState {
-        await schedule([.page])
+        catchUp()
+        return await schedule([.page])
     }
 
     /// The state once queued work has drained (immediately when idle).
@@ -243,6 +250,7 @@ public actor ViewSession {
     /// an action, a reschedule, a page, a reload with new content. Finishes when the session
     /// ends.
     public func updates() -> AsyncStream<ViewState> {
+        catchUp()
         let (stream, continuation) = AsyncStream.makeStream(of: ViewState.self, bufferingPolicy: .bufferingNewest(8))
         if isClosed {
             continuation.finish()
@@ -298,6 +306,8 @@ final class SessionEnvironment: Sendable {
     let activity: ActivityCounter
     let memo: ChainMemo?
     let chainObserver: (@Sendable (ChainReport) -> Void)?
+    /// Reload re-runs and token rejections, for metrics.
+    let counters: EngineCounters
     /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
     /// is not there: ended, evicted, or never kept).
     let withdrawViewless: @Sendable (String) -> Void
@@ -307,9 +317,11 @@ final class SessionEnvironment: Sendable {
 
     init(
         definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
-        chainObserver: (@Sendable (ChainReport) -> Void)?, withdrawViewless: @escaping @Sendable (String) -> Void,
+        chainObserver: (@Sendable (ChainReport) -> Void)?, counters: EngineCounters = EngineCounters(),
+        withdrawViewless: @escaping @Sendable (String) -> Void,
         replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil }
     ) {
+        self.counters = counters
         self.replaceSettled = replaceSettled
         self.definitions = definitions
         self.maxPages = maxPages

@@ -31,6 +31,7 @@ enum ResponseEncoder {
             writer.appendSanitized(reason)
             writer.appendCRLF()
             var hasRequestId = false
+            var hasContentTypeOptions = false
             headers.forEachField { name, value in
                 // Compared only when the length can match (most names are none of these).
                 switch name.utf8.count {
@@ -41,6 +42,8 @@ enum ResponseEncoder {
                     return
                 case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
                     hasRequestId = true
+                case 22 where name.asciiCaseInsensitiveEquals("x-content-type-options"):
+                    hasContentTypeOptions = true
                 default:
                     break
                 }
@@ -54,6 +57,9 @@ enum ResponseEncoder {
                 writer.appendSanitized(requestId)
                 writer.appendCRLF()
             }
+            // Every response: a browser never second-guesses a declared Content-Type (JSON, problems,
+            // event streams, the preview page).
+            if !hasContentTypeOptions { writer.append("X-Content-Type-Options: nosniff\r\n") }
             writer.append("Date: ")
             date.withUnsafeBufferPointer { writer.append($0.prefix(Self.maximumDateBytes)) }
             writer.appendCRLF()
@@ -80,10 +86,10 @@ enum ResponseEncoder {
     /// The most an IMF-fixdate takes (29 bytes; more is cut).
     static let maximumDateBytes = 29
     /// Room for what the head holds besides the fields, reason phrase and request id: the status
-    /// line's other bytes (9 + 20 digits + 1 + 2), X-Request-Id's frame (16), Date (6 + 29 + 2),
-    /// Content-Length (16 + 20 digits + 2) or Transfer-Encoding (28), Connection (24), the final
-    /// CRLF (2): 149 at most.
-    static let fixedBytes = 160
+    /// line's other bytes (9 + 20 digits + 1 + 2), X-Request-Id's frame (16),
+    /// X-Content-Type-Options (33), Date (6 + 29 + 2), Content-Length (16 + 20 digits + 2) or
+    /// Transfer-Encoding (28), Connection (24), the final CRLF (2): 182 at most.
+    static let fixedBytes = 192
 
     /// The frame of one chunk: size in hex, CRLF, data, CRLF.
     static func chunk(_ data: [UInt8]) -> [UInt8] {

@@ -62,12 +62,12 @@ extension HubApplication {
 
     static func makeEngine(
         configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics,
-        logger: JSONLogger? = nil
+        logger: JSONLogger? = nil, keys: SessionKeys
     ) throws -> ViewEngine {
         let settings = configuration.settings
         let (features, actions) = try makeDefinitions(
             configuration: configuration, extensions: extensions, client: client, logger: logger)
-        let engineConfiguration = settings.engineConfiguration { report in
+        let engineConfiguration = settings.engineConfiguration(keys: keys) { report in
             // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
             if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
                 metrics.chainMemoHits.labels(report.featureIdentifier).increment()
@@ -113,6 +113,23 @@ extension HubApplication {
         ) { [(labels: [], value: Double(sessions.statistics.protected))] }
         metrics.registry.collectedCounter("hub_sessions_created_total", help: "Sessions stored (opened, rebuilt or first used).") {
             [(labels: [], value: Double(sessions.statistics.created))]
+        }
+        let counters = engine.counters
+        metrics.registry.collectedCounter(
+            "hub_session_tokens_rejected_total",
+            help: "Session tokens refused (404, nothing stored, no upstream reached), by reason."
+        ) {
+            SessionToken.Rejection.allCases.map { reason in (labels: [("reason", reason.rawValue)], value: Double(counters.rejected(reason))) }
+        }
+        metrics.registry.collectedGauge(
+            "hub_session_tokens_revoked", help: "Revoked session tokens remembered (each until it would have expired)."
+        ) { [(labels: [], value: Double(engine.revokedTokens))] }
+        metrics.registry.collectedCounter(
+            "hub_reload_reruns_total",
+            help: "Chain re-runs a config reload caused: eager (sessions followed over SSE, bounded pool) or lazy (on the next request)."
+        ) {
+            let reruns = counters.reruns
+            return [(labels: [("mode", "eager")], value: Double(reruns.eager)), (labels: [("mode", "lazy")], value: Double(reruns.lazy))]
         }
         metrics.registry.collectedGauge("hub_open_connections", help: "Open client connections.") {
             [(labels: [], value: Double(http.openConnections))]

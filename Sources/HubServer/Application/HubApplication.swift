@@ -78,8 +78,9 @@ public final class HubApplication: Sendable {
         self.upstream = upstream
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
 
+        let (keys, keySource) = try SessionKeyring.resolve(settings, configDirectory: configuration.directory)
         let engine = try Self.makeEngine(
-            configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger)
+            configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger, keys: keys)
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
@@ -128,6 +129,7 @@ public final class HubApplication: Sendable {
         for warning in configuration.warnings {
             logger.log(.warning, "config", ["file": .string(warning.file), "path": .string(warning.path), "problem": .string(warning.message)])
         }
+        logger.log(.debug, "session keys", ["source": .string(keySource.description), "keys": .int(keys.keys.count)])
     }
 
     /// Binds the listening socket and starts serving. Throws ``ListenError`` when the socket
@@ -141,12 +143,14 @@ public final class HubApplication: Sendable {
         let idle = configuration.settings.sessions.idleSeconds
         let interval = Duration.milliseconds(Int64(max(0.05, min(idle / 4, 30)) * 1000))
         let sessions = engine.sessions
+        let engine = self.engine
         startWatching()
         sweeper.start {
             Task.detached {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
                     sessions.removeExpired()
+                    engine.pruneRevocations()
                 }
             }
         }
@@ -188,6 +192,9 @@ public final class HubApplication: Sendable {
         // What a connection writes into every response head.
         if !response.headers.contains(RequestID.headerName) {
             response.headers.add(name: RequestID.headerName, value: context.requestId)
+        }
+        if !response.headers.contains("X-Content-Type-Options") {
+            response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
         }
         return response
     }

@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubMetrics
 import HubModel
 import HubSync
 import Synchronization
@@ -18,8 +19,15 @@ final class ServerState: Sendable {
     private let bridgeStorage: Locked<RequestBridge>
     /// Open event streams (ended when a drain starts).
     let streams = StreamRegistry()
-    /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`, `limits.sseStreams`).
+    /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`,
+    /// `limits.sseStreamsPerClient`, `limits.sseStreams`).
     let streamLimiter: StreamLimiter
+    /// Who a request's client is (the peer, or what a trusted proxy names).
+    let clientAddress: ClientAddress
+    /// `limits.sessionsPerClient`: sessions (and revocations) a client may add.
+    let sessionLimiter: ClientRateLimiter
+    /// `hub_client_limited_total{limit}`'s `sessions_per_client` child.
+    private let sessionsRefused: Counter
     let startedAt = ContinuousClock.now
     private let draining = Atomic<Bool>(false)
 
@@ -31,8 +39,27 @@ final class ServerState: Sendable {
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
         self.logger = logger
+        self.clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
+        self.sessionLimiter = ClientRateLimiter(limit: settings.limits.sessionsPerClient)
+        let limited = metrics.registry.counter(
+            "hub_client_limited_total", help: "Requests refused by a per-client limit (429), by limit.", labels: ["limit"])
+        self.sessionsRefused = limited.labels("sessions_per_client")
         self.streamLimiter = StreamLimiter(
-            perSession: settings.limits.sseListenersPerSession, global: settings.limits.sseStreams, registry: metrics.registry)
+            perSession: settings.limits.sseListenersPerSession, perClient: settings.limits.sseStreamsPerClient,
+            global: settings.limits.sseStreams, registry: metrics.registry, perClientRefusals: limited.labels("streams_per_client"))
+    }
+
+    /// The session admission of `request`'s client (``SessionAdmission``): one token of its
+    /// `limits.sessionsPerClient` bucket per session stored; a refusal is counted.
+    func admission(for request: HTTPRequest) -> () -> SessionAdmission {
+        let client = clientAddress.of(request)
+        return { [sessionLimiter, sessionsRefused] in
+            guard sessionLimiter.take(client) else {
+                sessionsRefused.increment()
+                return .refuse(retryAfterSeconds: sessionLimiter.limit.retryAfterSeconds)
+            }
+            return .admit
+        }
     }
 
     /// Installs the bridge of a reloaded config (the headers it names).

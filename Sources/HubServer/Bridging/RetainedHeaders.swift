@@ -7,9 +7,11 @@ import HubSync
 /// A session keeps its latest request for as long as it lives, so copying every header a
 /// client sent (up to `limits.headerBytes` per request) let one client grow memory with
 /// large headers and many sessions. The engine gets only what something can read:
-/// - every `Hub-*` header (the client protocol: `Hub-Toggle`, `Hub-Client`, ...) except
-///   `Hub-Session`: the token names the session (``SessionReference``) and is its bearer secret,
-///   so a session does not keep a copy of it (the config can still name it);
+/// - the `Hub-*` headers the server itself reads (``serverHeaders``: `Hub-Toggle`, `Hub-Client`,
+///   `Hub-Connectivity`); not `Hub-Session` (the token names the session and is its bearer
+///   secret, so a session does not keep a copy of it) nor `Hub-Components` (read once per
+///   request into the view request, ``ClientComponents``); any other `Hub-*` header only when the
+///   config or the app names it;
 /// - the headers the config names: `{header.NAME}` placeholders of remote operations and
 ///   remote actions, and toggles keyed by `header:NAME`;
 /// - the headers the embedding app declared with ``SwiftExtensions/retainRequestHeaders(_:)``.
@@ -25,7 +27,10 @@ struct RetainedHeaders: Sendable {
     /// Most value bytes kept per request.
     static let maximumTotalBytes = 16 * 1024
 
-    /// Lowercased names kept besides `hub-*`.
+    /// The `Hub-*` headers the server reads (lowercased).
+    static let serverHeaders: Set<String> = ["hub-toggle", "hub-client", "hub-connectivity"]
+
+    /// Lowercased names kept besides ``serverHeaders``.
     let names: Set<String>
 
     init(names: Set<String>) {
@@ -67,8 +72,7 @@ struct RetainedHeaders: Sendable {
             guard kept.count < Self.maximumHeaders else { break }
             let valueBytes = value.utf8.count
             guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes,
-                (Self.isHubHeader(name) && !name.asciiCaseInsensitiveEquals("hub-session"))
-                    || (!names.isEmpty && names.contains(Self.asciiLowercased(name)))
+                Self.isServerHeader(name) || (!names.isEmpty && names.contains(Self.asciiLowercased(name)))
             else { continue }
             totalBytes += valueBytes
             kept.append((name, value))
@@ -88,17 +92,12 @@ struct RetainedHeaders: Sendable {
         return String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
-    /// `Hub-` prefix, ASCII case-insensitive.
-    static func isHubHeader(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        guard utf8.count > 4 else { return false }
-        var index = utf8.startIndex
-        for expected in "hub-".utf8 {
-            var byte = utf8[index]
-            if byte >= 65 && byte <= 90 { byte += 32 }
-            guard byte == expected else { return false }
-            index = utf8.index(after: index)
+    /// One of ``serverHeaders``, ASCII case-insensitive (compared only when the length can match).
+    static func isServerHeader(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 10: return name.asciiCaseInsensitiveEquals("hub-toggle") || name.asciiCaseInsensitiveEquals("hub-client")
+        case 16: return name.asciiCaseInsensitiveEquals("hub-connectivity")
+        default: return false
         }
-        return true
     }
 }

@@ -120,6 +120,9 @@ public struct ConfigLoader: Sendable {
         }
 
         guard !issues.contains(where: { $0.severity == .error }) else { throw ConfigurationError(issues: issues) }
+        for directoryPath in Set(features.flatMap(\.templatedDirectories)) {
+            ledger?.record(DirectoryDigest.key(directoryPath), digest: DirectoryDigest.digest(directoryPath, in: directory))
+        }
         return LoadedConfiguration(
             directory: directory, settings: settings, features: features, schemas: schemas, toggles: toggles,
             actions: actions, warnings: issues, fileDigests: ledger?.digests ?? [:])

@@ -21,9 +21,10 @@ package struct FeatureDefinition: Sendable {
     /// directory (or absolute, for `file://` URLs): `static` files and fixed `file:` URLs. A
     /// reload re-runs the feature's sessions when one of them changed.
     let sources: [String]
-    /// Reads files chosen by the request (a templated `file:` URL): a reload cannot tell whether
-    /// they changed, so it always counts the feature as changed.
-    let readsTemplatedFiles: Bool
+    /// Directories whose files a templated `file:` URL may read (chosen by the request), relative
+    /// to the config directory (or absolute): a reload counts the feature as changed when a file
+    /// under one of them changed (``ConfigLoader`` digests them; ``DirectoryDigest``).
+    let templatedDirectories: [String]
 }
 
 /// `Config/toggles.json` entry: a value per request, by override, rollout or default.

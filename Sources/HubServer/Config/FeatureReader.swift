@@ -16,7 +16,9 @@ struct FeatureReader {
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
     final class Sources {
         var files: [String] = []
-        var templated = false
+        /// Directories a templated `file:` URL reads under (the URL's literal part up to its
+        /// last `/` before the first placeholder).
+        var templatedDirectories: [String] = []
     }
 
     let reader: ConfigReader
@@ -67,7 +69,7 @@ struct FeatureReader {
         return FeatureDefinition(
             identifier: identifier, title: title, titles: titles, order: order, file: file, predicate: predicate,
             schema: schema, reloadPolicy: reload, vetoedActions: vetoed, operations: operations,
-            sources: sources.files, readsTemplatedFiles: sources.templated)
+            sources: sources.files, templatedDirectories: sources.templatedDirectories)
     }
 
     private func readMatch(_ value: JSONValue?) -> ViewURIPredicate? {
@@ -234,7 +236,10 @@ struct FeatureReader {
         }
         if lowered.hasPrefix("file:") {
             if url.parts.count > 1 {
-                sources.templated = true
+                let path = String(original.dropFirst(lowered.hasPrefix("file://") ? 7 : 5))
+                let literal = path.prefix { $0 != "{" }
+                let directory = literal.lastIndex(of: "/").map { String(literal[...$0]) } ?? ""
+                sources.templatedDirectories.append(directory)
             } else {
                 sources.files.append(String(original.dropFirst(lowered.hasPrefix("file://") ? 7 : 5)))
             }

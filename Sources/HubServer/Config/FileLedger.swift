@@ -11,5 +11,10 @@ final class FileLedger: Sendable {
         entries.withLock { $0[file] = digest }
     }
 
+    /// Records a digest computed elsewhere (a directory's, ``DirectoryDigest``).
+    func record(_ key: String, digest: UInt64) {
+        entries.withLock { $0[key] = digest }
+    }
+
     var digests: [String: UInt64] { entries.withLock { $0 } }
 }

@@ -38,11 +38,15 @@ extension ServerSettings {
 
     /// Operation deadline, component defaults, session cap and TTL, chain memo and page cap of
     /// the engine; `chainObserver` sees every drained run (metrics).
-    func engineConfiguration(chainObserver: (@Sendable (ChainReport) -> Void)?) -> ViewEngine.Configuration {
+    /// `keys`: the session keys the application resolved (``SessionKeyring``).
+    func engineConfiguration(
+        keys: SessionKeys = .ephemeral(), chainObserver: (@Sendable (ChainReport) -> Void)?
+    ) -> ViewEngine.Configuration {
         ViewEngine.Configuration(
             operationDeadline: .seconds(timeouts.operationSeconds), componentDefaults: components,
             maxSessions: sessions.max, sessionIdleTimeout: .seconds(sessions.idleSeconds),
             memoEntries: caches.memoEntries, memoBytes: caches.memoBytes, maxPages: sessions.maxPages,
-            chainObserver: chainObserver)
+            chainObserver: chainObserver, sessionKeys: keys, tokenMaxAge: .seconds(sessions.tokenMaxAgeSeconds),
+            maxConcurrentReruns: reload.maxConcurrentReruns)
     }
 }

@@ -1,3 +1,4 @@
+import HubEngine
 import HubHTTP
 import HubModel
 import HubSync
@@ -23,6 +24,11 @@ public struct ServerSettings: Sendable, Equatable {
         public var sseListenersPerSession = 8
         /// Server-Sent Events streams open at once across all sessions (more: 503); at most `connections`.
         public var sseStreams = 5000
+        /// New sessions one client may store (opened, rebuilt from a token, a lazy token's first
+        /// use) and revocations it may record: a token bucket (more: 429).
+        public var sessionsPerClient = RateLimit(perSecond: 20, burst: 100)
+        /// Server-Sent Events streams one client may have open at once (more: 429).
+        public var sseStreamsPerClient = 32
     }
 
     public struct Timeouts: Sendable, Equatable {
@@ -39,7 +45,7 @@ public struct ServerSettings: Sendable, Equatable {
         /// stream that was opened elsewhere while its session's replica was away goes back to it,
         /// and streams spread over replicas added since. Each stream's limit is drawn between 80%
         /// and 100% of this, so streams opened together do not all reconnect together.
-        public var streamSeconds: Double = 0
+        public var streamSeconds: Double = 600
     }
 
     public struct Sessions: Sendable, Equatable {
@@ -47,6 +53,13 @@ public struct ServerSettings: Sendable, Equatable {
         public var idleSeconds: Double = 1800
         /// Next pages a session may load; past it `POST /view/next-page` changes nothing.
         public var maxPages = 100
+        /// How long a session token is accepted after it was issued.
+        public var tokenMaxAgeSeconds: Double = 604_800
+        /// A file holding the signing keys, one per line, the signing key first (a Kubernetes
+        /// Secret); relative to the config directory. `HUB_SESSION_KEYS` wins over it.
+        public var keyFile: String?
+        /// The keys of `HUB_SESSION_KEYS`, as written (never logged).
+        public var keyTexts: [String] = []
     }
 
     /// Memory the shared caches may use (estimated from the JSON size of what they hold).
@@ -75,6 +88,9 @@ public struct ServerSettings: Sendable, Equatable {
     public struct Reload: Sendable, Equatable {
         public var watch = true
         public var debounceMs = 100
+        /// Chains a reload re-runs at once (sessions followed over SSE; the others re-run on their
+        /// next request). Default: `upstream.maxConnectionsPerHost`.
+        public var maxConcurrentReruns = upstreamDefaults.maxConnectionsPerHost
     }
 
     public enum LogLevel: String, Sendable, CaseIterable, Comparable {
@@ -111,6 +127,11 @@ public struct ServerSettings: Sendable, Equatable {
     /// Whether `GET /preview` (the browser preview, README "Browser preview") is served
     /// (`preview.enabled`, default `true`); off, `/preview` is 404 `route_not_found`.
     public var previewEnabled = true
+    /// Where the server keeps what it makes itself (a generated session key): `HUB_DATA_DIR`,
+    /// else `dataDirectory`, relative to the working directory.
+    public var dataDirectory = ".hub-data"
+    /// Proxies whose `X-Forwarded-For` names the client (for per-client limits).
+    public var trustedProxies: [IPNetwork] = []
 
     public init() {}
 
@@ -137,8 +158,16 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "reload", "preview",
+                "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies",
             ])
+        if let directory = reader.string(root, "dataDirectory", at: "$") { dataDirectory = directory }
+        if let proxies = reader.stringList(root, "trustedProxies", at: "$") {
+            for (index, text) in proxies.enumerated() {
+                if let network = IPNetwork(text) { trustedProxies.append(network) } else {
+                    reader.error("$.trustedProxies[\(index)]", "must be an IP address or a CIDR network (10.0.0.0/8, fd00::/8)")
+                }
+            }
+        }
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
         if let flag = reader.bool(root, "allowToggleOverride", at: "$") { allowToggleOverride = flag }
@@ -148,7 +177,20 @@ public struct ServerSettings: Sendable, Equatable {
             reader.checkKeys(
                 limits, at: path,
                 known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections",
-                        "sseListenersPerSession", "sseStreams"])
+                        "sseListenersPerSession", "sseStreams", "sessionsPerClient", "sseStreamsPerClient"])
+            if let value = reader.int(limits, "sseStreamsPerClient", at: path, range: 1...1_000_000) {
+                self.limits.sseStreamsPerClient = value
+            }
+            if let bucket = reader.object(limits["sessionsPerClient"], at: "\(path).sessionsPerClient") {
+                let bucketPath = "\(path).sessionsPerClient"
+                reader.checkKeys(bucket, at: bucketPath, known: ["perSecond", "burst"])
+                if let value = reader.seconds(bucket, "perSecond", at: bucketPath, range: 0.001...1_000_000) {
+                    self.limits.sessionsPerClient.perSecond = value
+                }
+                if let value = reader.int(bucket, "burst", at: bucketPath, range: 1...1_000_000) {
+                    self.limits.sessionsPerClient.burst = value
+                }
+            }
             if let value = reader.int(limits, "requestLineBytes", at: path, range: 64...1_048_576) { self.limits.requestLineBytes = value }
             if let value = reader.int(limits, "headerBytes", at: path, range: 256...16_777_216) { self.limits.headerBytes = value }
             if let value = reader.int(limits, "headerCount", at: path, range: 1...10_000) { self.limits.headerCount = value }
@@ -181,7 +223,11 @@ public struct ServerSettings: Sendable, Equatable {
         }
         if let sessions = reader.object(root["sessions"], at: "$.sessions") {
             let path = "$.sessions"
-            reader.checkKeys(sessions, at: path, known: ["max", "idleSeconds", "maxPages"])
+            reader.checkKeys(sessions, at: path, known: ["max", "idleSeconds", "maxPages", "tokenMaxAgeSeconds", "keyFile"])
+            if let value = reader.seconds(sessions, "tokenMaxAgeSeconds", at: path, range: 60...31_536_000) {
+                self.sessions.tokenMaxAgeSeconds = value
+            }
+            if let value = reader.string(sessions, "keyFile", at: path) { self.sessions.keyFile = value }
             if let value = reader.int(sessions, "maxPages", at: path, range: 0...100_000) { self.sessions.maxPages = value }
             if let value = reader.int(sessions, "max", at: path, range: 1...100_000_000) { self.sessions.max = value }
             if let value = reader.seconds(sessions, "idleSeconds", at: path, range: Ranges.sessionIdle) { self.sessions.idleSeconds = value }
@@ -215,11 +261,18 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.string(components, "defaultName", at: path) { self.components.name = value }
             if let value = reader.string(components, "defaultCategory", at: path) { self.components.category = value }
         }
+        var reruns: Int?
         if let reload = reader.object(root["reload"], at: "$.reload") {
-            reader.checkKeys(reload, at: "$.reload", known: ["watch", "debounceMs"])
+            reader.checkKeys(reload, at: "$.reload", known: ["watch", "debounceMs", "maxConcurrentReruns"])
+            if let value = reader.int(reload, "maxConcurrentReruns", at: "$.reload", range: 1...10_000) {
+                self.reload.maxConcurrentReruns = value
+                reruns = value
+            }
             if let value = reader.bool(reload, "watch", at: "$.reload") { self.reload.watch = value }
             if let value = reader.int(reload, "debounceMs", at: "$.reload", range: 0...10_000) { self.reload.debounceMs = value }
         }
+        // The default follows the upstream's per-host cap: a reload opens no more connections.
+        if reruns == nil { self.reload.maxConcurrentReruns = self.upstream.maxConnectionsPerHost }
         if root["cors"] != nil { cors = CORSSettingsReader.read(root["cors"], reader: reader) }
         if let preview = reader.object(root["preview"], at: "$.preview") {
             reader.checkKeys(preview, at: "$.preview", known: ["enabled"])
@@ -242,9 +295,20 @@ public struct ServerSettings: Sendable, Equatable {
         }
     }
 
-    /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`, `HUB_LOG_FORMAT` and `HUB_CONFIG_WATCH` (`HUB_CONFIG` picks the directory and
-    /// is read by the loader). Invalid values are issues naming the variable.
+    /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`, `HUB_LOG_FORMAT`, `HUB_CONFIG_WATCH`,
+    /// `HUB_SESSION_KEYS` and `HUB_DATA_DIR` (`HUB_CONFIG` picks the directory and is read by the
+    /// loader). Invalid values are issues naming the variable.
     mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
+        if let directory = environment["HUB_DATA_DIR"], !directory.isEmpty { dataDirectory = directory }
+        if let keys = environment["HUB_SESSION_KEYS"], !keys.isEmpty {
+            let texts = keys.split(separator: ",").map(String.init)
+            do {
+                _ = try SessionKeys(texts: texts)
+                sessions.keyTexts = texts
+            } catch {
+                reader.error("HUB_SESSION_KEYS", "\(error.description) (comma-separated keys, hex or base64url, 32 bytes or more each)")
+            }
+        }
         if let host = environment["HUB_HOST"], !host.isEmpty { self.host = host }
         if let portText = environment["HUB_PORT"], !portText.isEmpty {
             if let port = Int(portText), (0...65535).contains(port) { self.port = port } else {

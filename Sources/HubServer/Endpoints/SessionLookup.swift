@@ -2,9 +2,11 @@ import HubEngine
 import HubHTTP
 
 /// How endpoints find the session a client names by its token (`Hub-Session`): the one this
-/// process holds, or one rebuilt from the token (evicted, expired, restarted, another
-/// replica), transparently. Garbage, id-only tokens this process does not hold and sessions
-/// deleted here are 404 `session_not_found`.
+/// process holds (the exact token text it issued), or one rebuilt from the token (evicted,
+/// expired, restarted, another replica) once the token verifies (``ViewEngine/verify(_:)``: its
+/// MAC, its age, not revoked). Anything else (garbage, a forged or tampered token, another
+/// server's key, an expired or revoked token, a token whose view no feature serves any more)
+/// is 404 `session_not_found`, stores nothing and reaches no upstream.
 struct SessionLookup {
     let state: ServerState
 
@@ -17,20 +19,23 @@ struct SessionLookup {
 
     /// The session named by `text`, or `nil` when it names nothing this process can serve.
     /// A rebuild whose load fails answers the view's problem (502/504/500), as a failed first
-    /// load does, and keeps nothing.
+    /// load does, and keeps nothing; a rebuild the client's `limits.sessionsPerClient` refuses
+    /// is 429. `store` false (`HEAD`): a rebuild is answered but not kept.
     /// `components`: the request's `Hub-Components`, for a rebuild's load.
     nonisolated(nonsending) func find(
-        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?, store: Bool = true
     ) async throws -> Found? {
-        // Held: found by the identifier alone (the URI is read only to rebuild).
-        guard let id = SessionToken.identifier(of: text) else { return nil }
-        if let held = state.engine.session(id) { return Found(session: held, rebuiltState: nil) }
-        guard let token = SessionToken(text) else { return nil }
+        if let held = state.engine.session(for: text) { return Found(session: held, rebuiltState: nil) }
+        guard case .success(let token) = state.engine.verify(text) else { return nil }
         let resolved: ViewEngine.ResolvedSession?
         do {
-            resolved = try await state.engine.resolve(token) { uri in
-                state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
-            }
+            resolved = try await state.engine.resolve(
+                token,
+                request: { uri in
+                    state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
+                }, admission: state.admission(for: request), store: store)
+        } catch where error.code == .featureNotFound {
+            return nil  // a reload removed the view's feature: the token names nothing now
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -50,31 +55,31 @@ struct SessionLookup {
     /// the session's actor, ``ViewEngine/loadHeld(_:request:)``), or a rebuilt one's first load.
     /// `nil` when it names nothing this process can serve.
     nonisolated(nonsending) func loadView(
-        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?, store: Bool = true
     ) async throws -> (session: ViewSession, state: ViewState)? {
-        guard let id = SessionToken.identifier(of: text) else { return nil }
         let makeRequest = { (uri: String) in
             state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
         }
-        if let held = await state.engine.loadHeld(id, request: makeRequest) { return held }
-        guard let found = try await find(text, request: request, context: context, components: components) else { return nil }
+        if let held = await state.engine.loadHeld(text, request: makeRequest) { return held }
+        guard let found = try await find(text, request: request, context: context, components: components, store: store)
+        else { return nil }
         if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
         return (found.session, await found.session.load(makeRequest(found.session.viewURI)))
     }
 
-    /// ``loadView(_:request:context:components:)`` when it can answer without suspending: a held
-    /// session whose settled view answers this request (``ViewEngine/loadHeldImmediately(_:request:)``);
-    /// `nil` otherwise (then that method gives the answer).
+    /// ``loadView(_:request:context:components:store:)`` when it can answer without suspending: a
+    /// held session whose settled view answers this request
+    /// (``ViewEngine/loadHeldImmediately(_:request:)``); `nil` otherwise (then that method gives
+    /// the answer).
     func loadViewImmediately(
         _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) -> (session: ViewSession, state: ViewState)? {
-        guard let id = SessionToken.identifier(of: text) else { return nil }
-        return state.engine.loadHeldImmediately(id) { uri in
+        state.engine.loadHeldImmediately(text) { uri in
             state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
         }
     }
 
-    /// ``find(_:request:context:components:)``, or 404 `session_not_found`.
+    /// ``find(_:request:context:components:store:)``, or 404 `session_not_found`.
     nonisolated(nonsending) func require(
         _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> Found {
@@ -84,5 +89,5 @@ struct SessionLookup {
 
     static let notFound = HTTPError(
         .notFound, code: "session_not_found",
-        detail: "no such session: it ended or its token cannot be rebuilt; open a new one with 'uri'")
+        detail: "no such session: it ended, its token expired or was revoked, or it is not a token this server issued; open a new one with 'uri'")
 }

@@ -10,8 +10,9 @@ import HubSync
 ///
 /// - Either alone names the session. An empty header counts as absent, and so does an empty
 ///   `session` next to a header.
-/// - Both naming the same session (the same 22-character id) are fine; the token that can
-///   rebuild (carries a view URI) is used, the header's when both can.
+/// - Both naming the same session (the same 22-character id) are fine; the header's is used
+///   (a session has one token, so both are the same text unless one was altered, and an altered
+///   one does not verify).
 /// - Both naming different sessions (or one of them not a token) is 400 `session_mismatch`:
 ///   the balancer routed by the header, so the server must not quietly serve the other one.
 /// - The header given twice is 400 `duplicate_parameter`, like a repeated `session`.
@@ -46,8 +47,6 @@ enum SessionReference {
                 .badRequest, code: "session_mismatch",
                 detail: "the \(headerName) header and \(source.description) name different sessions; send the token once (the header is enough)")
         }
-        // One session, two spellings (an id-only token and a full one): keep the one that rebuilds.
-        if SessionToken(header)?.canRebuild == true { return header }
-        return SessionToken(parameter)?.canRebuild == true ? parameter : header
+        return header
     }
 }

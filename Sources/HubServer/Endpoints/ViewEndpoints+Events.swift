@@ -11,7 +11,8 @@ extension ViewEndpoints {
     /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
     /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
-    /// Beyond `limits.sseListenersPerSession` or `limits.sseStreams` the stream is refused
+    /// Beyond `limits.sseListenersPerSession`, `limits.sseStreamsPerClient` or `limits.sseStreams`
+    /// the stream is refused
     /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
     nonisolated(nonsending) func events(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         // EventSource sends no headers, so the query form stays; fetch-based clients may use the header.
@@ -27,7 +28,7 @@ extension ViewEndpoints {
             response.headers.add(name: "Hub-Session", value: session.token.encoded)
             return response
         }
-        let lease = try state.streamLimiter.acquire(session: session.id)
+        let lease = try state.streamLimiter.acquire(session: session.id, client: state.clientAddress.of(request))
         let updates = await session.updates()
         let responder = self.responder
         let metrics = state.metrics

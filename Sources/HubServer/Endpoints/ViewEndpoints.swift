@@ -20,7 +20,10 @@ struct ViewEndpoints {
     nonisolated(nonsending) func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let (uri, components, token) = try Self.parameters(of: request)
         if let token {
-            if let (session, viewState) = try await sessions.loadView(token, request: request, context: context, components: components) {
+            // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
+            if let (session, viewState) = try await sessions.loadView(
+                token, request: request, context: context, components: components, store: request.method != .head)
+            {
                 return try response(session, viewState, token: token, components: components)
             }
             guard uri != nil else { throw SessionLookup.notFound }
@@ -40,7 +43,8 @@ struct ViewEndpoints {
         let opened: (token: SessionToken, state: ViewState)
         do {
             opened = try await state.engine.openView(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
+                admission: state.admission(for: request))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -99,7 +103,8 @@ struct ViewEndpoints {
     ) async throws -> (session: ViewSession, state: ViewState) {
         do {
             return try await state.engine.openSession(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
+                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
+                admission: state.admission(for: request))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -140,17 +145,27 @@ struct ViewEndpoints {
         return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
     }
 
-    /// `DELETE /view?session=S` (or the `Hub-Session` header): 204, or 404 when unknown.
+    /// `DELETE /view?session=S` (or the `Hub-Session` header): revokes the token (204): its
+    /// session ends here and the token is refused in this process until it would have expired.
+    /// A token that does not verify (garbage, forged, expired, already revoked) is 404 and is
+    /// recorded nowhere. Recording the revocation of a token this process does not hold counts
+    /// against the client's `limits.sessionsPerClient`.
     nonisolated(nonsending) func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let query = try QueryParameters.single("session", in: request)
         guard let text = try SessionReference.token(query, from: .query, in: request), !text.isEmpty else {
             throw HTTPError(
                 .badRequest, code: "missing_session", detail: "give the session to end: ?session=S or the Hub-Session header")
         }
-        // A well-formed token ends whether or not this process holds its session (it may live
+        // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
-        guard let token = SessionToken(text) else { throw SessionLookup.notFound }
-        state.engine.endSession(token.id)
+        if state.engine.session(for: text) == nil {
+            guard case .success = state.engine.verify(text) else { throw SessionLookup.notFound }
+            if case .refuse(let retryAfter) = state.admission(for: request)() {
+                throw ProblemMapping.engineError(
+                    EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
+            }
+        }
+        guard case .success = state.engine.revoke(text) else { throw SessionLookup.notFound }
         return HTTPResponse(status: .noContent)
     }
 }

@@ -10,6 +10,10 @@ enum ProblemMapping {
             return HTTPError(.notFound, code: error.code.rawValue, detail: error.detail)
         case .noOperations, .noViewModel:
             return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
+        case .sessionRefused:
+            return HTTPError(
+                .tooManyRequests, code: error.code.rawValue, detail: error.detail,
+                headers: ["Retry-After": String(error.retryAfterSeconds ?? 1)])
         }
     }
 

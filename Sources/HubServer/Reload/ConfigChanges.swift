@@ -22,21 +22,25 @@ struct ConfigChanges {
         let oldFeatures = Dictionary(old.features.map { ($0.identifier, $0) }) { first, _ in first }
         for feature in new.features {
             guard let previous = oldFeatures[feature.identifier] else { continue }  // new: changed by definition
-            if everyFeatureChanged || feature.readsTemplatedFiles
-                || Self.digest(of: previous, in: old) != Self.digest(of: feature, in: new)
+            if everyFeatureChanged || Self.digest(of: previous, in: old) != Self.digest(of: feature, in: new)
             {
                 changedFeatures.insert(feature.identifier)
             }
         }
     }
 
-    /// One digest over a feature's file and every file it reads.
+    /// One digest over a feature's file, every file it reads and every directory a templated
+    /// `file:` URL of it reads under (as they were when `configuration` was loaded).
     static func digest(of feature: FeatureDefinition, in configuration: LoadedConfiguration) -> [UInt64] {
         ([feature.file] + feature.sources).map { file in
             if let recorded = configuration.fileDigests[file] { return recorded }
             let path = file.hasPrefix("/") ? file : (configuration.directory as NSString).appendingPathComponent(file)
             return FileManager.default.contents(atPath: path).map { FNV1a.hash($0) } ?? 0
         }
+            + feature.templatedDirectories.map { directory in
+                configuration.fileDigests[DirectoryDigest.key(directory)]
+                    ?? DirectoryDigest.digest(directory, in: configuration.directory)
+            }
     }
 
     /// The digests of the files every feature may read: `toggles.json` and `schemas/`.

@@ -66,10 +66,15 @@ struct TestConfig: Sendable {
     }
 }
 
-/// The environment test servers run with: HUB_PORT and HUB_HOST unset, and no config
-/// watching (an inotify instance per test server would reach `fs.inotify.max_user_instances`,
-/// 128 per user, with suites running in parallel); the reload tests turn watching on.
-let testEnvironment = ["HUB_CONFIG_WATCH": "0"]
+/// The environment test servers run with: HUB_PORT and HUB_HOST unset, no config watching (an
+/// inotify instance per test server would reach `fs.inotify.max_user_instances`, 128 per user,
+/// with suites running in parallel; the reload tests turn watching on), and a data directory of
+/// the test process's own (its generated session key is shared by every hub of the process, as
+/// a restarted server's is, and never lands in the working tree).
+let testEnvironment = ["HUB_CONFIG_WATCH": "0", "HUB_DATA_DIR": testDataDirectory]
+
+/// This test process's data directory (``testEnvironment``).
+let testDataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-test-data-\(getpid())").path
 
 /// How a test reaches its hub: in memory (the default: no socket, the same bytes), or over a
 /// real loopback socket for what is about the transport, its limits and streams.

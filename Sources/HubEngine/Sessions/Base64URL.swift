@@ -1,0 +1,92 @@
+/// base64url without padding (RFC 4648 section 5).
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let values: [Int8] = {
+        var table = [Int8](repeating: -1, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = Int8(index) }
+        return table
+    }()
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out.append(alphabet[Int(value >> 18 & 63)])
+            out.append(alphabet[Int(value >> 12 & 63)])
+            out.append(alphabet[Int(value >> 6 & 63)])
+            out.append(alphabet[Int(value & 63)])
+            index += 3
+        }
+        let remaining = bytes.count - index
+        if remaining == 1 {
+            let value = UInt32(bytes[index]) << 16
+            out.append(alphabet[Int(value >> 18 & 63)])
+            out.append(alphabet[Int(value >> 12 & 63)])
+        } else if remaining == 2 {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            out.append(alphabet[Int(value >> 18 & 63)])
+            out.append(alphabet[Int(value >> 12 & 63)])
+            out.append(alphabet[Int(value >> 6 & 63)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` is the encoding of `bytes` (no allocation; on every `GET /view?session=`).
+    static func matches(_ text: Slice<UnsafeBufferPointer<UInt8>>, encoding bytes: String.UTF8View) -> Bool {
+        guard text.count == (bytes.count * 4 + 2) / 3 else { return false }
+        var position = text.startIndex
+        var accumulator: UInt32 = 0
+        var bits: UInt32 = 0
+        for byte in bytes {
+            accumulator = accumulator << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                guard text[position] == character(accumulator >> bits) else { return false }
+                position += 1
+            }
+            accumulator &= (1 << bits) - 1
+        }
+        if bits > 0 {
+            guard text[position] == character(accumulator << (6 - bits)) else { return false }
+        }
+        return true
+    }
+
+    /// The alphabet's character for the low 6 bits of `value` (arithmetic: no table to load).
+    @inline(__always)
+    private static func character(_ value: UInt32) -> UInt8 {
+        let index = UInt8(truncatingIfNeeded: value & 63)
+        switch index {
+        case 0..<26: return UInt8(ascii: "A") + index
+        case 26..<52: return UInt8(ascii: "a") + index - 26
+        case 52..<62: return UInt8(ascii: "0") + index - 52
+        case 62: return UInt8(ascii: "-")
+        default: return UInt8(ascii: "_")
+        }
+    }
+
+    /// `nil` for characters outside the alphabet, a length of 1 mod 4, or non-zero pad bits.
+    static func decode<Bytes: Collection<UInt8>>(_ text: Bytes) -> [UInt8]? {
+        guard text.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in text {
+            let value = values[Int(byte)]
+            guard value >= 0 else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero (one canonical encoding per URI).
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return out
+    }
+}

@@ -1,0 +1,157 @@
+extension ViewEngine {
+    /// A new token for session `id`, signed with the signing key and stamped now.
+    func issueToken(id: String, viewURI: String?, lazy: Bool) -> SessionToken {
+        SessionToken(id: id, viewURI: viewURI, lazy: lazy, issuedAt: configuration.wallClock(), keys: configuration.sessionKeys)
+    }
+
+    /// The token `text` is when this engine accepts it: its MAC verifies under one of the keys,
+    /// it is younger than ``Configuration/tokenMaxAge`` and it was not revoked here. A refusal
+    /// is counted (``EngineCounters/rejected(_:)``). Nothing is stored either way.
+    public func verify(_ text: String) -> Result<SessionToken, SessionToken.Rejection> {
+        let now = configuration.wallClock()
+        switch SessionToken.verify(text, keys: configuration.sessionKeys, now: now, maxAge: tokenMaxAgeSeconds) {
+        case .success(let token):
+            guard !revoked.isRevoked(token.id, now: now) else {
+                counters.reject(.revoked)
+                return .failure(.revoked)
+            }
+            return .success(token)
+        case .failure(let reason):
+            counters.reject(reason)
+            return .failure(reason)
+        }
+    }
+
+    /// The session this process holds for exactly the token text `text` (the text it issued, not
+    /// expired), with its published view, marked used; `nil` otherwise (then ``verify(_:)``
+    /// says why, or the token rebuilds). No MAC is computed: the identifier is a 128-bit secret
+    /// and the text must equal the one the server signed.
+    func held(_ text: String) -> (session: ViewSession, settled: SettledView?)? {
+        guard let id = SessionToken.identifier(of: text), let found = sessions.lookup(id),
+            found.session.token.encoded == text,
+            configuration.wallClock() - found.session.token.issuedAt < tokenMaxAgeSeconds
+        else { return nil }
+        return found
+    }
+
+    /// The live session with this identifier, or `nil` when unknown or expired (for in-process
+    /// callers that hold the identifier; a client's token goes through ``session(for:)``).
+    public func session(_ id: String) -> ViewSession? {
+        sessions.session(id)
+    }
+
+    /// The live session the token text `text` names in this process, or `nil` (unknown,
+    /// expired, another token, or a token this engine would refuse).
+    public func session(for text: String) -> ViewSession? {
+        held(text)?.session
+    }
+
+    /// Loads the held session `text` names (``ViewSession/load(_:)``) for the request
+    /// `request(uri)` makes for its view URI; `nil` when this process does not hold it. A load
+    /// its reload policy answers without a run is served from the session's published
+    /// ``SettledView`` without a hop onto the session's actor (the same answer, and the request is
+    /// still recorded as the session's latest).
+    public nonisolated(nonsending) func loadHeld(
+        _ text: String, request: (String) -> ViewRequest
+    ) async -> (session: ViewSession, state: ViewState)? {
+        guard let (session, settled) = held(text) else { return nil }
+        let viewRequest = request(session.viewURI)
+        if let settled, settled.generation == definitions.generation, let state = settled.answer(viewRequest) {
+            return (session, state)
+        }
+        let state = await session.load(viewRequest)
+        // A reload removed its feature: the session ended on this load (its token now rebuilds
+        // nothing: no feature serves the URI).
+        guard await session.endReason != .featureRemoved else {
+            sessions.remove(session.id)
+            return nil
+        }
+        return (session, state)
+    }
+
+    /// ``loadHeld(_:request:)`` when it needs no run and no hop onto the session's actor: the
+    /// held session and the state its published ``SettledView`` answers for the request
+    /// `request(uri)` makes; `nil` when this process does not hold it or the session must
+    /// decide (then nothing was recorded, and ``loadHeld(_:request:)`` gives the answer).
+    public func loadHeldImmediately(
+        _ text: String, request: (String) -> ViewRequest
+    ) -> (session: ViewSession, state: ViewState)? {
+        guard let (session, settled) = held(text), let settled, settled.generation == definitions.generation,
+            let state = settled.answer(request(session.viewURI))
+        else { return nil }
+        return (session, state)
+    }
+
+    /// A session named by a token, and how it was found.
+    public enum ResolvedSession: Sendable {
+        /// This process holds it.
+        case held(ViewSession)
+        /// Created from the token (same identifier, chain run for its URI): its first load's
+        /// result. `reason` is `nil` for a lazy token's first use (not a rebuild).
+        case rebuilt(ViewSession, ViewState, reason: SessionStore.RebuildReason?)
+    }
+
+    /// The session a verified `token` (``verify(_:)``) names: the held one, or one rebuilt from
+    /// the token when this process does not hold it (evicted, expired, restarted, another
+    /// replica): the same identifier, the chain run for the token's URI with `request(uri)` (the
+    /// current request's headers). `nil` when the token cannot rebuild (no URI in it). Throws like
+    /// ``openSession(for:initialViewModel:lazy:admission:)`` for the token's URI.
+    ///
+    /// A rebuilt session enters the store's probation segment like a new one (a later use
+    /// promotes it) and never evicts a used session; `admission` is asked first. With `store`
+    /// false (`HEAD`) nothing is stored and nothing is asked. When its load fails it is not kept.
+    public nonisolated(nonsending) func resolve(
+        _ token: SessionToken, request: (String) -> ViewRequest, admission: () -> SessionAdmission = { .admit },
+        store: Bool = true
+    ) async throws(EngineError) -> ResolvedSession? {
+        if let held = sessions.session(token.id) { return .held(held) }
+        guard let viewURI = token.viewURI, !revoked.isRevoked(token.id, now: configuration.wallClock()) else { return nil }
+        let removal = sessions.removalReason(token.id)
+        // Ended here (its feature removed by a reload, or ended in process): not brought back.
+        if removal == .deleted { return nil }
+        let started = try await start(
+            request(viewURI), initialViewModel: nil, storage: store ? .rebuild : .none, id: token, needsSession: true,
+            admission: admission)
+        let (session, state, joined) = (started.session!, started.state, started.joined)  // needsSession: always made
+        guard state.viewModel != nil, store else { return .rebuilt(session, state, reason: nil) }
+        let reason: SessionStore.RebuildReason?
+        switch removal {
+        case .evicted: reason = .evicted
+        case .expired: reason = .expired
+        case .deleted, nil: reason = token.lazy ? nil : .unknown
+        }
+        // Counted once: a request that joined another's rebuild of the same session does not count it again.
+        if let reason, !joined { sessions.recordRebuild(token.id, reason: reason) }
+        return .rebuilt(session, state, reason: reason)
+    }
+
+    /// Revokes the token `text` (`DELETE /view`): when it verifies, its session ends here and the
+    /// token is refused in this process until it would have expired anyway; answers whether the
+    /// session was held. A token that does not verify is refused (and recorded nowhere).
+    public func revoke(_ text: String) -> Result<Bool, SessionToken.Rejection> {
+        switch verify(text) {
+        case .failure(let reason):
+            return .failure(reason)
+        case .success(let token):
+            revoked.revoke(token.id, until: token.expiry(maxAge: tokenMaxAgeSeconds))
+            return .success(sessions.remove(token.id))
+        }
+    }
+
+    /// Revoked tokens remembered now (each until it would have expired).
+    public var revokedTokens: Int { revoked.count }
+
+    /// Forgets revocations of tokens that have expired since; returns how many (the sweeper
+    /// calls it with the session sweep).
+    @discardableResult
+    public func pruneRevocations() -> Int {
+        revoked.prune(now: configuration.wallClock())
+    }
+
+    /// Ends the session `id` held here (no revocation: its token may rebuild it); returns whether
+    /// it existed.
+    @discardableResult
+    public func endSession(_ id: String) -> Bool {
+        sessions.remove(id)
+    }
+}
