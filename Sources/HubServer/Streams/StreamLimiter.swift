@@ -6,7 +6,8 @@ import Synchronization
 /// Caps Server-Sent Events streams: `limits.sseListenersPerSession` per session and
 /// `limits.sseStreams` in all. A stream beyond a cap is refused before it opens (429
 /// `too_many_streams` per session, 503 `stream_limit` globally, both with `Retry-After`);
-/// streams already open are never touched. Refusals count in `hub_sse_streams_refused_total`.
+/// streams already open are never touched. Refusals count in `hub_sse_streams_refused_total`;
+/// the global cap is `hub_sse_streams_max` (beside `hub_sse_streams`, for a "near the cap" alert).
 ///
 /// Counting happens here, synchronously, rather than from the session's subscriber gauge,
 /// which drops only after an asynchronous hop once a listener leaves.
@@ -35,6 +36,8 @@ final class StreamLimiter: Sendable {
             labels: ["cap"])
         refusedPerSession = refused.labels("per_session")
         refusedGlobal = refused.labels("global")
+        registry.gauge("hub_sse_streams_max", help: "The cap on open Server-Sent Events streams (limits.sseStreams).")
+            .labels().set(Int64(global))
     }
 
     /// Streams open now, in all and for `session`.
