@@ -69,8 +69,9 @@ ROWS = [
     ("Traffic", [
         timeseries("Requests by route", [(rate("hub_http_requests_total", "route"), "{{route}}")], "reqps", stack=True),
         timeseries("Responses by status", [(rate("hub_http_requests_total", "status"), "{{status}}")], "reqps", stack=True),
-        timeseries("5xx ratio (alert at 5%)", [(SERVER_ERRORS + " / " + ALL_BUT_READY, "5xx")], "percentunit",
-            description="Server errors over all responses (/ready left out: it answers 503 while draining)."),
+        timeseries("5xx ratio (alert at 5%)", [(f"({SERVER_ERRORS} or vector(0)) / {ALL_BUT_READY}", "5xx")], "percentunit",
+                   description="Server errors over all responses (/ready left out: it answers 503 while draining); "
+                               "0 rather than no data while there are none."),
         timeseries("Actions by outcome", [(rate("hub_actions_total", "namespace, outcome"), "{{namespace}} {{outcome}}")], "ops"),
         timeseries("Open client connections", [(f"sum by (instance) (hub_open_connections{{{SEL}}})", "{{instance}}")]),
         stat("Requests/s", rate("hub_http_requests_total"), "reqps", width=8),
@@ -120,7 +121,8 @@ ROWS = [
             (rate("hub_upstream_errors_total", "kind"), "error {{kind}}"),
         ], "reqps"),
         timeseries("Upstream error ratio (alert at 10%)", [(
-            f'{rate("hub_upstream_errors_total")} / {rate("hub_upstream_requests_total")}', "errors")], "percentunit"),
+            f'({rate("hub_upstream_errors_total")} or vector(0)) / {rate("hub_upstream_requests_total")}', "errors")],
+            "percentunit"),
         timeseries("Upstream latency", quantiles("hub_upstream_request_duration_seconds"), "s",
                    description="Cache hits included."),
         timeseries("Upstream HTTP cache hits", [(rate("hub_upstream_cache_hits_total", "kind"), "{{kind}}")], "ops"),
