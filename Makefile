@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: deps-contracts test-contracts bench-access-log bench-reload
+.PHONY: deps-contracts test-contracts test-monitoring bench-access-log bench-reload
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
@@ -26,14 +26,14 @@ run: deps
 	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
 ## Build and run the whole test suite, then the README's curl lines against the demo server, the
-## browser tests (CORS, the preview) and the balancer configs, then the contract checks (OpenAPI,
-## view-model schema over every recorded view, schemathesis).
+## browser tests (CORS, the preview), the balancer configs and the dashboard and alert rules,
+## then the contract checks (OpenAPI, view-model schema over every recorded view, schemathesis).
 test: deps deps-browser deps-deploy deps-contracts
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_VIEW_DIR)
 	$(SWIFT) test --skip-build
 	Tests/scripts/readme.sh
-	$(MAKE) --no-print-directory test-browser test-deploy
+	$(MAKE) --no-print-directory test-browser test-deploy test-monitoring
 	$(MAKE) --no-print-directory test-contracts
 
 ## Under make test the Swift tests record every view they receive (validated by test-contracts)
@@ -113,6 +113,19 @@ test-contracts: deps-contracts
 test-deploy: deps-deploy
 	$(SWIFT) build --product hub-server
 	deploy/check.sh
+
+## deploy/monitoring/ (debug build): the Grafana dashboard is what dashboard.py writes, promtool
+## check rules and promtool test rules on the alert rules (each alert fires on a series that
+## should fire it and not on one that should not), and every metric the dashboard and the rules
+## name is on /metrics of a running hub-server (check_metrics.py). promtool: deps-contracts.
+test-monitoring: deps-contracts
+	@$(VENV)/bin/python -c 'import yaml' 2>/dev/null || { \
+		echo "installing pyyaml into $(VENV)"; $(VENV)/bin/pip install -q --disable-pip-version-check 'pyyaml>=6,<7'; }
+	$(SWIFT) build --product hub-server
+	$(VENV)/bin/python deploy/monitoring/dashboard.py --check
+	promtool check rules deploy/monitoring/alerts.yaml
+	promtool test rules deploy/monitoring/alerts.test.yaml
+	$(VENV)/bin/python deploy/monitoring/check_metrics.py --server .build/debug/hub-server
 
 ## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one
 ## build; prints "stress: N of RUNS green" and fails unless every run passed.

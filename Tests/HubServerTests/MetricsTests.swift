@@ -40,4 +40,19 @@ struct MetricsTests {
             #expect(lines.contains(#"hub_chain_memo_hits_total{feature="static"} 2"#))
         }
     }
+
+    @Test("the session and stream caps are gauges beside the live counts, at their configured values")
+    func caps() async throws {
+        let server = #"{ "host": "127.0.0.1", "port": 0, "sessions": { "max": 123 }, "limits": { "sseStreams": 7 }, "log": { "level": "error" } }"#
+        try await withStandardHub(server: server) { client, _, _ in
+            _ = try await client.view("hub:static")
+            let lines = Set(try await client.get("/metrics").text.split(separator: "\n").map(String.init))
+            for expected in [
+                "hub_sessions_max 123", "hub_sse_streams_max 7", "# TYPE hub_sessions_max gauge", "# TYPE hub_sse_streams_max gauge",
+                "hub_sessions_active 1", "hub_sse_streams 0",
+            ] {
+                #expect(lines.contains(expected), "missing: \(expected)")
+            }
+        }
+    }
 }

@@ -108,6 +108,9 @@ extension HubApplication {
                 (labels: [("reason", "unknown")], value: Double(statistics.rebuiltUnknown)),
             ]
         }
+        metrics.registry.collectedGauge("hub_sessions_max", help: "The cap on live view sessions (sessions.max).") {
+            [(labels: [], value: Double(sessions.capacity))]
+        }
         metrics.registry.collectedGauge(
             "hub_sessions_protected", help: "Live sessions used since they opened (never evicted by unused ones)."
         ) { [(labels: [], value: Double(sessions.statistics.protected))] }

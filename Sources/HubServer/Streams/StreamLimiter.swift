@@ -8,7 +8,8 @@ import Synchronization
 /// is refused before it opens (429 `too_many_streams` per session or per client, 503
 /// `stream_limit` globally, all with `Retry-After`); streams already open are never touched.
 /// Refusals count in `hub_sse_streams_refused_total{cap}` (and per client also in
-/// `hub_client_limited_total{limit="streams_per_client"}`).
+/// `hub_client_limited_total{limit="streams_per_client"}`); the global cap is
+/// `hub_sse_streams_max` (beside `hub_sse_streams`, for a "near the cap" alert).
 ///
 /// Counting happens here, synchronously, rather than from the session's subscriber gauge,
 /// which drops only after an asynchronous hop once a listener leaves.
@@ -45,6 +46,8 @@ final class StreamLimiter: Sendable {
         refusedPerClient = refused.labels("per_client")
         refusedGlobal = refused.labels("global")
         self.perClientRefusals = perClientRefusals
+        registry.gauge("hub_sse_streams_max", help: "The cap on open Server-Sent Events streams (limits.sseStreams).")
+            .labels().set(Int64(global))
     }
 
     /// Streams open now, in all and for `session`.
