@@ -151,6 +151,6 @@ struct ViewEndpoints {
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
         guard let token = SessionToken(text) else { throw SessionLookup.notFound }
         state.engine.endSession(token.id)
-        return HTTPResponse(status: .noContent)
+        return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
 }
