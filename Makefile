@@ -71,9 +71,10 @@ test-browser: deps-browser
 	$(VENV)/bin/python Tests/browser/preview_test.py --server .build/debug/hub-server
 
 ## nginx and HAProxy for the configs in deploy/ (their system services are not used: the checks
-## run them in the foreground on loopback), and kubernetes-validate (with its offline schemas)
-## in the same virtualenv as Selenium, for the manifests in deploy/kubernetes/.
-DEPLOY_APT := nginx haproxy
+## run them on loopback), openssl for the TLS example's throwaway certificate, and
+## kubernetes-validate (with its offline schemas) in the same virtualenv as Selenium, for the
+## manifests in deploy/kubernetes/.
+DEPLOY_APT := nginx haproxy openssl
 DEPLOY_PIP := 'kubernetes-validate>=1.37,<1.38'
 deps-deploy:
 	@missing=""; for p in $(DEPLOY_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -114,8 +115,9 @@ test-contracts: deps-contracts
 	$(VENV)/bin/python Tests/contracts/config_schemas.py
 	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
 
-## deploy/: nginx -t, haproxy -c, the Kubernetes manifests (kubernetes-validate, offline) and
-## compose file, and three hub-server replicas behind nginx and HAProxy on loopback, one of them
+## deploy/: nginx -t, haproxy -c, the TLS example (HTTPS with a self-signed certificate), the
+## Kubernetes manifests (kubernetes-validate and the kustomize image, offline) and compose
+## file, and three hub-server replicas behind nginx and HAProxy on loopback, one of them
 ## SIGKILLed (deploy/check.sh; about a minute). Debug build.
 test-deploy: deps-deploy
 	$(SWIFT) build --product hub-server
