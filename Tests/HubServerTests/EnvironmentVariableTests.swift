@@ -32,6 +32,14 @@ struct EnvironmentVariableTests {
         #expect(Set(listed).subtracting(read).sorted() == [], "listed but never read")
     }
 
+    @Test("docs/CONFIG.md lists every variable")
+    func documented() throws {
+        let page = try BuildContext.read("docs/CONFIG.md")
+        for variable in EnvironmentVariable.all {
+            #expect(page.contains("| `\(variable.name)` |"), "\(variable.name) is not in docs/CONFIG.md's table")
+        }
+    }
+
     @Test("hub-server serve --help lists them, one a line within 80 columns, and says where it listens")
     func serveHelp() throws {
         let binary = try #require(ProcessSignalTests.binary, "hub-server should be built next to the tests")

@@ -1,7 +1,7 @@
 import HubEngine
 import HubHTTP
 
-/// `GET /preview`: the browser preview (README "Browser preview").
+/// `GET /preview`: the browser preview (docs/PREVIEW.md).
 ///
 /// Without `uri`, the page lists the features (what `GET /features` describes, with a link to
 /// each one a view URI can name); with `uri`, the page renders that view live. The page is
