@@ -10,12 +10,11 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # SwiftPM refuses a manifest whose targets have no sources, even to build one product, so
-# every path Package.swift declares is copied: Sources/, Benchmarks/, Examples/ and Tests/.
+# every path Package.swift declares is copied: Sources/, Benchmarks/ and Tests/.
 # (DockerContextTests fails when a target's path is missing here.)
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Benchmarks ./Benchmarks
-COPY Examples ./Examples
 COPY Tests ./Tests
 RUN swift package resolve
 RUN swift build -c release --product hub-server --static-swift-stdlib \

@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: deps-contracts test-contracts test-monitoring bench-access-log bench-reload
+.PHONY: deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
@@ -25,15 +25,16 @@ run: deps
 	$(SWIFT) build -c release --product hub-server
 	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
-## Build and run the whole test suite, then the README's curl lines against the demo server, the
-## browser tests (CORS, the preview), the balancer configs and the dashboard and alert rules,
-## then the contract checks (OpenAPI, view-model schema over every recorded view, schemathesis).
+## Build and run the whole test suite, then the README's and docs/' curl lines against the demo
+## server, the starter package as an outside package, the browser tests (CORS, the preview), the
+## balancer configs and the dashboard and alert rules, then the contract checks (OpenAPI,
+## view-model schema over every recorded view, schemathesis).
 test: deps deps-browser deps-deploy deps-contracts
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_VIEW_DIR)
 	$(SWIFT) test --skip-build
 	Tests/scripts/readme.sh
-	$(MAKE) --no-print-directory test-browser test-deploy test-monitoring
+	$(MAKE) --no-print-directory test-starter test-browser test-deploy test-monitoring
 	$(MAKE) --no-print-directory test-contracts
 
 ## Under make test the Swift tests record every view they receive (validated by test-contracts)
@@ -56,6 +57,12 @@ deps-browser:
 		echo "creating $(VENV) with selenium"; \
 		python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check 'selenium>=4.11,<5'; }
 
+## Examples/Starter as an outside package: a copy in a temporary directory, its dependency
+## pointed at this repository by path; swift build, swift test, and swift run serving its own
+## feature over HTTP on loopback (Tests/scripts/starter.sh; a debug build of its own, a few minutes).
+test-starter: deps
+	SWIFT=$(SWIFT) Tests/scripts/starter.sh
+
 ## In headless Chromium (debug build): a page on one loopback origin uses the API on another
 ## (CORS), and the browser preview renders, follows and acts on views (GET /preview).
 test-browser: deps-browser
@@ -64,9 +71,10 @@ test-browser: deps-browser
 	$(VENV)/bin/python Tests/browser/preview_test.py --server .build/debug/hub-server
 
 ## nginx and HAProxy for the configs in deploy/ (their system services are not used: the checks
-## run them in the foreground on loopback), and kubernetes-validate (with its offline schemas)
-## in the same virtualenv as Selenium, for the manifests in deploy/kubernetes/.
-DEPLOY_APT := nginx haproxy
+## run them on loopback), openssl for the TLS example's throwaway certificate, and
+## kubernetes-validate (with its offline schemas) in the same virtualenv as Selenium, for the
+## manifests in deploy/kubernetes/.
+DEPLOY_APT := nginx haproxy openssl
 DEPLOY_PIP := 'kubernetes-validate>=1.37,<1.38'
 deps-deploy:
 	@missing=""; for p in $(DEPLOY_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -107,8 +115,9 @@ test-contracts: deps-contracts
 	$(VENV)/bin/python Tests/contracts/config_schemas.py
 	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
 
-## deploy/: nginx -t, haproxy -c, the Kubernetes manifests (kubernetes-validate, offline) and
-## compose file, and three hub-server replicas behind nginx and HAProxy on loopback, one of them
+## deploy/: nginx -t, haproxy -c, the TLS example (HTTPS with a self-signed certificate), the
+## Kubernetes manifests (kubernetes-validate and the kustomize image, offline) and compose
+## file, and three hub-server replicas behind nginx and HAProxy on loopback, one of them
 ## SIGKILLed (deploy/check.sh; about a minute). Debug build.
 test-deploy: deps-deploy
 	$(SWIFT) build --product hub-server

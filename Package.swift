@@ -12,10 +12,15 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "HubServer",
     platforms: [.macOS(.v15)],
+    // What an app that embeds HubServer depends on (docs/EMBEDDING.md, Examples/Starter):
+    // HubServer (HubApplication, SwiftExtensions, the config), HubEngine (operations, actions),
+    // HubModel (view models and their builders), HubHTTP (HTTPRequest and HTTPResponse, for
+    // HubApplication.respond(to:) in tests). The demo's todo list (HubDemo) is an example.
     products: [
         .library(name: "HubServer", targets: ["HubServer"]),
-        .library(name: "HubModel", targets: ["HubModel"]),
         .library(name: "HubEngine", targets: ["HubEngine"]),
+        .library(name: "HubModel", targets: ["HubModel"]),
+        .library(name: "HubHTTP", targets: ["HubHTTP"]),
         .executable(name: "hub-server", targets: ["hub-server"]),
     ],
     dependencies: [
@@ -72,14 +77,6 @@ let package = Package(
                 "HubModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
-        ),
-
-        // The embedding example (README "Embedding"): built with the tests.
-        .executableTarget(
-            name: "EmbeddedServer",
-            dependencies: ["HubServer", "HubDemo", "HubEngine", "HubModel"],
-            path: "Examples/EmbeddedServer",
             swiftSettings: swiftSettings
         ),
 

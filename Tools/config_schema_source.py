@@ -237,7 +237,7 @@ CORS = obj({
     "exposedHeaders": one_or_list(TOKEN, "Response header names a script may read. Default: Hub-Session, ETag, "
                                   "Server-Timing, Hub-Version, X-Request-Id, Retry-After."),
     "maxAgeSeconds": integer(0, 86_400, "Access-Control-Max-Age of preflight answers.", 600),
-}, "Cross-origin access for web apps (absent: no CORS headers). README \"Web clients (CORS)\".",
+}, "Cross-origin access for web apps (absent: no CORS headers). docs/CONFIG.md \"Web clients (CORS)\".",
     required=["origins"],
     # "*" stands alone and without credentials.
     **{"if": {"required": ["origins"], "properties": {"origins": {"anyOf": [
@@ -250,13 +250,13 @@ RELOAD = obj({
                      "for production setups that reload only on SIGHUP (HUB_CONFIG_WATCH=0 and serve --no-watch too).",
                      True),
     "debounceMs": integer(0, 10_000, "How long writes must have been quiet before a reload, in milliseconds.", 100),
-}, "Config hot reload (README \"Live reload\"): the whole directory is validated and swapped in atomically; an "
+}, "Config hot reload (docs/CONFIG.md \"Live reload\"): the whole directory is validated and swapped in atomically; an "
    "invalid config is refused and the old one keeps serving.")
 
 PREVIEW = obj({
     "enabled": boolean("Serve GET /preview, the browser preview of every feature (off: 404). A change needs a restart.",
                        True),
-}, "The browser preview (README \"Browser preview\").")
+}, "The browser preview (docs/PREVIEW.md).")
 
 SERVER = root(
     "server.json", "HubServer server.json",

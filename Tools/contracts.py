@@ -238,6 +238,12 @@ def h(name):
 HEADERS = {
     "HubSession": {"description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).", "schema": {"type": "string"}},
     "ETag": {"description": "Strong ETag of the view (weak, W/, for the gzip-encoded body).", "schema": {"type": "string"}},
+    "DocumentETag": {"description": "Strong ETag of the body (weak, W/, for the gzip-encoded body): send it back "
+                     "in If-None-Match to revalidate (304).", "schema": {"type": "string"}},
+    "CacheControl": {"description": "How caches may keep the response: private, no-cache (views: revalidate with "
+                     "the ETag), no-cache (GET /features, GET /preview: change with a config reload), "
+                     "public, max-age=300 (the contract documents), no-store (health, readiness, metrics, "
+                     "action results, problems).", "schema": {"type": "string"}},
     "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
     "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
@@ -251,7 +257,7 @@ HEADERS = {
 def problem(description, codes):
     return {
         "description": description + " Codes: " + ", ".join(codes) + ".",
-        "headers": {"X-Request-Id": h("XRequestId")},
+        "headers": {"Cache-Control": h("CacheControl"), "X-Request-Id": h("XRequestId")},
         "content": {"application/problem+json": {"schema": {
             "allOf": [ref("Problem"), {"properties": {"code": {"enum": codes}}}]}}},
     }
@@ -308,9 +314,21 @@ FAILED_VIEW = {
 }
 
 VIEW_HEADERS = {
-    "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Server-Timing": h("ServerTiming"), "Hub-Version": h("HubVersion"),
-    "X-Request-Id": h("XRequestId"),
+    "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Cache-Control": h("CacheControl"), "Server-Timing": h("ServerTiming"),
+    "Hub-Version": h("HubVersion"), "X-Request-Id": h("XRequestId"),
 }
+
+# Headers of a response no cache keeps (Cache-Control: no-store).
+UNCACHED_HEADERS = {"Cache-Control": h("CacheControl"), "X-Request-Id": h("XRequestId")}
+
+
+def revalidated(ok):
+    """`ok` (a 200 with a body) with its ETag, and the 304 that If-None-Match gets while it matches."""
+    ok = dict(ok)
+    ok["headers"] = {"ETag": h("DocumentETag"), "Cache-Control": h("CacheControl"), **ok["headers"]}
+    return {"200": ok, "304": {"description": "Not modified: If-None-Match matched.",
+                               "headers": {"ETag": h("DocumentETag"), "Cache-Control": h("CacheControl"),
+                                           "X-Request-Id": h("XRequestId")}}}
 
 
 def view_ok(links=None, with_session=True):
@@ -322,7 +340,8 @@ def view_ok(links=None, with_session=True):
     if links:
         ok["links"] = links
     return {"200": ok, "304": {"description": "Not modified: If-None-Match matched.",
-                               "headers": {"ETag": h("ETag"), "X-Request-Id": h("XRequestId")}}}
+                               "headers": {"ETag": h("ETag"), "Cache-Control": h("CacheControl"),
+                                           "X-Request-Id": h("XRequestId")}}}
 
 
 SESSION_LINKS = {
@@ -386,7 +405,7 @@ PATHS = {
             "responses": responses({
                 "200": {"description": "The headers GET would send (Hub-Session only for a session).",
                         "headers": VIEW_HEADERS},
-                "304": {"description": "Not modified.", "headers": {"ETag": h("ETag")}},
+                "304": {"description": "Not modified.", "headers": {"ETag": h("ETag"), "Cache-Control": h("CacheControl")}},
             }, {**VIEW_QUERY_PROBLEMS,
                 "404": ("No feature matches, or the session is unknown.", ["feature_not_found", "session_not_found"]),
                 **FAILED_VIEW}),
@@ -395,7 +414,7 @@ PATHS = {
             "operationId": "deleteView",
             "summary": "End a session",
             "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader")] + COMMON_HEADERS,
-            "responses": responses({"204": {"description": "Ended.", "headers": {"X-Request-Id": h("XRequestId")}}}, {
+            "responses": responses({"204": {"description": "Ended.", "headers": UNCACHED_HEADERS}}, {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("No such session.", ["session_not_found"])}),
@@ -441,7 +460,8 @@ PATHS = {
                            p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({
                 "200": {"description": "The event stream; each event's data is a view model (application/json).",
-                        "headers": {"Hub-Session": h("HubSession"), "X-Request-Id": h("XRequestId")},
+                        "headers": {"Hub-Session": h("HubSession"), "Cache-Control": h("CacheControl"),
+                                    "X-Request-Id": h("XRequestId")},
                         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
             }, {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
@@ -460,7 +480,7 @@ PATHS = {
             "responses": responses({
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
                         "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
-                                    "X-Request-Id": h("XRequestId")},
+                                    "Cache-Control": h("CacheControl"), "X-Request-Id": h("XRequestId")},
                         "content": {"application/json": {"schema": ref("ActionResponse")}},
                         "links": {k: v for k, v in SESSION_LINKS.items() if k != "EndSession"}},
             }, {
@@ -477,50 +497,59 @@ PATHS = {
     },
     "/health": {"get": {
         "operationId": "getHealth", "summary": "Liveness", "parameters": COMMON_HEADERS,
-        "responses": responses({"200": {"description": "Alive.", "headers": {"X-Request-Id": h("XRequestId")},
+        "responses": responses({"200": {"description": "Alive.", "headers": UNCACHED_HEADERS,
                                         "content": {"application/json": {"schema": ref("Health")}}}}, {})}},
     "/ready": {"get": {
         "operationId": "getReady", "summary": "Readiness: config loaded and not draining", "parameters": COMMON_HEADERS,
-        "responses": responses({"200": {"description": "Ready.", "headers": {"X-Request-Id": h("XRequestId")},
+        "responses": responses({"200": {"description": "Ready.", "headers": UNCACHED_HEADERS,
                                         "content": {"application/json": {"schema": ref("Ready")}}}},
                                {"503": ("Draining.", ["not_ready"])})}},
     "/metrics": {"get": {
         "operationId": "getMetrics", "summary": "Prometheus text exposition (format 0.0.4)", "parameters": COMMON_HEADERS,
-        "responses": responses({"200": {"description": "Metrics.", "headers": {"X-Request-Id": h("XRequestId")},
+        "responses": responses({"200": {"description": "Metrics.", "headers": UNCACHED_HEADERS,
                                         "content": {"text/plain; version=0.0.4; charset=utf-8": {"schema": {"type": "string"}}}}}, {})}},
     "/features": {"get": {
-        "operationId": "getFeatures", "summary": "Registered features", "parameters": COMMON_HEADERS,
-        "responses": responses({"200": {"description": "Features in order.", "headers": {"X-Request-Id": h("XRequestId")},
-                                        "content": {"application/json": {"schema": ref("Features")}}}}, {})}},
+        "operationId": "getFeatures", "summary": "Registered features",
+        "description": "Cache-Control: no-cache with an ETag: the list changes with a config reload; revalidate "
+        "with If-None-Match (304 while it is unchanged).",
+        "parameters": [p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
+        "responses": responses(revalidated({"description": "Features in order.", "headers": {"X-Request-Id": h("XRequestId")},
+                                            "content": {"application/json": {"schema": ref("Features")}}}), {})}},
     "/preview": {"get": {
         "operationId": "getPreview",
         "summary": "The browser preview: the feature list, or with uri a page that renders that view live",
         "description": "An HTML page (inline CSS and JavaScript, no external URL) that only calls this API from the "
         "browser: GET /features, GET /view, GET /view/events, POST /action, DELETE /view. Served when "
         "server.json preview.enabled is true (the default); otherwise 404 route_not_found.",
-        "parameters": [p("uriQueryPreview")] + COMMON_HEADERS,
-        "responses": responses({"200": {
-            "description": "The page.",
+        "parameters": [p("uriQueryPreview"), p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
+        "responses": responses(revalidated({
+            "description": "The page (Cache-Control: no-cache, with an ETag: it changes with a config reload).",
             "headers": {"Content-Security-Policy": h("ContentSecurityPolicy"), "X-Request-Id": h("XRequestId")},
-            "content": {"text/html; charset=utf-8": {"schema": {"type": "string"}}}}}, {
+            "content": {"text/html; charset=utf-8": {"schema": {"type": "string"}}}}), {
             "400": ("The query is invalid.", ["invalid_uri", "duplicate_parameter"]),
             "404": ("No feature matches the URI.", ["feature_not_found"])})}},
     "/openapi.json": {"get": {
-        "operationId": "getOpenAPI", "summary": "This document", "parameters": COMMON_HEADERS,
-        "responses": responses({"200": {"description": "OpenAPI 3.1.", "headers": {"X-Request-Id": h("XRequestId")},
-                                        "content": {"application/json": {"schema": {"type": "object"}}}}}, {})}},
+        "operationId": "getOpenAPI", "summary": "This document",
+        "parameters": [p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
+        "responses": responses(revalidated({"description": "OpenAPI 3.1 (Cache-Control: public, max-age=300).",
+                                            "headers": {"X-Request-Id": h("XRequestId")},
+                                            "content": {"application/json": {"schema": {"type": "object"}}}}), {})}},
     "/schema/view-model.json": {"get": {
-        "operationId": "getViewModelSchema", "summary": "The view-model JSON Schema (2020-12)", "parameters": COMMON_HEADERS,
-        "responses": responses({"200": {"description": "The schema.", "headers": {"X-Request-Id": h("XRequestId")},
-                                        "content": {"application/schema+json": {"schema": {"type": "object"}}}}}, {})}},
+        "operationId": "getViewModelSchema", "summary": "The view-model JSON Schema (2020-12)",
+        "parameters": [p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
+        "responses": responses(revalidated({"description": "The schema (Cache-Control: public, max-age=300).",
+                                            "headers": {"X-Request-Id": h("XRequestId")},
+                                            "content": {"application/schema+json": {"schema": {"type": "object"}}}}), {})}},
     "/schema/config/{file}": {"get": {
         "operationId": "getConfigSchema", "summary": "A config file's JSON Schema (2020-12), as in docs/schema/",
         "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, "
         "actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
         "parameters": [{"name": "file", "in": "path", "required": True, "description": "The schema's file name.",
-                        "schema": {"type": "string", "enum": sorted(config_schemas.SCHEMAS)}}] + COMMON_HEADERS,
-        "responses": responses({"200": {"description": "The schema.", "headers": {"X-Request-Id": h("XRequestId")},
-                                        "content": {"application/schema+json": {"schema": {"type": "object"}}}}},
+                        "schema": {"type": "string", "enum": sorted(config_schemas.SCHEMAS)}},
+                       p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
+        "responses": responses(revalidated({"description": "The schema (Cache-Control: public, max-age=300).",
+                                            "headers": {"X-Request-Id": h("XRequestId")},
+                                            "content": {"application/schema+json": {"schema": {"type": "object"}}}}),
                                {"404": ("No config schema by that name (or no name).",
                                         ["schema_not_found", "route_not_found"])})}},
 }

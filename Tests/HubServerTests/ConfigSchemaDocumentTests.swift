@@ -200,9 +200,9 @@ struct ConfigSchemaDocumentTests {
         return paths
     }
 
-    @Test("the README's server.json defaults load as ServerSettings' defaults, and the schema declares every key they show")
+    @Test("docs/CONFIG.md's server.json defaults load as ServerSettings' defaults, and the schema declares every key they show")
     func readmeDefaultsAreInTheSchema() throws {
-        let readme = try BuildContext.read("README.md")
+        let readme = try BuildContext.read("docs/CONFIG.md")
         let start = try #require(readme.range(of: "`server.json`: every key optional; these are the defaults.\n\n```json\n"))
         let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
         let shown = try JSONParser().parse(Array(readme[start.upperBound..<end.lowerBound].utf8))
@@ -210,8 +210,8 @@ struct ConfigSchemaDocumentTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let loaded = try ConfigLoader(environment: [:]).load(directory: directory)
         #expect(loaded.warnings.filter { $0.file == "server.json" }.isEmpty, "\(loaded.warnings)")
-        #expect(loaded.settings == ServerSettings(), "the README's defaults are not the defaults")
+        #expect(loaded.settings == ServerSettings(), "docs/CONFIG.md's defaults are not the defaults")
         let missing = Self.keyPaths(shown).subtracting(Self.schemaPaths(try Self.schema("server.json")))
-        #expect(missing.isEmpty, "keys the README documents but docs/schema/server.json does not: \(missing.sorted())")
+        #expect(missing.isEmpty, "keys docs/CONFIG.md documents but docs/schema/server.json does not: \(missing.sorted())")
     }
 }

@@ -3,7 +3,7 @@ import HubModel
 import HubTestSupport
 import Testing
 
-/// `/metrics` counts what happened, with the labels the README lists.
+/// `/metrics` counts what happened, with the labels docs/METRICS.md lists.
 @Suite("Metrics")
 struct MetricsTests {
     @Test("requests by route, actions by outcome, operation errors, upstream errors")

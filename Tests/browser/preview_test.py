@@ -18,7 +18,7 @@ text that tries to inject markup).
     panel's toggle; removing the lab feature ends its open session and the page says so.
 
 Usage: preview_test.py --server .build/debug/hub-server [--screenshot docs/preview.png]
-(--screenshot saves the preview of hub:food, as README.md shows it)
+(--screenshot saves the preview of hub:food, as README.md and docs/PREVIEW.md show it)
 Prints PASS or FAIL (and exits 0 or 1). Waits poll with generous deadlines (WebDriverWait).
 """
 

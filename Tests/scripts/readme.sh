@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the README's curl lines as a newcomer would paste them, against the demo server
-# (Config/) built by `swift build` (.build/debug/hub-server, or $HUB_SERVER_BINARY).
-# Every ```sh block that talks to localhost:8080 runs as one bash script (so S=... carries
-# over), with localhost:8080 pointed at a server on a free port. Each curl must answer 2xx
+# Runs the curl lines of the README and of every docs/ page as a newcomer would paste them,
+# against the demo server (Config/) built by `swift build` (.build/debug/hub-server, or
+# $HUB_SERVER_BINARY). Every ```sh block that talks to localhost:8080 runs as one bash script
+# (so S=... carries over), with localhost:8080 pointed at a server on a free port. Each curl must answer 2xx
 # within its time limit (an SSE stream ending at its --max-time counts as answered), each
 # block must print something, and the streaming line must print an `event: view`.
 set -euo pipefail
@@ -32,12 +32,15 @@ for _ in $(seq 1 600); do  # up to 60 s on a loaded machine
 done
 [ -n "$port" ] || { echo "readme: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
 
-# The sh blocks of README.md that use the server, one file each.
-awk -v dir="$work" '
-    /^```sh$/ { inside = 1; n++; body = ""; next }
-    /^```$/ && inside { inside = 0; if (body ~ /localhost:8080/) { file = sprintf("%s/block-%02d.sh", dir, n); printf "%s", body > file; close(file) }; next }
-    inside { body = body $0 "\n" }
-' README.md
+# The sh blocks of README.md and docs/*.md that use the server, one file each (named after
+# the page, so a failure says where the block is).
+for page in README.md docs/*.md; do
+    awk -v dir="$work" -v page="$(basename "$page" .md)" '
+        /^```sh$/ { inside = 1; n++; body = ""; next }
+        /^```$/ && inside { inside = 0; if (body ~ /localhost:8080/) { file = sprintf("%s/block-%s-%02d.sh", dir, page, n); printf "%s", body > file; close(file) }; next }
+        inside { body = body $0 "\n" }
+    ' "$page"
+done
 
 # curl as the README calls it, with a time limit, failing on a non-2xx answer; a stream
 # (-N) that is still open when its time is up has answered. A line whose comment starts
@@ -77,6 +80,9 @@ for block in "$work"/block-*.sh; do
         echo "readme: the SSE line of $(basename "$block") sent no event:"; tail -5 "$script.out"; failed=1
     fi
 done
-[ "$blocks" -gt 0 ] || { echo "readme: no curl blocks found in README.md" >&2; exit 1; }
+[ "$blocks" -gt 0 ] || { echo "readme: no curl blocks found in README.md or docs/" >&2; exit 1; }
+for page in README API; do
+    ls "$work"/block-"$page"-*.sh >/dev/null 2>&1 || { echo "readme: no curl blocks found in $page" >&2; exit 1; }
+done
 [ "$failed" -eq 0 ] || exit 1
-echo "readme: $blocks blocks of README curl lines answered"
+echo "readme: $blocks blocks of curl lines in README.md and docs/ answered"

@@ -5,12 +5,14 @@ deploy/check.sh). Prints PASS/FAIL lines; exits 1 on any FAIL.
   check_manifests.py --hub-server .build/debug/hub-server [--kubernetes-validate PATH]
 
 1. configmap.yaml and the Deployment's volume items are what deploy/kubernetes/configmap.py
-   writes from Config/ and deploy/server.json;
+   writes from Config/ and deploy/server.json; the image comes from kustomization.yaml's one
+   `images:` entry (the manifests rendered offline as `kubectl kustomize` renders them name
+   exactly that image), and docs/DEPLOYMENT.md's first command sets it;
 2. every resource validates with kubernetes-validate --strict (offline schemas shipped in the
    package) for Kubernetes KUBERNETES_VERSIONS;
 3. the ConfigMap, laid out as the kubelet does (..data symlinks), is a config hub-server
    validates, and hub:catalog renders from it (its file: content through the symlinks);
-4. the numbers agree: terminationGracePeriodSeconds above preStop + drainDelaySeconds +
+4. the pods and the compose replicas listen on every interface (HUB_HOST=0.0.0.0); the numbers agree: terminationGracePeriodSeconds above preStop + drainDelaySeconds +
    drainSeconds, probes on /ready, /health; the ingress-nginx http-snippet passes `nginx -t`
    and defines the variable the Ingress hashes on; memory limit = request;
 5. deploy/compose.yaml parses, has three replicas and a balancer with the drain's grace, and
@@ -51,6 +53,70 @@ def seconds(value):
     return float(str(value).rstrip("s"))
 
 
+def split_image(image):
+    """(name, tag, digest) of `name[:tag][@digest]` (a registry port is part of the name)."""
+    name, _, digest = image.partition("@")
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    tag = ""
+    if colon > slash:
+        name, tag = name[:colon], name[colon + 1:]
+    return name, tag, digest
+
+
+def containers(document):
+    """The containers and init containers of a workload (Deployment, StatefulSet, Job, ...)."""
+    spec = ((document.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return (spec.get("containers") or []) + (spec.get("initContainers") or [])
+
+
+def kustomize_images(kustomization, documents):
+    """`documents` with kustomization's `images:` applied as kustomize applies them: a container
+    image whose name equals an entry's `name` takes its `newName`, and its `newTag` or `digest`.
+    Returns the rendered documents and the images no entry matched."""
+    unmatched = []
+    for document in documents:
+        for container in containers(document):
+            name, tag, digest = split_image(container["image"])
+            entry = next((e for e in kustomization.get("images") or [] if e["name"] == name), None)
+            if entry is None:
+                unmatched.append(container["image"])
+                continue
+            name = entry.get("newName", name)
+            if "digest" in entry:
+                container["image"] = f"{name}@{entry['digest']}"
+            else:
+                tag = entry.get("newTag", tag)
+                container["image"] = name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
+    return documents, unmatched
+
+
+def check_image(kustomization):
+    """The image is set in one place, kustomization.yaml's images: entry, and DEPLOYMENT.md's
+    first command sets it."""
+    entries = kustomization.get("images") or []
+    result(len(entries) == 1 and {"name", "newName", "newTag"} <= set(entries[0]),
+           "kustomization.yaml has one images: entry with name, newName and newTag", entries)
+    result(sorted(kustomization.get("resources", [])) == sorted(RESOURCES), "kustomization.yaml lists every manifest",
+           kustomization.get("resources"))
+    if len(entries) != 1:
+        return
+    entry = entries[0]
+    documents = [doc for name in kustomization.get("resources", []) for doc in load(name)]
+    rendered, unmatched = kustomize_images(kustomization, documents)
+    images = [c["image"] for doc in rendered for c in containers(doc)]
+    expected = f"{entry['newName']}:{entry['newTag']}"
+    result(not unmatched and images and all(image == expected for image in images),
+           "the rendered manifests name the image of the images: entry, and only it",
+           f"{images}; not matched by an entry: {unmatched}")
+    guide = open(os.path.join(ROOT, "docs", "DEPLOYMENT.md")).read()
+    first = re.search(r"^```sh\n(.*?)^```", guide, re.S | re.M)
+    command = f"kustomize edit set image {entry['name']}="
+    result(first is not None and command in first.group(1) and "kubectl apply -k deploy/kubernetes" in first.group(1),
+           f"docs/DEPLOYMENT.md's first commands set the image ({command}...) and apply the kustomization",
+           first.group(1).strip() if first else "no sh block")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hub-server", required=True)
@@ -61,6 +127,8 @@ def main():
     # 1. Generated files are current.
     check = subprocess.run([sys.executable, os.path.join(K8S, "configmap.py"), "--check"], capture_output=True, text=True)
     result(check.returncode == 0, "deploy/kubernetes/configmap.yaml and the volume items are current", check.stderr.strip())
+
+    check_image(yaml.safe_load(open(os.path.join(K8S, "kustomization.yaml"))))
 
     # 2. Schemas, offline.
     if not os.path.exists(args.kubernetes_validate):
@@ -111,6 +179,7 @@ def main():
     env = {e["name"]: e["value"] for e in container["env"]}
     result(env.get("HUB_CONFIG") == mounts["config"]["mountPath"] and "subPath" not in mounts["config"],
            "the ConfigMap is mounted as the directory HUB_CONFIG names (no subPath: updates arrive)")
+    result(env.get("HUB_HOST") == "0.0.0.0", "the pod listens on every interface (HUB_HOST=0.0.0.0)", env.get("HUB_HOST"))
     ingresses = load("ingress.yaml")
     keys = {i["metadata"]["annotations"]["nginx.ingress.kubernetes.io/upstream-hash-by"] for i in ingresses}
     values = yaml.safe_load(open(os.path.join(K8S, "ingress-nginx-values.yaml")))
@@ -143,6 +212,7 @@ def main():
     for name in replicas:
         service = services[name]
         ok &= (service["read_only"] and str(service["user"]).startswith("10001")
+               and (service.get("environment") or {}).get("HUB_HOST") == "0.0.0.0"
                and seconds(service["stop_grace_period"]) > timeouts["drainDelaySeconds"] + timeouts["drainSeconds"]
                and "/ready" in " ".join(service["healthcheck"]["test"]))
     command = " ".join(services["balancer"]["command"])
@@ -154,7 +224,7 @@ def main():
         ok &= sorted(re.findall(r"server (hub\d):8080 ", renamed)) == replicas
     else:
         ok = False
-    result(ok, "deploy/compose.yaml: 3 read-only non-root replicas checked on /ready with the drain's grace, "
+    result(ok, "deploy/compose.yaml: 3 read-only non-root replicas on every interface, checked on /ready with the drain's grace, "
                "and nginx's servers renamed to them")
     docker = shutil.which("docker")
     has_compose = docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0

@@ -62,11 +62,13 @@ public struct HTTPResponse: Sendable {
         )
     }
 
-    /// An RFC 9457 problem response (`application/problem+json`).
+    /// An RFC 9457 problem response (`application/problem+json`), with `Cache-Control: no-store`:
+    /// a cache keeps no error (a 404 or 405 is otherwise cacheable by heuristics, RFC 9110
+    /// section 15.1, and what it says may change with the next request or config reload).
     public static func problem(_ problem: ProblemDetails) -> HTTPResponse {
         var response = HTTPResponse(
             status: HTTPStatus(code: problem.status),
-            headers: ["Content-Type": "application/problem+json"],
+            headers: ["Content-Type": "application/problem+json", "Cache-Control": "no-store"],
             body: .bytes(problem.jsonBytes)
         )
         response.problemCode = problem.code

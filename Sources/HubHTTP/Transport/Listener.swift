@@ -82,6 +82,7 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
         )
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/problem+json")
+        headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Retry-After", value: "1")
         let body = problem.jsonBytes
         let head = ResponseEncoder.head(

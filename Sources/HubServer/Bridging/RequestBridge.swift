@@ -3,7 +3,7 @@ import HubHTTP
 import HubModel
 import HubSync
 
-/// Turns HTTP requests into what the engine reads (README "Request headers the engine
+/// Turns HTTP requests into what the engine reads (docs/API.md "Request headers the engine
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
 struct RequestBridge: Sendable {
     let retained: RetainedHeaders

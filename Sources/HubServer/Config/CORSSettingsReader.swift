@@ -1,7 +1,7 @@
 import HubHTTP
 import HubModel
 
-/// Reads `server.json`'s `"cors"` object into a ``CORSPolicy`` (README "Web clients (CORS)").
+/// Reads `server.json`'s `"cors"` object into a ``CORSPolicy`` (docs/CONFIG.md "Web clients (CORS)").
 ///
 /// ```json
 /// "cors": { "origins": ["https://app.example.com"], "allowCredentials": false,

@@ -124,7 +124,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var cors: CORSPolicy?
     /// Config hot reload.
     public var reload = Reload()
-    /// Whether `GET /preview` (the browser preview, README "Browser preview") is served
+    /// Whether `GET /preview` (the browser preview, docs/PREVIEW.md) is served
     /// (`preview.enabled`, default `true`); off, `/preview` is 404 `route_not_found`.
     public var previewEnabled = true
     /// Where the server keeps what it makes itself (a generated session key): `HUB_DATA_DIR`,

@@ -48,7 +48,7 @@ extension ConfigSchemaDocuments {
     },
     "cors": {
       "type": "object",
-      "description": "Cross-origin access for web apps (absent: no CORS headers). README \"Web clients (CORS)\".",
+      "description": "Cross-origin access for web apps (absent: no CORS headers). docs/CONFIG.md \"Web clients (CORS)\".",
       "properties": {
         "origins": {
           "description": "Required. Exact serialized origins (scheme and host compared case-insensitively, a default port written or not), or \"*\" alone for public read-only use.",
@@ -174,7 +174,7 @@ extension ConfigSchemaDocuments {
     },
     "reload": {
       "type": "object",
-      "description": "Config hot reload (README \"Live reload\"): the whole directory is validated and swapped in atomically; an invalid config is refused and the old one keeps serving.",
+      "description": "Config hot reload (docs/CONFIG.md \"Live reload\"): the whole directory is validated and swapped in atomically; an invalid config is refused and the old one keeps serving.",
       "properties": {
         "watch": {
           "type": "boolean",
@@ -196,7 +196,7 @@ extension ConfigSchemaDocuments {
     },
     "preview": {
       "type": "object",
-      "description": "The browser preview (README \"Browser preview\").",
+      "description": "The browser preview (docs/PREVIEW.md).",
       "properties": {
         "enabled": {
           "type": "boolean",

@@ -81,6 +81,9 @@ extension ContractDocuments {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
               },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "Server-Timing": {
                 "$ref": "#/components/headers/ServerTiming"
               },
@@ -143,6 +146,9 @@ extension ContractDocuments {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
               },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -151,6 +157,9 @@ extension ContractDocuments {
           "400": {
             "description": "The query is invalid, or it and the Hub-Session header name different sessions. Codes: missing_uri, invalid_uri, duplicate_parameter, session_mismatch, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -202,6 +211,9 @@ extension ContractDocuments {
           "404": {
             "description": "No feature matches the URI, or the session is unknown (without uri). Codes: feature_not_found, session_not_found.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -249,6 +261,9 @@ extension ContractDocuments {
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -283,6 +298,9 @@ extension ContractDocuments {
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -314,6 +332,9 @@ extension ContractDocuments {
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -333,27 +354,6 @@ extension ContractDocuments {
                             "operation_timeout"
                           ]
                         }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      },
-      "head": {
-        "operationId": "headView",
-        "summary": "GET /view without the body; with uri it opens no session",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/uriQuery"
-          },
-          {
-            "$ref": "#/components/parameters/sessionQuery"
 
 """#
 }

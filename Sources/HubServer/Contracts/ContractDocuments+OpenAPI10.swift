@@ -4,6 +4,290 @@
 extension ContractDocuments {
     /// Lines 3151 to 3500 of ``openAPI``.
     static let openAPI10 = #"""
+        "required": [
+          "id",
+          "component"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The component identifier."
+          },
+          "group": {
+            "type": "string",
+            "description": "The group identifier."
+          },
+          "component": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "id",
+              "category"
+            ],
+            "properties": {
+              "id": {
+                "$ref": "#/components/schemas/ComponentIdentifier"
+              },
+              "category": {
+                "type": "string",
+                "description": "The component category (the fallback family)."
+              }
+            }
+          },
+          "text": {
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+              "title": {
+                "type": "string"
+              },
+              "subtitle": {
+                "type": "string"
+              },
+              "accessory": {
+                "type": "string"
+              },
+              "description": {
+                "type": "string"
+              }
+            }
+          },
+          "images": {
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+              "main": {
+                "$ref": "#/components/schemas/Image"
+              },
+              "background": {
+                "$ref": "#/components/schemas/Image"
+              },
+              "icon": {
+                "type": "string",
+                "description": "An icon name, kept as a plain string."
+              },
+              "custom": {
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": {
+                  "$ref": "#/components/schemas/Image"
+                }
+              }
+            }
+          },
+          "target": {
+            "$ref": "#/components/schemas/Target"
+          },
+          "metadata": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
+          },
+          "logging": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
+          },
+          "custom": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
+          },
+          "children": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/Component"
+            }
+          }
+        }
+      },
+      "Image": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": false,
+        "properties": {
+          "uri": {
+            "type": "string",
+            "description": "The image URL."
+          },
+          "placeholder": {
+            "type": "string",
+            "description": "A placeholder icon name, kept as a plain string."
+          },
+          "local": {
+            "type": "string",
+            "description": "The name of an image bundled with the app."
+          },
+          "custom": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
+          }
+        }
+      },
+      "Target": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": false,
+        "properties": {
+          "uri": {
+            "type": "string",
+            "description": "Where selecting the component navigates."
+          },
+          "view": {
+            "$ref": "#/components/schemas/NonEmptyViewModel"
+          },
+          "actions": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/ComponentIdentifier"
+            }
+          },
+          "custom": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
+          }
+        }
+      }
+    },
+    "parameters": {
+      "uriQuery": {
+        "name": "uri",
+        "in": "query",
+        "description": "The view URI, such as hub:home (at most once; non-empty printable text of at most 4096 bytes). With 'session' too, it recovers a lost session.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+        },
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "todo": {
+            "value": "hub:todo"
+          },
+          "catalog": {
+            "value": "hub:catalog"
+          }
+        }
+      },
+      "sessionQuery": {
+        "name": "session",
+        "in": "query",
+        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it. The Hub-Session request header may name the session instead (400 session_mismatch when both name different sessions).",
+        "schema": {
+          "type": "string",
+          "maxLength": 128
+        }
+      },
+      "sessionQueryOrHeader": {
+        "name": "session",
+        "in": "query",
+        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it. Required unless the Hub-Session request header names the session (400 missing_session without either; 400 session_mismatch when both name different sessions).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128
+        }
+      },
+      "HubSessionHeader": {
+        "name": "Hub-Session",
+        "in": "header",
+        "required": false,
+        "description": "The session token, sent back as received in the Hub-Session response header (at most once). Names the session like the endpoint's own 'session' (query or body), which it may replace; both naming different sessions is 400 session_mismatch. Load balancers hash on its first 22 characters (the session id) to keep a session on one replica; any replica rebuilds a session it does not hold.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "uriQueryRequired": {
+        "name": "uri",
+        "in": "query",
+        "required": true,
+        "description": "The view URI, such as hub:home (at most once; non-empty printable text of at most 4096 bytes).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+        },
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "food": {
+            "value": "hub:food"
+          }
+        }
+      },
+      "uriQueryPreview": {
+        "name": "uri",
+        "in": "query",
+        "description": "The view URI to preview (at most once; non-empty printable text of at most 4096 bytes); without it, the page lists the features.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+        },
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "todo": {
+            "value": "hub:todo"
+          }
+        }
+      },
+      "HubConnectivity": {
+        "name": "Hub-Connectivity",
+        "in": "header",
+        "required": false,
+        "description": "online (default) or offline; a change reloads the session from its initial content. Any other value counts as online.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "AcceptLanguage": {
+        "name": "Accept-Language",
+        "in": "header",
+        "required": false,
+        "description": "Languages for operations and localized titles (RFC 9110 12.5.4).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubClient": {
+        "name": "Hub-Client",
+        "in": "header",
+        "required": false,
+        "description": "<platform>/<version> of the client.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubComponents": {
+        "name": "Hub-Components",
+        "in": "header",
+        "required": false,
+        "description": "Comma-separated ns:name components the client renders; others get their category's fallback.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubToggle": {
+        "name": "Hub-Toggle",
+        "in": "header",
+        "required": false,
+        "description": "name=value: a QA override of a toggle (when allowToggleOverride).",
+        "schema": {
+          "type": "string"
         }
       },
       "HubClientId": {
@@ -70,290 +354,6 @@ extension ContractDocuments {
         }
       }
     },
-    "headers": {
-      "HubSession": {
-        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "ETag": {
-        "description": "Strong ETag of the view (weak, W/, for the gzip-encoded body).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "ServerTiming": {
-        "description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubVersion": {
-        "description": "The session's view version.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "RetryAfter": {
-        "description": "Seconds to wait before retrying.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "XRequestId": {
-        "description": "The request id.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "Allow": {
-        "description": "The methods the route allows.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "ContentSecurityPolicy": {
-        "description": "Only the page's own inline style and script (by hash), same-origin requests and http(s) images.",
-        "schema": {
-          "type": "string"
-        }
-      }
-    },
-    "responses": {
-      "Transport400": {
-        "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "invalid_request_line",
-                        "invalid_method",
-                        "invalid_target",
-                        "invalid_version",
-                        "missing_host",
-                        "duplicate_host",
-                        "invalid_host",
-                        "obs_fold",
-                        "invalid_header",
-                        "invalid_header_name",
-                        "invalid_header_value",
-                        "bare_lf",
-                        "ambiguous_framing",
-                        "invalid_transfer_encoding",
-                        "duplicate_content_length",
-                        "invalid_content_length",
-                        "invalid_chunk",
-                        "invalid_query",
-                        "invalid_path"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport405": {
-        "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          },
-          "Allow": {
-            "$ref": "#/components/headers/Allow"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "method_not_allowed"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport408": {
-        "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "header_timeout",
-                        "body_timeout"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport413": {
-        "description": "Rejected by the HTTP layer. Codes: body_too_large.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "body_too_large"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport414": {
-        "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "request_line_too_long"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport417": {
-        "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "expectation_failed"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport431": {
-        "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "headers_too_large",
-                        "too_many_headers"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport501": {
-        "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
 
 """#
 }

@@ -2,8 +2,328 @@
 // docs/view-model.schema.json. Do not edit: run `python3 Tools/contracts.py`.
 
 extension ContractDocuments {
-    /// Lines 3501 to 3574 of ``openAPI``.
+    /// Lines 3501 to 3850 of ``openAPI``.
     static let openAPI11 = #"""
+    "headers": {
+      "HubSession": {
+        "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "ETag": {
+        "description": "Strong ETag of the view (weak, W/, for the gzip-encoded body).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "DocumentETag": {
+        "description": "Strong ETag of the body (weak, W/, for the gzip-encoded body): send it back in If-None-Match to revalidate (304).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "CacheControl": {
+        "description": "How caches may keep the response: private, no-cache (views: revalidate with the ETag), no-cache (GET /features, GET /preview: change with a config reload), public, max-age=300 (the contract documents), no-store (health, readiness, metrics, action results, problems).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "ServerTiming": {
+        "description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubVersion": {
+        "description": "The session's view version.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "RetryAfter": {
+        "description": "Seconds to wait before retrying.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "XRequestId": {
+        "description": "The request id.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "Allow": {
+        "description": "The methods the route allows.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "ContentSecurityPolicy": {
+        "description": "Only the page's own inline style and script (by hash), same-origin requests and http(s) images.",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "responses": {
+      "Transport400": {
+        "description": "Rejected by the HTTP layer. Codes: invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "invalid_request_line",
+                        "invalid_method",
+                        "invalid_target",
+                        "invalid_version",
+                        "missing_host",
+                        "duplicate_host",
+                        "invalid_host",
+                        "obs_fold",
+                        "invalid_header",
+                        "invalid_header_name",
+                        "invalid_header_value",
+                        "bare_lf",
+                        "ambiguous_framing",
+                        "invalid_transfer_encoding",
+                        "duplicate_content_length",
+                        "invalid_content_length",
+                        "invalid_chunk",
+                        "invalid_query",
+                        "invalid_path"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport405": {
+        "description": "Rejected by the HTTP layer. Codes: method_not_allowed.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          },
+          "Allow": {
+            "$ref": "#/components/headers/Allow"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "method_not_allowed"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport408": {
+        "description": "Rejected by the HTTP layer. Codes: header_timeout, body_timeout.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "header_timeout",
+                        "body_timeout"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport413": {
+        "description": "Rejected by the HTTP layer. Codes: body_too_large.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "body_too_large"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport414": {
+        "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "request_line_too_long"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport417": {
+        "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "expectation_failed"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport431": {
+        "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "headers_too_large",
+                        "too_many_headers"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport501": {
+        "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
                 {
                   "properties": {
                     "code": {
@@ -22,6 +342,9 @@ extension ContractDocuments {
       "Transport503": {
         "description": "Rejected by the HTTP layer. Codes: connection_limit.",
         "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
           "X-Request-Id": {
             "$ref": "#/components/headers/XRequestId"
           }
@@ -31,53 +354,6 @@ extension ContractDocuments {
             "schema": {
               "allOf": [
                 {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "connection_limit"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport505": {
-        "description": "Rejected by the HTTP layer. Codes: version_not_supported.",
-        "headers": {
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "version_not_supported"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      }
-    }
-  }
-}
 
 """#
 }

@@ -4,6 +4,27 @@
 extension ContractDocuments {
     /// Lines 351 to 700 of ``openAPI``.
     static let openAPI2 = #"""
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      },
+      "head": {
+        "operationId": "headView",
+        "summary": "GET /view without the body; with uri it opens no session",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/uriQuery"
+          },
+          {
+            "$ref": "#/components/parameters/sessionQuery"
           },
           {
             "$ref": "#/components/parameters/HubSessionHeader"
@@ -52,6 +73,9 @@ extension ContractDocuments {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
               },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "Server-Timing": {
                 "$ref": "#/components/headers/ServerTiming"
               },
@@ -68,12 +92,18 @@ extension ContractDocuments {
             "headers": {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
           "400": {
             "description": "The query is invalid, or it and the Hub-Session header name different sessions. Codes: missing_uri, invalid_uri, duplicate_parameter, session_mismatch, unsafe_url, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -125,6 +155,9 @@ extension ContractDocuments {
           "404": {
             "description": "No feature matches, or the session is unknown. Codes: feature_not_found, session_not_found.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -172,6 +205,9 @@ extension ContractDocuments {
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -206,6 +242,9 @@ extension ContractDocuments {
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -237,6 +276,9 @@ extension ContractDocuments {
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -292,6 +334,9 @@ extension ContractDocuments {
           "204": {
             "description": "Ended.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -300,60 +345,15 @@ extension ContractDocuments {
           "400": {
             "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
             },
             "content": {
               "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "missing_session",
-                            "duplicate_parameter",
-                            "session_mismatch",
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "No such session. Codes: session_not_found.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
 
 """#
 }

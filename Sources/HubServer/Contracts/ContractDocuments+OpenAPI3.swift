@@ -4,6 +4,57 @@
 extension ContractDocuments {
     /// Lines 701 to 1050 of ``openAPI``.
     static let openAPI3 = #"""
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "missing_session",
+                            "duplicate_parameter",
+                            "session_mismatch",
+                            "invalid_request_line",
+                            "invalid_method",
+                            "invalid_target",
+                            "invalid_version",
+                            "missing_host",
+                            "duplicate_host",
+                            "invalid_host",
+                            "obs_fold",
+                            "invalid_header",
+                            "invalid_header_name",
+                            "invalid_header_value",
+                            "bare_lf",
+                            "ambiguous_framing",
+                            "invalid_transfer_encoding",
+                            "duplicate_content_length",
+                            "invalid_content_length",
+                            "invalid_chunk",
+                            "invalid_query",
+                            "invalid_path"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such session. Codes: session_not_found.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
               "application/problem+json": {
                 "schema": {
                   "allOf": [
@@ -103,6 +154,9 @@ extension ContractDocuments {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
               },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "Server-Timing": {
                 "$ref": "#/components/headers/ServerTiming"
               },
@@ -127,6 +181,9 @@ extension ContractDocuments {
               "ETag": {
                 "$ref": "#/components/headers/ETag"
               },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -135,6 +192,9 @@ extension ContractDocuments {
           "400": {
             "description": "The query is invalid. Codes: missing_uri, invalid_uri, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -184,6 +244,9 @@ extension ContractDocuments {
           "404": {
             "description": "No feature matches the URI. Codes: feature_not_found.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -230,6 +293,9 @@ extension ContractDocuments {
           "500": {
             "description": "The feature has no operations or no initial content. Codes: no_operations, no_view_model, internal_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -288,72 +354,6 @@ extension ContractDocuments {
           },
           {
             "$ref": "#/components/parameters/HubClient"
-          },
-          {
-            "$ref": "#/components/parameters/HubComponents"
-          },
-          {
-            "$ref": "#/components/parameters/HubToggle"
-          },
-          {
-            "$ref": "#/components/parameters/HubClientId"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptEncoding"
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "$ref": "#/components/schemas/NextPageRequest"
-              }
-            }
-          }
-        },
-        "responses": {
-          "200": {
-            "description": "The view model.",
-            "headers": {
-              "Hub-Session": {
-                "$ref": "#/components/headers/HubSession"
-              },
-              "ETag": {
-                "$ref": "#/components/headers/ETag"
-              },
-              "Server-Timing": {
-                "$ref": "#/components/headers/ServerTiming"
-              },
-              "Hub-Version": {
-                "$ref": "#/components/headers/HubVersion"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/ViewModel"
-                }
-              }
-            }
-          },
-          "304": {
-            "description": "Not modified: If-None-Match matched.",
-            "headers": {
-              "ETag": {
-                "$ref": "#/components/headers/ETag"
 
 """#
 }

@@ -4,6 +4,78 @@
 extension ContractDocuments {
     /// Lines 1051 to 1400 of ``openAPI``.
     static let openAPI4 = #"""
+          },
+          {
+            "$ref": "#/components/parameters/HubComponents"
+          },
+          {
+            "$ref": "#/components/parameters/HubToggle"
+          },
+          {
+            "$ref": "#/components/parameters/HubClientId"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NextPageRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The view model.",
+            "headers": {
+              "Hub-Session": {
+                "$ref": "#/components/headers/HubSession"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "Server-Timing": {
+                "$ref": "#/components/headers/ServerTiming"
+              },
+              "Hub-Version": {
+                "$ref": "#/components/headers/HubVersion"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ViewModel"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
@@ -13,6 +85,9 @@ extension ContractDocuments {
           "400": {
             "description": "The body is not valid JSON, the client's values would take a remote URL out of bounds, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -63,6 +138,9 @@ extension ContractDocuments {
           "404": {
             "description": "No such session. Codes: session_not_found.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -103,6 +181,9 @@ extension ContractDocuments {
           "415": {
             "description": "The body is not application/json, or names a charset other than UTF-8. Codes: unsupported_media_type.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -134,6 +215,9 @@ extension ContractDocuments {
           "422": {
             "description": "Valid JSON of the wrong shape, or no session in the body or the Hub-Session header. Codes: invalid_body.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -165,6 +249,9 @@ extension ContractDocuments {
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -199,6 +286,9 @@ extension ContractDocuments {
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -230,6 +320,9 @@ extension ContractDocuments {
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -261,99 +354,6 @@ extension ContractDocuments {
           }
         }
       }
-    },
-    "/view/events": {
-      "get": {
-        "operationId": "getViewEvents",
-        "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
-        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/sessionQueryOrHeader"
-          },
-          {
-            "$ref": "#/components/parameters/HubSessionHeader"
-          },
-          {
-            "$ref": "#/components/parameters/LastEventID"
-          },
-          {
-            "$ref": "#/components/parameters/HubComponents"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptEncoding"
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The event stream; each event's data is a view model (application/json).",
-            "headers": {
-              "Hub-Session": {
-                "$ref": "#/components/headers/HubSession"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "text/event-stream": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
-          },
-          "400": {
-            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "missing_session",
-                            "duplicate_parameter",
-                            "session_mismatch",
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
 
 """#
 }

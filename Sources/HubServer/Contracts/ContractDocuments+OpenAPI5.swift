@@ -4,6 +4,105 @@
 extension ContractDocuments {
     /// Lines 1401 to 1750 of ``openAPI``.
     static let openAPI5 = #"""
+    },
+    "/view/events": {
+      "get": {
+        "operationId": "getViewEvents",
+        "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
+        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/sessionQueryOrHeader"
+          },
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
+            "$ref": "#/components/parameters/LastEventID"
+          },
+          {
+            "$ref": "#/components/parameters/HubComponents"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The event stream; each event's data is a view model (application/json).",
+            "headers": {
+              "Hub-Session": {
+                "$ref": "#/components/headers/HubSession"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "missing_session",
+                            "duplicate_parameter",
+                            "session_mismatch",
+                            "invalid_request_line",
+                            "invalid_method",
+                            "invalid_target",
+                            "invalid_version",
+                            "missing_host",
+                            "duplicate_host",
+                            "invalid_host",
+                            "obs_fold",
+                            "invalid_header",
+                            "invalid_header_name",
+                            "invalid_header_value",
+                            "bare_lf",
+                            "ambiguous_framing",
+                            "invalid_transfer_encoding",
+                            "duplicate_content_length",
+                            "invalid_content_length",
+                            "invalid_chunk",
+                            "invalid_query",
+                            "invalid_path"
+                          ]
+                        }
                       }
                     }
                   ]
@@ -14,6 +113,9 @@ extension ContractDocuments {
           "404": {
             "description": "No such session. Codes: session_not_found.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -57,6 +159,9 @@ extension ContractDocuments {
           "429": {
             "description": "Too many streams for this session (Retry-After: 10). Codes: too_many_streams.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               },
@@ -94,6 +199,9 @@ extension ContractDocuments {
           "503": {
             "description": "Too many streams on this server (Retry-After: 30). Codes: stream_limit, connection_limit.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               },
@@ -191,6 +299,9 @@ extension ContractDocuments {
               "Hub-Version": {
                 "$ref": "#/components/headers/HubVersion"
               },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -237,122 +348,11 @@ extension ContractDocuments {
           "400": {
             "description": "The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, invalid_uri, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_json",
-                            "invalid_uri",
-                            "unsafe_url",
-                            "session_mismatch",
-                            "duplicate_parameter",
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "Unknown session (without uri), feature, action or component. Codes: session_not_found, feature_not_found, action_not_found, component_not_found.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "session_not_found",
-                            "feature_not_found",
-                            "action_not_found",
-                            "component_not_found"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "415": {
-            "description": "The body is not application/json, or names a charset other than UTF-8. Codes: unsupported_media_type.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "unsupported_media_type"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
               }
 
 """#

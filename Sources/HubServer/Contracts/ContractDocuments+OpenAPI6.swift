@@ -4,6 +4,126 @@
 extension ContractDocuments {
     /// Lines 1751 to 2100 of ``openAPI``.
     static let openAPI6 = #"""
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_json",
+                            "invalid_uri",
+                            "unsafe_url",
+                            "session_mismatch",
+                            "duplicate_parameter",
+                            "invalid_request_line",
+                            "invalid_method",
+                            "invalid_target",
+                            "invalid_version",
+                            "missing_host",
+                            "duplicate_host",
+                            "invalid_host",
+                            "obs_fold",
+                            "invalid_header",
+                            "invalid_header_name",
+                            "invalid_header_value",
+                            "bare_lf",
+                            "ambiguous_framing",
+                            "invalid_transfer_encoding",
+                            "duplicate_content_length",
+                            "invalid_content_length",
+                            "invalid_chunk",
+                            "invalid_query",
+                            "invalid_path"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "Unknown session (without uri), feature, action or component. Codes: session_not_found, feature_not_found, action_not_found, component_not_found.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "session_not_found",
+                            "feature_not_found",
+                            "action_not_found",
+                            "component_not_found"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "415": {
+            "description": "The body is not application/json, or names a charset other than UTF-8. Codes: unsupported_media_type.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "unsupported_media_type"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
             }
           },
           "417": {
@@ -12,6 +132,9 @@ extension ContractDocuments {
           "422": {
             "description": "Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action nor component). Codes: invalid_body.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -43,6 +166,9 @@ extension ContractDocuments {
           "500": {
             "description": "The chain failed without an upstream (the last operation's error), or produced no view. Codes: operation_failed, no_operations, no_view_model, internal_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -77,6 +203,9 @@ extension ContractDocuments {
           "502": {
             "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -108,6 +237,9 @@ extension ContractDocuments {
           "504": {
             "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -159,6 +291,9 @@ extension ContractDocuments {
           "200": {
             "description": "Alive.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -219,141 +354,6 @@ extension ContractDocuments {
             "$ref": "#/components/parameters/XRequestId"
           }
         ],
-        "responses": {
-          "200": {
-            "description": "Ready.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Ready"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "description": "Draining. Codes: not_ready, connection_limit.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              },
-              "Retry-After": {
-                "$ref": "#/components/headers/RetryAfter"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "not_ready",
-                            "connection_limit"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/metrics": {
-      "get": {
-        "operationId": "getMetrics",
-        "summary": "Prometheus text exposition (format 0.0.4)",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "Metrics.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "text/plain; version=0.0.4; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
 
 """#
 }

@@ -4,6 +4,150 @@
 extension ContractDocuments {
     /// Lines 2101 to 2450 of ``openAPI``.
     static let openAPI7 = #"""
+        "responses": {
+          "200": {
+            "description": "Ready.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Ready"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "description": "Draining. Codes: not_ready, connection_limit.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "not_ready",
+                            "connection_limit"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "getMetrics",
+        "summary": "Prometheus text exposition (format 0.0.4)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Metrics.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "text/plain; version=0.0.4; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
           },
           "505": {
             "$ref": "#/components/responses/Transport505"
@@ -15,7 +159,14 @@ extension ContractDocuments {
       "get": {
         "operationId": "getFeatures",
         "summary": "Registered features",
+        "description": "Cache-Control: no-cache with an ETag: the list changes with a config reload; revalidate with If-None-Match (304 while it is unchanged).",
         "parameters": [
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
           {
             "$ref": "#/components/parameters/traceparent"
           },
@@ -30,6 +181,12 @@ extension ContractDocuments {
           "200": {
             "description": "Features in order.",
             "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -39,6 +196,20 @@ extension ContractDocuments {
                 "schema": {
                   "$ref": "#/components/schemas/Features"
                 }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
               }
             }
           },
@@ -85,6 +256,12 @@ extension ContractDocuments {
             "$ref": "#/components/parameters/uriQueryPreview"
           },
           {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
             "$ref": "#/components/parameters/traceparent"
           },
           {
@@ -96,8 +273,14 @@ extension ContractDocuments {
         ],
         "responses": {
           "200": {
-            "description": "The page.",
+            "description": "The page (Cache-Control: no-cache, with an ETag: it changes with a config reload).",
             "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "Content-Security-Policy": {
                 "$ref": "#/components/headers/ContentSecurityPolicy"
               },
@@ -113,9 +296,26 @@ extension ContractDocuments {
               }
             }
           },
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
           "400": {
             "description": "The query is invalid. Codes: invalid_uri, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -154,206 +354,6 @@ extension ContractDocuments {
                             "invalid_path"
                           ]
                         }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "No feature matches the URI. Codes: feature_not_found.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "feature_not_found"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/openapi.json": {
-      "get": {
-        "operationId": "getOpenAPI",
-        "summary": "This document",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "OpenAPI 3.1.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/schema/view-model.json": {
-      "get": {
-        "operationId": "getViewModelSchema",
-        "summary": "The view-model JSON Schema (2020-12)",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The schema.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/schema+json": {
-                "schema": {
-                  "type": "object"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/schema/config/{file}": {
-      "get": {
-        "operationId": "getConfigSchema",
-        "summary": "A config file's JSON Schema (2020-12), as in docs/schema/",
-        "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
-        "parameters": [
-          {
 
 """#
 }

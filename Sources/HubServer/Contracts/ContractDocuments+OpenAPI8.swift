@@ -4,53 +4,19 @@
 extension ContractDocuments {
     /// Lines 2451 to 2800 of ``openAPI``.
     static let openAPI8 = #"""
-            "name": "file",
-            "in": "path",
-            "required": true,
-            "description": "The schema's file name.",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "actions.json",
-                "custom-schema.json",
-                "feature.json",
-                "server.json",
-                "toggles.json"
-              ]
-            }
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The schema.",
-            "headers": {
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/schema+json": {
-                "schema": {
-                  "type": "object"
+                      }
+                    }
+                  ]
                 }
               }
             }
           },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
           "404": {
-            "description": "No config schema by that name (or no name). Codes: schema_not_found, route_not_found.",
+            "description": "No feature matches the URI. Codes: feature_not_found.",
             "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
@@ -66,8 +32,7 @@ extension ContractDocuments {
                       "properties": {
                         "code": {
                           "enum": [
-                            "schema_not_found",
-                            "route_not_found"
+                            "feature_not_found"
                           ]
                         }
                       }
@@ -106,254 +71,289 @@ extension ContractDocuments {
           }
         }
       }
-    }
-  },
-  "components": {
-    "schemas": {
-      "JSONValue": {
-        "description": "Any JSON value. The server's parser also requires numbers within the finite double range (integers beyond 64 bits are read as doubles; a literal that rounds to infinity is 400 invalid_json), valid Unicode strings and nesting within limits.jsonDepth. The range is not a minimum/maximum here: a decimal literal just past the bound still rounds to the largest double, so no bound states it exactly.",
-        "type": [
-          "null",
-          "boolean",
-          "string",
-          "number",
-          "array",
-          "object"
-        ],
-        "items": {
-          "$ref": "#/components/schemas/JSONValue"
-        },
-        "additionalProperties": {
-          "$ref": "#/components/schemas/JSONValue"
-        }
-      },
-      "Problem": {
-        "type": "object",
-        "description": "RFC 9457 problem details with a stable code.",
-        "required": [
-          "type",
-          "title",
-          "status",
-          "detail",
-          "code"
-        ],
-        "properties": {
-          "type": {
-            "type": "string"
+    },
+    "/openapi.json": {
+      "get": {
+        "operationId": "getOpenAPI",
+        "summary": "This document",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
           },
-          "title": {
-            "type": "string"
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
           },
-          "status": {
-            "type": "integer"
+          {
+            "$ref": "#/components/parameters/traceparent"
           },
-          "detail": {
-            "type": "string"
+          {
+            "$ref": "#/components/parameters/tracestate"
           },
-          "code": {
-            "type": "string"
+          {
+            "$ref": "#/components/parameters/XRequestId"
           }
-        }
-      },
-      "ActionRequest": {
-        "type": "object",
-        "additionalProperties": false,
-        "description": "Give session (here or as the Hub-Session request header) or uri, or both (uri recovers a lost session), and action or component (or both). OpenAPI cannot tie a body field to a header, so 'one of session, the header or uri' is not in this schema: without any the answer is 422 invalid_body.",
-        "properties": {
-          "session": {
-            "type": "string"
-          },
-          "uri": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 512,
-            "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
-          },
-          "action": {
-            "type": "string",
-            "pattern": "^[^:]+:[^:]+$",
-            "description": "namespace:name (exactly one ':')"
-          },
-          "component": {
-            "type": "string",
-            "description": "A component id: its target.actions are tried in order."
-          },
-          "custom": {
-            "type": "object",
-            "additionalProperties": {
-              "$ref": "#/components/schemas/JSONValue"
+        ],
+        "responses": {
+          "200": {
+            "description": "OpenAPI 3.1 (Cache-Control: public, max-age=300).",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
             },
-            "description": "Action data."
-          }
-        },
-        "anyOf": [
-          {
-            "required": [
-              "action"
-            ]
-          },
-          {
-            "required": [
-              "component"
-            ]
-          }
-        ],
-        "examples": [
-          {
-            "uri": "hub:todo",
-            "action": "todo:add",
-            "custom": {
-              "title": "Ship it"
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
             }
-          }
-        ]
-      },
-      "ActionResponse": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": [
-          "performed",
-          "view"
-        ],
-        "properties": {
-          "performed": {
-            "type": "boolean"
           },
-          "view": {
-            "$ref": "#/components/schemas/ViewModel"
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
           }
         }
-      },
-      "NextPageRequest": {
-        "type": "object",
-        "description": "The session, here or as the Hub-Session request header (one of them is required: 422 invalid_body without either).",
-        "properties": {
-          "session": {
-            "type": "string"
+      }
+    },
+    "/schema/view-model.json": {
+      "get": {
+        "operationId": "getViewModelSchema",
+        "summary": "The view-model JSON Schema (2020-12)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
           }
-        },
-        "additionalProperties": false
-      },
-      "Health": {
-        "type": "object",
-        "required": [
-          "status",
-          "uptimeSeconds",
-          "sessions",
-          "version"
         ],
-        "properties": {
-          "status": {
-            "const": "ok"
+        "responses": {
+          "200": {
+            "description": "The schema (Cache-Control: public, max-age=300).",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/schema+json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
           },
-          "uptimeSeconds": {
-            "type": "integer",
-            "minimum": 0
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
           },
-          "sessions": {
-            "type": "integer",
-            "minimum": 0
+          "400": {
+            "$ref": "#/components/responses/Transport400"
           },
-          "version": {
-            "type": "string"
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
           }
         }
-      },
-      "Ready": {
-        "type": "object",
-        "required": [
-          "status"
-        ],
-        "properties": {
-          "status": {
-            "const": "ready"
+      }
+    },
+    "/schema/config/{file}": {
+      "get": {
+        "operationId": "getConfigSchema",
+        "summary": "A config file's JSON Schema (2020-12), as in docs/schema/",
+        "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
+        "parameters": [
+          {
+            "name": "file",
+            "in": "path",
+            "required": true,
+            "description": "The schema's file name.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "actions.json",
+                "custom-schema.json",
+                "feature.json",
+                "server.json",
+                "toggles.json"
+              ]
+            }
+          },
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
           }
-        }
-      },
-      "Features": {
-        "type": "object",
-        "required": [
-          "features"
         ],
-        "properties": {
-          "features": {
-            "type": "array",
-            "items": {
-              "type": "object",
-              "required": [
-                "id",
-                "title",
-                "predicate",
-                "operations",
-                "reload"
-              ],
-              "properties": {
-                "id": {
-                  "type": "string"
-                },
-                "title": {
-                  "type": "string"
-                },
-                "predicate": {
-                  "type": "string"
-                },
-                "operations": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                },
-                "reload": {
-                  "oneOf": [
+        "responses": {
+          "200": {
+            "description": "The schema (Cache-Control: public, max-age=300).",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/schema+json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "404": {
+            "description": "No config schema by that name (or no name). Codes: schema_not_found, route_not_found.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
                     {
-                      "enum": [
-                        "always",
-                        "never"
-                      ]
+                      "$ref": "#/components/schemas/Problem"
                     },
                     {
-                      "type": "object",
-                      "required": [
-                        "maxAgeSeconds"
-                      ],
                       "properties": {
-                        "maxAgeSeconds": {
-                          "type": "integer"
+                        "code": {
+                          "enum": [
+                            "schema_not_found",
+                            "route_not_found"
+                          ]
                         }
-                      }
-                    }
-                  ]
-                },
-                "schema": {
-                  "type": "string"
-                },
-                "toggles": {
-                  "type": "array",
-                  "minItems": 1,
-                  "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only when server.json allowToggleOverride is true (the default).",
-                  "items": {
-                    "type": "object",
-                    "required": [
-                      "name",
-                      "values",
-                      "default"
-                    ],
-                    "properties": {
-                      "name": {
-                        "type": "string"
-                      },
-                      "values": {
-                        "type": "array",
-                        "items": {
-                          "type": "string"
-                        }
-                      },
-                      "default": {
-                        "type": "string"
-                      }
-                    }
-                  }
-                }
 
 """#
 }

@@ -4,6 +4,290 @@
 extension ContractDocuments {
     /// Lines 2801 to 3150 of ``openAPI``.
     static let openAPI9 = #"""
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    }
+  },
+  "components": {
+    "schemas": {
+      "JSONValue": {
+        "description": "Any JSON value. The server's parser also requires numbers within the finite double range (integers beyond 64 bits are read as doubles; a literal that rounds to infinity is 400 invalid_json), valid Unicode strings and nesting within limits.jsonDepth. The range is not a minimum/maximum here: a decimal literal just past the bound still rounds to the largest double, so no bound states it exactly.",
+        "type": [
+          "null",
+          "boolean",
+          "string",
+          "number",
+          "array",
+          "object"
+        ],
+        "items": {
+          "$ref": "#/components/schemas/JSONValue"
+        },
+        "additionalProperties": {
+          "$ref": "#/components/schemas/JSONValue"
+        }
+      },
+      "Problem": {
+        "type": "object",
+        "description": "RFC 9457 problem details with a stable code.",
+        "required": [
+          "type",
+          "title",
+          "status",
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "type": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "integer"
+          },
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string"
+          }
+        }
+      },
+      "ActionRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Give session (here or as the Hub-Session request header) or uri, or both (uri recovers a lost session), and action or component (or both). OpenAPI cannot tie a body field to a header, so 'one of session, the header or uri' is not in this schema: without any the answer is 422 invalid_body.",
+        "properties": {
+          "session": {
+            "type": "string"
+          },
+          "uri": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 512,
+            "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+          },
+          "action": {
+            "type": "string",
+            "pattern": "^[^:]+:[^:]+$",
+            "description": "namespace:name (exactly one ':')"
+          },
+          "component": {
+            "type": "string",
+            "description": "A component id: its target.actions are tried in order."
+          },
+          "custom": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/JSONValue"
+            },
+            "description": "Action data."
+          }
+        },
+        "anyOf": [
+          {
+            "required": [
+              "action"
+            ]
+          },
+          {
+            "required": [
+              "component"
+            ]
+          }
+        ],
+        "examples": [
+          {
+            "uri": "hub:todo",
+            "action": "todo:add",
+            "custom": {
+              "title": "Ship it"
+            }
+          }
+        ]
+      },
+      "ActionResponse": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "performed",
+          "view"
+        ],
+        "properties": {
+          "performed": {
+            "type": "boolean"
+          },
+          "view": {
+            "$ref": "#/components/schemas/ViewModel"
+          }
+        }
+      },
+      "NextPageRequest": {
+        "type": "object",
+        "description": "The session, here or as the Hub-Session request header (one of them is required: 422 invalid_body without either).",
+        "properties": {
+          "session": {
+            "type": "string"
+          }
+        },
+        "additionalProperties": false
+      },
+      "Health": {
+        "type": "object",
+        "required": [
+          "status",
+          "uptimeSeconds",
+          "sessions",
+          "version"
+        ],
+        "properties": {
+          "status": {
+            "const": "ok"
+          },
+          "uptimeSeconds": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "sessions": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "version": {
+            "type": "string"
+          }
+        }
+      },
+      "Ready": {
+        "type": "object",
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "const": "ready"
+          }
+        }
+      },
+      "Features": {
+        "type": "object",
+        "required": [
+          "features"
+        ],
+        "properties": {
+          "features": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "title",
+                "predicate",
+                "operations",
+                "reload"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "title": {
+                  "type": "string"
+                },
+                "predicate": {
+                  "type": "string"
+                },
+                "operations": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "reload": {
+                  "oneOf": [
+                    {
+                      "enum": [
+                        "always",
+                        "never"
+                      ]
+                    },
+                    {
+                      "type": "object",
+                      "required": [
+                        "maxAgeSeconds"
+                      ],
+                      "properties": {
+                        "maxAgeSeconds": {
+                          "type": "integer"
+                        }
+                      }
+                    }
+                  ]
+                },
+                "schema": {
+                  "type": "string"
+                },
+                "toggles": {
+                  "type": "array",
+                  "minItems": 1,
+                  "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only when server.json allowToggleOverride is true (the default).",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "name",
+                      "values",
+                      "default"
+                    ],
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      },
+                      "default": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
               }
             }
           }
@@ -70,290 +354,6 @@ extension ContractDocuments {
         "type": "object",
         "description": "A component model. 'id' is unique within its list (a component without one gets a deterministic id such as 'UnknownComponent:body.0'); 'component' is always present.",
         "additionalProperties": false,
-        "required": [
-          "id",
-          "component"
-        ],
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The component identifier."
-          },
-          "group": {
-            "type": "string",
-            "description": "The group identifier."
-          },
-          "component": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": [
-              "id",
-              "category"
-            ],
-            "properties": {
-              "id": {
-                "$ref": "#/components/schemas/ComponentIdentifier"
-              },
-              "category": {
-                "type": "string",
-                "description": "The component category (the fallback family)."
-              }
-            }
-          },
-          "text": {
-            "type": "object",
-            "minProperties": 1,
-            "additionalProperties": false,
-            "properties": {
-              "title": {
-                "type": "string"
-              },
-              "subtitle": {
-                "type": "string"
-              },
-              "accessory": {
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              }
-            }
-          },
-          "images": {
-            "type": "object",
-            "minProperties": 1,
-            "additionalProperties": false,
-            "properties": {
-              "main": {
-                "$ref": "#/components/schemas/Image"
-              },
-              "background": {
-                "$ref": "#/components/schemas/Image"
-              },
-              "icon": {
-                "type": "string",
-                "description": "An icon name, kept as a plain string."
-              },
-              "custom": {
-                "type": "object",
-                "minProperties": 1,
-                "additionalProperties": {
-                  "$ref": "#/components/schemas/Image"
-                }
-              }
-            }
-          },
-          "target": {
-            "$ref": "#/components/schemas/Target"
-          },
-          "metadata": {
-            "type": "object",
-            "minProperties": 1,
-            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
-          },
-          "logging": {
-            "type": "object",
-            "minProperties": 1,
-            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
-          },
-          "custom": {
-            "type": "object",
-            "minProperties": 1,
-            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
-          },
-          "children": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-              "$ref": "#/components/schemas/Component"
-            }
-          }
-        }
-      },
-      "Image": {
-        "type": "object",
-        "minProperties": 1,
-        "additionalProperties": false,
-        "properties": {
-          "uri": {
-            "type": "string",
-            "description": "The image URL."
-          },
-          "placeholder": {
-            "type": "string",
-            "description": "A placeholder icon name, kept as a plain string."
-          },
-          "local": {
-            "type": "string",
-            "description": "The name of an image bundled with the app."
-          },
-          "custom": {
-            "type": "object",
-            "minProperties": 1,
-            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
-          }
-        }
-      },
-      "Target": {
-        "type": "object",
-        "minProperties": 1,
-        "additionalProperties": false,
-        "properties": {
-          "uri": {
-            "type": "string",
-            "description": "Where selecting the component navigates."
-          },
-          "view": {
-            "$ref": "#/components/schemas/NonEmptyViewModel"
-          },
-          "actions": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-              "$ref": "#/components/schemas/ComponentIdentifier"
-            }
-          },
-          "custom": {
-            "type": "object",
-            "minProperties": 1,
-            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
-          }
-        }
-      }
-    },
-    "parameters": {
-      "uriQuery": {
-        "name": "uri",
-        "in": "query",
-        "description": "The view URI, such as hub:home (at most once; non-empty printable text of at most 4096 bytes). With 'session' too, it recovers a lost session.",
-        "schema": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 512,
-          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
-        },
-        "examples": {
-          "home": {
-            "value": "hub:home"
-          },
-          "todo": {
-            "value": "hub:todo"
-          },
-          "catalog": {
-            "value": "hub:catalog"
-          }
-        }
-      },
-      "sessionQuery": {
-        "name": "session",
-        "in": "query",
-        "description": "A session token from Hub-Session (at most once); a session this process does not hold is rebuilt from it. The Hub-Session request header may name the session instead (400 session_mismatch when both name different sessions).",
-        "schema": {
-          "type": "string",
-          "maxLength": 128
-        }
-      },
-      "sessionQueryOrHeader": {
-        "name": "session",
-        "in": "query",
-        "description": "A session token from Hub-Session (at most once, non-empty); a session this process does not hold is rebuilt from it. Required unless the Hub-Session request header names the session (400 missing_session without either; 400 session_mismatch when both name different sessions).",
-        "schema": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 128
-        }
-      },
-      "HubSessionHeader": {
-        "name": "Hub-Session",
-        "in": "header",
-        "required": false,
-        "description": "The session token, sent back as received in the Hub-Session response header (at most once). Names the session like the endpoint's own 'session' (query or body), which it may replace; both naming different sessions is 400 session_mismatch. Load balancers hash on its first 22 characters (the session id) to keep a session on one replica; any replica rebuilds a session it does not hold.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "uriQueryRequired": {
-        "name": "uri",
-        "in": "query",
-        "required": true,
-        "description": "The view URI, such as hub:home (at most once; non-empty printable text of at most 4096 bytes).",
-        "schema": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 512,
-          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
-        },
-        "examples": {
-          "home": {
-            "value": "hub:home"
-          },
-          "food": {
-            "value": "hub:food"
-          }
-        }
-      },
-      "uriQueryPreview": {
-        "name": "uri",
-        "in": "query",
-        "description": "The view URI to preview (at most once; non-empty printable text of at most 4096 bytes); without it, the page lists the features.",
-        "schema": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 512,
-          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
-        },
-        "examples": {
-          "home": {
-            "value": "hub:home"
-          },
-          "todo": {
-            "value": "hub:todo"
-          }
-        }
-      },
-      "HubConnectivity": {
-        "name": "Hub-Connectivity",
-        "in": "header",
-        "required": false,
-        "description": "online (default) or offline; a change reloads the session from its initial content. Any other value counts as online.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "AcceptLanguage": {
-        "name": "Accept-Language",
-        "in": "header",
-        "required": false,
-        "description": "Languages for operations and localized titles (RFC 9110 12.5.4).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubClient": {
-        "name": "Hub-Client",
-        "in": "header",
-        "required": false,
-        "description": "<platform>/<version> of the client.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubComponents": {
-        "name": "Hub-Components",
-        "in": "header",
-        "required": false,
-        "description": "Comma-separated ns:name components the client renders; others get their category's fallback.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubToggle": {
-        "name": "Hub-Toggle",
-        "in": "header",
-        "required": false,
-        "description": "name=value: a QA override of a toggle (when allowToggleOverride).",
-        "schema": {
-          "type": "string"
 
 """#
 }

@@ -5,7 +5,7 @@
 /// parts, in the `ContractDocuments+*.swift` files next to this one).
 enum ContractDocuments {
     /// `docs/openapi.json`, served at `GET /openapi.json`.
-    static let openAPI = [openAPI1, openAPI2, openAPI3, openAPI4, openAPI5, openAPI6, openAPI7, openAPI8, openAPI9, openAPI10, openAPI11].joined()
+    static let openAPI = [openAPI1, openAPI2, openAPI3, openAPI4, openAPI5, openAPI6, openAPI7, openAPI8, openAPI9, openAPI10, openAPI11, openAPI12].joined()
 
     /// `docs/view-model.schema.json`, served at `GET /schema/view-model.json`.
     static let viewModelSchema = [viewModelSchema1].joined()

@@ -3,33 +3,35 @@ import HubHTTP
 /// `GET /openapi.json`, `GET /schema/view-model.json` and `GET /schema/config/{file}`: the
 /// contract documents, byte for byte `docs/openapi.json`, `docs/view-model.schema.json` and
 /// `docs/schema/*.json` (embedded by `Tools/contracts.py`, so the binary serves them from any
-/// directory).
+/// directory). Fixed for the binary's life: cacheable for 5 minutes, with an ETag (made once) to
+/// revalidate after that.
 struct ContractEndpoints {
-    private static let openAPIBytes = Array(ContractDocuments.openAPI.utf8)
-    private static let viewModelSchemaBytes = Array(ContractDocuments.viewModelSchema.utf8)
-    private static let configSchemaBytes = ConfigSchemaDocuments.byName.mapValues { Array($0.utf8) }
-    private static let configSchemaNames = configSchemaBytes.keys.sorted().joined(separator: ", ")
+    private static let openAPIDocument = Representation(bytes: Array(ContractDocuments.openAPI.utf8))
+    private static let viewModelSchemaDocument = Representation(bytes: Array(ContractDocuments.viewModelSchema.utf8))
+    private static let configSchemaDocuments = ConfigSchemaDocuments.byName.mapValues { Representation(bytes: Array($0.utf8)) }
+    private static let configSchemaNames = configSchemaDocuments.keys.sorted().joined(separator: ", ")
+
+    /// A document's 200: its media type, `public, max-age=300`, the bytes with their ETag.
+    private static func document(_ representation: Representation, type: String) -> HTTPResponse {
+        HTTPResponse(
+            status: .ok, headers: ["Content-Type": type, "Cache-Control": "public, max-age=300"],
+            body: .representation(representation))
+    }
 
     nonisolated(nonsending) func openAPI(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        HTTPResponse(
-            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "public, max-age=300"],
-            body: .bytes(Self.openAPIBytes))
+        Self.document(Self.openAPIDocument, type: "application/json")
     }
 
     nonisolated(nonsending) func viewModelSchema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        HTTPResponse(
-            status: .ok, headers: ["Content-Type": "application/schema+json", "Cache-Control": "public, max-age=300"],
-            body: .bytes(Self.viewModelSchemaBytes))
+        Self.document(Self.viewModelSchemaDocument, type: "application/schema+json")
     }
 
     /// A config file's JSON Schema by file name (`server.json`, `feature.json`, ...); another
     /// name is 404 `schema_not_found`, which lists the names (never echoing the request's).
     nonisolated(nonsending) func configSchema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard let name = context.pathParameters["file"], let bytes = Self.configSchemaBytes[name] else {
+        guard let name = context.pathParameters["file"], let document = Self.configSchemaDocuments[name] else {
             throw HTTPError(.notFound, code: "schema_not_found", detail: "No config schema by that name; there are \(Self.configSchemaNames).")
         }
-        return HTTPResponse(
-            status: .ok, headers: ["Content-Type": "application/schema+json", "Cache-Control": "public, max-age=300"],
-            body: .bytes(bytes))
+        return Self.document(document, type: "application/schema+json")
     }
 }

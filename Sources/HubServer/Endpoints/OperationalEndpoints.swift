@@ -4,6 +4,11 @@ import HubHTTP
 import HubModel
 
 /// `GET /health`, `GET /ready`, `GET /metrics`, `GET /features`.
+///
+/// Health, readiness and metrics are `no-store` (each answer is a moment's); `/features`
+/// changes only with a config reload, so it is `no-cache` with an ETag: a client or cache
+/// revalidates with `If-None-Match` and gets a 304 until a reload changes it
+/// (``RepresentationMiddleware`` decides the 304).
 struct OperationalEndpoints {
     let state: ServerState
 
@@ -14,24 +19,31 @@ struct OperationalEndpoints {
         body["uptimeSeconds"] = .int(Int(uptime.components.seconds))
         body["sessions"] = .int(state.engine.sessions.count)
         body["version"] = .string(HubServerVersion.current)
-        return .json(JSONValue.object(body).jsonBytes)
+        return Self.uncached(JSONValue.object(body).jsonBytes)
+    }
+
+    /// A JSON answer no cache keeps.
+    static func uncached(_ json: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: .bytes(json))
     }
 
     nonisolated(nonsending) func ready(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard !state.isDraining else {
             throw HTTPError(.serviceUnavailable, code: "not_ready", detail: "the server is draining")
         }
-        return .json(Array(#"{"status":"ready"}"#.utf8))
+        return Self.uncached(Array(#"{"status":"ready"}"#.utf8))
     }
 
     nonisolated(nonsending) func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         HTTPResponse(
-            status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+            status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
             body: .bytes(Array(state.metrics.registry.exposition().utf8)))
     }
 
     nonisolated(nonsending) func features(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        .json(JSONValue.object(["features": .array(featureDescriptions())]).jsonBytes)
+        HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
+            body: .representation(Representation(bytes: JSONValue.object(["features": .array(featureDescriptions())]).jsonBytes)))
     }
 
     /// What `GET /features` lists (and the preview's feature list shows), in feature order.

@@ -166,6 +166,6 @@ struct ViewEndpoints {
             }
         }
         guard case .success = state.engine.revoke(text) else { throw SessionLookup.notFound }
-        return HTTPResponse(status: .noContent)
+        return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
 }

@@ -1,7 +1,7 @@
 import HubMetrics
 import HubSync
 
-/// Every metric the server exposes on `/metrics` (README "Metrics").
+/// Every metric the server exposes on `/metrics` (docs/METRICS.md).
 final class ServerMetrics: Sendable {
     let registry = MetricsRegistry()
     let requests: MetricFamily<Counter>

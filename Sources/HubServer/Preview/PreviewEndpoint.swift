@@ -1,7 +1,7 @@
 import HubEngine
 import HubHTTP
 
-/// `GET /preview`: the browser preview (README "Browser preview").
+/// `GET /preview`: the browser preview (docs/PREVIEW.md).
 ///
 /// Without `uri`, the page lists the features (what `GET /features` describes, with a link to
 /// each one a view URI can name); with `uri`, the page renders that view live. The page is
@@ -26,7 +26,8 @@ struct PreviewEndpoint {
         headers.add(name: "Content-Security-Policy", value: PreviewPage.contentSecurityPolicy)
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         headers.add(name: "Referrer-Policy", value: "no-referrer")
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(Array(html.utf8)))
+        // An ETag for revalidation (304): the page changes only with the features a reload installs.
+        return HTTPResponse(status: .ok, headers: headers, body: .representation(Representation(bytes: Array(html.utf8))))
     }
 
     /// The features as an HTML list, every text escaped: a link to `/preview?uri=` for a feature
