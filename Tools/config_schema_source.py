@@ -159,6 +159,15 @@ LIMITS = obj({
     "sseStreams": integer(
         1, 1_000_000, "Event streams open at once across all sessions (503 past it). At most limits.connections "
         "(the default follows a lower limits.connections).", 5000),
+    "sessionsPerClient": obj({
+        "perSecond": described({"type": "number", "minimum": 0.001, "maximum": 1_000_000},
+                               "Tokens added to a client's bucket per second.", 20),
+        "burst": integer(1, 1_000_000, "Most tokens a client's bucket holds (sessions it may store at once).", 100),
+    }, "New sessions one client may store (opened, rebuilt from a token, a lazy token's first use) and revocations "
+       "it may record: a token bucket per client (429 too_many_sessions with Retry-After past it). The client is the "
+       "peer address, or what a trusted proxy names in X-Forwarded-For (trustedProxies)."),
+    "sseStreamsPerClient": integer(1, 1_000_000, "Event streams one client may hold at once (429 too_many_streams "
+                                   "past it).", 32),
 }, "Request and connection limits.",
     # sseStreams <= connections: with connections unset, that is its default (10000); when both
     # are set JSON Schema cannot compare them, and `validate` does.
@@ -176,7 +185,7 @@ TIMEOUTS = obj({
         "listener (the time a balancer needs to notice; 5-10 s in Kubernetes).", 0),
     "streamSeconds": seconds(
         0, 86_400, "How long one event stream may stay open: each ends after 80-100% of it and the client "
-        "reconnects (with Last-Event-ID) to the session's replica of the moment; 0: no limit.", 0),
+        "reconnects (with Last-Event-ID) to the session's replica of the moment; 0: no limit.", 600),
 }, "Deadlines.")
 
 SESSIONS = obj({
@@ -184,7 +193,12 @@ SESSIONS = obj({
                    "session's token rebuilds it).", 100_000),
     "idleSeconds": seconds(0.001, 2_592_000, "How long an unused session is kept.", 1800),
     "maxPages": integer(0, 100_000, "Next pages one session may load.", 100),
-}, "Session store.")
+    "tokenMaxAgeSeconds": seconds(60, 31_536_000, "How long a session token is accepted after it was issued "
+                                  "(404 session_not_found past it).", 604_800),
+    "keyFile": text("A file of session-signing keys, one per line, the signing key first (hex or base64url, 32 bytes "
+                    "or more each; a Kubernetes Secret), relative to the config directory. HUB_SESSION_KEYS wins over "
+                    "it; with neither, the server generates a key in dataDirectory."),
+}, "Session store and tokens (docs/SESSIONS.md).")
 
 CACHES = obj({
     "renderBytes": integer(1, BYTES_MAX, "Memory for rendered views (JSON, gzip) shared across requests.", 64 << 20),
@@ -250,6 +264,9 @@ RELOAD = obj({
                      "for production setups that reload only on SIGHUP (HUB_CONFIG_WATCH=0 and serve --no-watch too).",
                      True),
     "debounceMs": integer(0, 10_000, "How long writes must have been quiet before a reload, in milliseconds.", 100),
+    "maxConcurrentReruns": integer(1, 10_000, "Chains a reload re-runs at once: sessions followed over SSE re-run "
+                                   "through a pool this size, the others on their next request. Default: "
+                                   "upstream.maxConnectionsPerHost.", 32),
 }, "Config hot reload (docs/CONFIG.md \"Live reload\"): the whole directory is validated and swapped in atomically; an "
    "invalid config is refused and the old one keeps serving.")
 
@@ -262,7 +279,7 @@ SERVER = root(
     "server.json", "HubServer server.json",
     "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, "
     "CORS, hot reload, the browser preview. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
-    "HUB_LOG_FORMAT and HUB_CONFIG_WATCH override their keys.",
+    "HUB_LOG_FORMAT, HUB_CONFIG_WATCH and HUB_DATA_DIR override their keys; HUB_SESSION_KEYS sets the session keys.",
     {
         "host": text("Listen address (HUB_HOST and serve --host override it).", "0.0.0.0"),
         "port": integer(0, 65535, "Listen port; 0 picks a free one (HUB_PORT and serve --port override it).", 8080),
@@ -278,6 +295,11 @@ SERVER = root(
         "cors": CORS,
         "reload": RELOAD,
         "preview": PREVIEW,
+        "dataDirectory": text("Where the server keeps what it makes itself (a generated session key), relative to the "
+                              "working directory (HUB_DATA_DIR overrides it).", ".hub-data"),
+        "trustedProxies": described({"type": "array", "items": {"type": "string", "pattern": "^[0-9A-Fa-f.:]+(?:/[0-9]{1,3})?$"}},
+                                    "Proxies (IP addresses or CIDR networks) whose X-Forwarded-For names the client "
+                                    "for per-client limits; nothing else from a client is trusted.", []),
     })
 
 # --------------------------------------------------------------------------- features/*.json

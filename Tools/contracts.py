@@ -378,6 +378,11 @@ JSON_BODY_PROBLEMS = {
     "422": ("Valid JSON of the wrong shape.", ["invalid_body"]),
 }
 
+SESSION_LIMIT = {
+    "429": ("The client stored more sessions (new, rebuilt from a token, a lazy token's first use) or recorded more "
+            "revocations than limits.sessionsPerClient allows (Retry-After).", ["too_many_sessions"]),
+}
+
 VIEW_QUERY_PROBLEMS = {
     "400": ("The query is invalid, or it and the Hub-Session header name different sessions.",
             ["missing_uri", "invalid_uri", "duplicate_parameter", "session_mismatch", "unsafe_url"]),
@@ -394,8 +399,9 @@ PATHS = {
             "parameters": [p("uriQuery"), p("sessionQuery"), p("HubSessionHeader"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
             "responses": responses(view_ok(SESSION_LINKS), {
                 **VIEW_QUERY_PROBLEMS,
-                "404": ("No feature matches the URI, or the session is unknown (without uri).",
-                        ["feature_not_found", "session_not_found"]),
+                "404": ("No feature matches the URI, or the token does not verify (forged, tampered, another "
+                        "server's key, expired, revoked; without uri).", ["feature_not_found", "session_not_found"]),
+                **SESSION_LIMIT,
                 **FAILED_VIEW}),
         },
         "head": {
@@ -412,12 +418,13 @@ PATHS = {
         },
         "delete": {
             "operationId": "deleteView",
-            "summary": "End a session",
+            "summary": "Revoke a session token: the session ends and the token is refused until it expires",
             "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader")] + COMMON_HEADERS,
-            "responses": responses({"204": {"description": "Ended.", "headers": UNCACHED_HEADERS}}, {
+            "responses": responses({"204": {"description": "Revoked.", "headers": UNCACHED_HEADERS}}, {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
-                "404": ("No such session.", ["session_not_found"])}),
+                "404": ("The token does not verify (nothing is recorded).", ["session_not_found"]),
+                **SESSION_LIMIT}),
         },
     },
     "/view/initial": {
@@ -444,6 +451,7 @@ PATHS = {
                         ["invalid_json", "unsafe_url", "session_mismatch", "duplicate_parameter"]),
                 "422": ("Valid JSON of the wrong shape, or no session in the body or the Hub-Session header.", ["invalid_body"]),
                 "404": ("No such session.", ["session_not_found"]),
+                **SESSION_LIMIT,
                 **FAILED_VIEW}),
         },
     },
@@ -452,8 +460,8 @@ PATHS = {
             "operationId": "getViewEvents",
             "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
             "description": "A heartbeat comment every 15 s. Refused before it opens past "
-            "limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it "
-            "drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with "
+            "limits.sseListenersPerSession or limits.sseStreamsPerClient (429) or limits.sseStreams (503). The server "
+            "ends the stream when it drains and after 80-100% of timeouts.streamSeconds (default 600): reconnect with "
             "Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's "
             "feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
             "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader"), p("LastEventID"), p("HubComponents"),
@@ -467,7 +475,8 @@ PATHS = {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("No such session.", ["session_not_found"]),
-                "429": ("Too many streams for this session (Retry-After: 10).", ["too_many_streams"]),
+                "429": ("Too many streams for this session or this client (Retry-After: 10), or a rebuild past "
+                        "limits.sessionsPerClient (Retry-After).", ["too_many_streams", "too_many_sessions"]),
                 "503": ("Too many streams on this server (Retry-After: 30).", ["stream_limit"])}),
         },
     },
@@ -492,6 +501,7 @@ PATHS = {
                 "415": JSON_BODY_PROBLEMS["415"],
                 "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
                         "nor component).", ["invalid_body"]),
+                **SESSION_LIMIT,
                 **FAILED_VIEW}),
         },
     },

@@ -176,7 +176,11 @@ def main():
     result(resources["limits"]["memory"] == resources["requests"]["memory"], "memory request = limit",
            resources["limits"]["memory"])
     mounts = {m["name"]: m for m in container["volumeMounts"]}
-    env = {e["name"]: e["value"] for e in container["env"]}
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    secret = next((e["valueFrom"]["secretKeyRef"] for e in container["env"]
+                   if e["name"] == "HUB_SESSION_KEYS" and "valueFrom" in e), None)
+    result(bool(secret) and not secret.get("optional", False),
+           "the pods share session keys: HUB_SESSION_KEYS from a Secret (required)", secret)
     result(env.get("HUB_CONFIG") == mounts["config"]["mountPath"] and "subPath" not in mounts["config"],
            "the ConfigMap is mounted as the directory HUB_CONFIG names (no subPath: updates arrive)")
     result(env.get("HUB_HOST") == "0.0.0.0", "the pod listens on every interface (HUB_HOST=0.0.0.0)", env.get("HUB_HOST"))
@@ -213,6 +217,7 @@ def main():
         service = services[name]
         ok &= (service["read_only"] and str(service["user"]).startswith("10001")
                and (service.get("environment") or {}).get("HUB_HOST") == "0.0.0.0"
+               and "${HUB_SESSION_KEYS:?" in str((service.get("environment") or {}).get("HUB_SESSION_KEYS"))
                and seconds(service["stop_grace_period"]) > timeouts["drainDelaySeconds"] + timeouts["drainSeconds"]
                and "/ready" in " ".join(service["healthcheck"]["test"]))
     command = " ".join(services["balancer"]["command"])
@@ -224,7 +229,8 @@ def main():
         ok &= sorted(re.findall(r"server (hub\d):8080 ", renamed)) == replicas
     else:
         ok = False
-    result(ok, "deploy/compose.yaml: 3 read-only non-root replicas on every interface, checked on /ready with the drain's grace, "
+    result(ok, "deploy/compose.yaml: 3 read-only non-root replicas on every interface sharing HUB_SESSION_KEYS (required), "
+               "checked on /ready with the drain's grace, "
                "and nginx's servers renamed to them")
     docker = shutil.which("docker")
     has_compose = docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0

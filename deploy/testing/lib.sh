@@ -74,6 +74,16 @@ write_config() {
     rm -rf "$config"
     cp -r "$REPO_DIR/Config" "$config"
     printf '%s\n' "$1" >"$config/server.json"
+    # Every test client is the one address 127.0.0.1 (through the balancer too): HubServer's
+    # per-client session limit is raised so far that it never triggers, as the balancers' are
+    # (balancer_config.py); the limit itself is tested by the Swift suite.
+    python3 - "$config/server.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+settings = json.load(open(path))
+settings.setdefault("limits", {}).setdefault("sessionsPerClient", {"perSecond": 1000000, "burst": 1000000})
+json.dump(settings, open(path, "w"))
+PY
     cat >"$config/features/counter.json" <<JSON
 { "id": "counter", "title": "Counter", "match": { "uri": "hub:counter" },
   "operations": [ { "kind": "remote", "url": "http://127.0.0.1:$COUNTER_PORT/count/{session}",
@@ -92,6 +102,9 @@ JSON
 start_replica() {
     local index=$1
     [ -n "${REPLICA_PORTS[$index]:-}" ] || REPLICA_PORTS[$index]=$(free_port)
+    # The replicas share their session keys, as in production (docs/SESSIONS.md).
+    : "${REPLICA_SESSION_KEYS:=$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
+    HUB_SESSION_KEYS=$REPLICA_SESSION_KEYS HUB_DATA_DIR="$REPLICAS_TMP/data-$index" \
     HUB_HOST=127.0.0.1 HUB_PORT=${REPLICA_PORTS[$index]} HUB_LOG_LEVEL=${HUB_LOG_LEVEL_REPLICAS:-warning} \
         "$HUB_BIN" serve --config "$REPLICA_CONFIG" >>"$REPLICAS_TMP/replica-$index.log" 2>&1 &
     REPLICA_PIDS[$index]=$!

@@ -21,6 +21,8 @@ public struct EnvironmentVariable: Sendable, Equatable {
         EnvironmentVariable("HUB_LOG_LEVEL", "debug|info|warning|error, over server.json log.level"),
         EnvironmentVariable("HUB_LOG_FORMAT", "json|text, over server.json log.format"),
         EnvironmentVariable("HUB_CONFIG_WATCH", "1|0: watch the config directory, over reload.watch"),
+        EnvironmentVariable("HUB_SESSION_KEYS", "session-signing keys, comma-separated, first signs"),
+        EnvironmentVariable("HUB_DATA_DIR", "data directory (generated key), over dataDirectory"),
     ]
 
     /// ``all`` as an indented two-column list, one variable a line.

@@ -8,7 +8,7 @@ extension ConfigSchemaDocuments {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "/schema/config/server.json",
   "title": "HubServer server.json",
-  "description": "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, CORS, hot reload, the browser preview. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, HUB_LOG_FORMAT and HUB_CONFIG_WATCH override their keys.",
+  "description": "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, CORS, hot reload, the browser preview. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, HUB_LOG_FORMAT, HUB_CONFIG_WATCH and HUB_DATA_DIR override their keys; HUB_SESSION_KEYS sets the session keys.",
   "type": "object",
   "properties": {
     "$schema": {
@@ -87,6 +87,37 @@ extension ConfigSchemaDocuments {
           "maximum": 1000000,
           "description": "Event streams open at once across all sessions (503 past it). At most limits.connections (the default follows a lower limits.connections).",
           "default": 5000
+        },
+        "sessionsPerClient": {
+          "type": "object",
+          "description": "New sessions one client may store (opened, rebuilt from a token, a lazy token's first use) and revocations it may record: a token bucket per client (429 too_many_sessions with Retry-After past it). The client is the peer address, or what a trusted proxy names in X-Forwarded-For (trustedProxies).",
+          "properties": {
+            "perSecond": {
+              "type": "number",
+              "minimum": 0.001,
+              "maximum": 1000000,
+              "description": "Tokens added to a client's bucket per second.",
+              "default": 20
+            },
+            "burst": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000,
+              "description": "Most tokens a client's bucket holds (sessions it may store at once).",
+              "default": 100
+            }
+          },
+          "additionalProperties": {
+            "deprecated": true,
+            "deprecationMessage": "Unknown key: hub-server ignores it and `hub-server validate` warns about it (a typo?)."
+          }
+        },
+        "sseStreamsPerClient": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000000,
+          "description": "Event streams one client may hold at once (429 too_many_streams past it).",
+          "default": 32
         }
       },
       "additionalProperties": {
@@ -159,7 +190,7 @@ extension ConfigSchemaDocuments {
           "minimum": 0,
           "maximum": 86400,
           "description": "How long one event stream may stay open: each ends after 80-100% of it and the client reconnects (with Last-Event-ID) to the session's replica of the moment; 0: no limit. In seconds.",
-          "default": 0
+          "default": 600
         }
       },
       "additionalProperties": {
@@ -169,7 +200,7 @@ extension ConfigSchemaDocuments {
     },
     "sessions": {
       "type": "object",
-      "description": "Session store.",
+      "description": "Session store and tokens (docs/SESSIONS.md).",
       "properties": {
         "max": {
           "type": "integer",
@@ -191,6 +222,18 @@ extension ConfigSchemaDocuments {
           "maximum": 100000,
           "description": "Next pages one session may load.",
           "default": 100
+        },
+        "tokenMaxAgeSeconds": {
+          "type": "number",
+          "minimum": 60,
+          "maximum": 31536000,
+          "description": "How long a session token is accepted after it was issued (404 session_not_found past it). In seconds.",
+          "default": 604800
+        },
+        "keyFile": {
+          "type": "string",
+          "minLength": 1,
+          "description": "A file of session-signing keys, one per line, the signing key first (hex or base64url, 32 bytes or more each; a Kubernetes Secret), relative to the config directory. HUB_SESSION_KEYS wins over it; with neither, the server generates a key in dataDirectory."
         }
       },
       "additionalProperties": {
@@ -311,49 +354,6 @@ extension ConfigSchemaDocuments {
         "defaultName": {
           "type": "string",
           "minLength": 1,
-          "description": "Name of a component model that names none.",
-          "default": "row"
-        },
-        "defaultCategory": {
-          "type": "string",
-          "minLength": 1,
-          "description": "Category of a component model that names none.",
-          "default": "row"
-        }
-      },
-      "additionalProperties": {
-        "deprecated": true,
-        "deprecationMessage": "Unknown key: hub-server ignores it and `hub-server validate` warns about it (a typo?)."
-      }
-    },
-    "log": {
-      "type": "object",
-      "description": "Logging (to standard error).",
-      "properties": {
-        "level": {
-          "type": "string",
-          "enum": [
-            "debug",
-            "info",
-            "warning",
-            "error"
-          ],
-          "description": "Lowest level logged (HUB_LOG_LEVEL overrides).",
-          "default": "info"
-        },
-        "format": {
-          "type": "string",
-          "enum": [
-            "json",
-            "text"
-          ],
-          "description": "Log line format (HUB_LOG_FORMAT overrides).",
-          "default": "json"
-        },
-        "access": {
-          "type": "object",
-          "description": "The access log.",
-          "properties": {
 
 """#
 }

@@ -2,8 +2,51 @@
 // Do not edit: run `python3 Tools/contracts.py`.
 
 extension ConfigSchemaDocuments {
-    /// Lines 351 to 561 of ``server``.
+    /// Lines 351 to 626 of ``server``.
     static let server2 = #"""
+          "description": "Name of a component model that names none.",
+          "default": "row"
+        },
+        "defaultCategory": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Category of a component model that names none.",
+          "default": "row"
+        }
+      },
+      "additionalProperties": {
+        "deprecated": true,
+        "deprecationMessage": "Unknown key: hub-server ignores it and `hub-server validate` warns about it (a typo?)."
+      }
+    },
+    "log": {
+      "type": "object",
+      "description": "Logging (to standard error).",
+      "properties": {
+        "level": {
+          "type": "string",
+          "enum": [
+            "debug",
+            "info",
+            "warning",
+            "error"
+          ],
+          "description": "Lowest level logged (HUB_LOG_LEVEL overrides).",
+          "default": "info"
+        },
+        "format": {
+          "type": "string",
+          "enum": [
+            "json",
+            "text"
+          ],
+          "description": "Log line format (HUB_LOG_FORMAT overrides).",
+          "default": "json"
+        },
+        "access": {
+          "type": "object",
+          "description": "The access log.",
+          "properties": {
             "mode": {
               "type": "string",
               "enum": [
@@ -187,6 +230,13 @@ extension ConfigSchemaDocuments {
           "maximum": 10000,
           "description": "How long writes must have been quiet before a reload, in milliseconds.",
           "default": 100
+        },
+        "maxConcurrentReruns": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 10000,
+          "description": "Chains a reload re-runs at once: sessions followed over SSE re-run through a pool this size, the others on their next request. Default: upstream.maxConnectionsPerHost.",
+          "default": 32
         }
       },
       "additionalProperties": {
@@ -208,6 +258,21 @@ extension ConfigSchemaDocuments {
         "deprecated": true,
         "deprecationMessage": "Unknown key: hub-server ignores it and `hub-server validate` warns about it (a typo?)."
       }
+    },
+    "dataDirectory": {
+      "type": "string",
+      "minLength": 1,
+      "description": "Where the server keeps what it makes itself (a generated session key), relative to the working directory (HUB_DATA_DIR overrides it).",
+      "default": ".hub-data"
+    },
+    "trustedProxies": {
+      "type": "array",
+      "items": {
+        "type": "string",
+        "pattern": "^[0-9A-Fa-f.:]+(?:/[0-9]{1,3})?$"
+      },
+      "description": "Proxies (IP addresses or CIDR networks) whose X-Forwarded-For names the client for per-client limits; nothing else from a client is trusted.",
+      "default": []
     }
   },
   "additionalProperties": {

@@ -209,7 +209,7 @@ extension ContractDocuments {
             }
           },
           "404": {
-            "description": "No feature matches the URI, or the session is unknown (without uri). Codes: feature_not_found, session_not_found.",
+            "description": "No feature matches the URI, or the token does not verify (forged, tampered, another server's key, expired, revoked; without uri). Codes: feature_not_found, session_not_found.",
             "headers": {
               "Cache-Control": {
                 "$ref": "#/components/headers/CacheControl"
@@ -254,6 +254,40 @@ extension ContractDocuments {
           },
           "417": {
             "$ref": "#/components/responses/Transport417"
+          },
+          "429": {
+            "description": "The client stored more sessions (new, rebuilt from a token, a lazy token's first use) or recorded more revocations than limits.sessionsPerClient allows (Retry-After). Codes: too_many_sessions.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "too_many_sessions"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
           },
           "431": {
             "$ref": "#/components/responses/Transport431"
@@ -320,40 +354,6 @@ extension ContractDocuments {
                           ]
                         }
                       }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "504": {
-            "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "upstream_timeout",
-                            "operation_timeout"
-                          ]
-                        }
 
 """#
 }

@@ -4,6 +4,143 @@
 extension ContractDocuments {
     /// Lines 3151 to 3500 of ``openAPI``.
     static let openAPI10 = #"""
+                "predicate",
+                "operations",
+                "reload"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "title": {
+                  "type": "string"
+                },
+                "predicate": {
+                  "type": "string"
+                },
+                "operations": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "reload": {
+                  "oneOf": [
+                    {
+                      "enum": [
+                        "always",
+                        "never"
+                      ]
+                    },
+                    {
+                      "type": "object",
+                      "required": [
+                        "maxAgeSeconds"
+                      ],
+                      "properties": {
+                        "maxAgeSeconds": {
+                          "type": "integer"
+                        }
+                      }
+                    }
+                  ]
+                },
+                "schema": {
+                  "type": "string"
+                },
+                "toggles": {
+                  "type": "array",
+                  "minItems": 1,
+                  "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only when server.json allowToggleOverride is true (the default).",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "name",
+                      "values",
+                      "default"
+                    ],
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      },
+                      "default": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "ViewModel": {
+        "type": "object",
+        "description": "A view model in HubFramework's default schema, as HubServer serializes it: keys in a fixed order, no null, no empty object or array (such values are omitted).",
+        "additionalProperties": false,
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The view identifier."
+          },
+          "title": {
+            "type": "string",
+            "description": "The view title."
+          },
+          "header": {
+            "$ref": "#/components/schemas/Component"
+          },
+          "body": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/Component"
+            }
+          },
+          "overlays": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/Component"
+            }
+          },
+          "custom": {
+            "type": "object",
+            "minProperties": 1,
+            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
+          }
+        },
+        "externalDocs": {
+          "description": "The same definitions as a standalone JSON Schema (2020-12)",
+          "url": "/schema/view-model.json"
+        }
+      },
+      "NonEmptyViewModel": {
+        "description": "A view model with at least one key (a component target's initial view).",
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ViewModel"
+          },
+          {
+            "minProperties": 1
+          }
+        ]
+      },
+      "ComponentIdentifier": {
+        "type": "string",
+        "description": "namespace:name: exactly one ':', neither part empty.",
+        "pattern": "^[^:]+:[^:]+$"
+      },
+      "Component": {
+        "type": "object",
+        "description": "A component model. 'id' is unique within its list (a component without one gets a deterministic id such as 'UnknownComponent:body.0'); 'component' is always present.",
+        "additionalProperties": false,
         "required": [
           "id",
           "component"
@@ -217,143 +354,6 @@ extension ContractDocuments {
           "maxLength": 512,
           "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
         },
-        "examples": {
-          "home": {
-            "value": "hub:home"
-          },
-          "food": {
-            "value": "hub:food"
-          }
-        }
-      },
-      "uriQueryPreview": {
-        "name": "uri",
-        "in": "query",
-        "description": "The view URI to preview (at most once; non-empty printable text of at most 4096 bytes); without it, the page lists the features.",
-        "schema": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 512,
-          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
-        },
-        "examples": {
-          "home": {
-            "value": "hub:home"
-          },
-          "todo": {
-            "value": "hub:todo"
-          }
-        }
-      },
-      "HubConnectivity": {
-        "name": "Hub-Connectivity",
-        "in": "header",
-        "required": false,
-        "description": "online (default) or offline; a change reloads the session from its initial content. Any other value counts as online.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "AcceptLanguage": {
-        "name": "Accept-Language",
-        "in": "header",
-        "required": false,
-        "description": "Languages for operations and localized titles (RFC 9110 12.5.4).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubClient": {
-        "name": "Hub-Client",
-        "in": "header",
-        "required": false,
-        "description": "<platform>/<version> of the client.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubComponents": {
-        "name": "Hub-Components",
-        "in": "header",
-        "required": false,
-        "description": "Comma-separated ns:name components the client renders; others get their category's fallback.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubToggle": {
-        "name": "Hub-Toggle",
-        "in": "header",
-        "required": false,
-        "description": "name=value: a QA override of a toggle (when allowToggleOverride).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "HubClientId": {
-        "name": "Hub-Client-Id",
-        "in": "header",
-        "required": false,
-        "description": "A stable client id (the demo's rollout key).",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "IfNoneMatch": {
-        "name": "If-None-Match",
-        "in": "header",
-        "required": false,
-        "description": "An ETag from an earlier response: 304 when it still matches.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "AcceptEncoding": {
-        "name": "Accept-Encoding",
-        "in": "header",
-        "required": false,
-        "description": "gzip is used when preferred and the body is large enough.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "LastEventID": {
-        "name": "Last-Event-ID",
-        "in": "header",
-        "required": false,
-        "description": "Accepted on reconnection; the stream always starts with the current view.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "traceparent": {
-        "name": "traceparent",
-        "in": "header",
-        "required": false,
-        "description": "W3C trace context; invalid or absent starts a new trace.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "tracestate": {
-        "name": "tracestate",
-        "in": "header",
-        "required": false,
-        "description": "W3C trace state, forwarded with a valid traceparent.",
-        "schema": {
-          "type": "string"
-        }
-      },
-      "XRequestId": {
-        "name": "X-Request-Id",
-        "in": "header",
-        "required": false,
-        "description": "Echoed when sane, else generated.",
-        "schema": {
-          "type": "string"
-        }
-      }
-    },
 
 """#
 }

@@ -4,6 +4,143 @@
 extension ContractDocuments {
     /// Lines 3501 to 3850 of ``openAPI``.
     static let openAPI11 = #"""
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "food": {
+            "value": "hub:food"
+          }
+        }
+      },
+      "uriQueryPreview": {
+        "name": "uri",
+        "in": "query",
+        "description": "The view URI to preview (at most once; non-empty printable text of at most 4096 bytes); without it, the page lists the features.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "pattern": "^[^\\u0000-\\u001f\\u007f]+$"
+        },
+        "examples": {
+          "home": {
+            "value": "hub:home"
+          },
+          "todo": {
+            "value": "hub:todo"
+          }
+        }
+      },
+      "HubConnectivity": {
+        "name": "Hub-Connectivity",
+        "in": "header",
+        "required": false,
+        "description": "online (default) or offline; a change reloads the session from its initial content. Any other value counts as online.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "AcceptLanguage": {
+        "name": "Accept-Language",
+        "in": "header",
+        "required": false,
+        "description": "Languages for operations and localized titles (RFC 9110 12.5.4).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubClient": {
+        "name": "Hub-Client",
+        "in": "header",
+        "required": false,
+        "description": "<platform>/<version> of the client.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubComponents": {
+        "name": "Hub-Components",
+        "in": "header",
+        "required": false,
+        "description": "Comma-separated ns:name components the client renders; others get their category's fallback.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubToggle": {
+        "name": "Hub-Toggle",
+        "in": "header",
+        "required": false,
+        "description": "name=value: a QA override of a toggle (when allowToggleOverride).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "HubClientId": {
+        "name": "Hub-Client-Id",
+        "in": "header",
+        "required": false,
+        "description": "A stable client id (the demo's rollout key).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "IfNoneMatch": {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": false,
+        "description": "An ETag from an earlier response: 304 when it still matches.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "AcceptEncoding": {
+        "name": "Accept-Encoding",
+        "in": "header",
+        "required": false,
+        "description": "gzip is used when preferred and the body is large enough.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "LastEventID": {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "description": "Accepted on reconnection; the stream always starts with the current view.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "traceparent": {
+        "name": "traceparent",
+        "in": "header",
+        "required": false,
+        "description": "W3C trace context; invalid or absent starts a new trace.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "tracestate": {
+        "name": "tracestate",
+        "in": "header",
+        "required": false,
+        "description": "W3C trace state, forwarded with a valid traceparent.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "XRequestId": {
+        "name": "X-Request-Id",
+        "in": "header",
+        "required": false,
+        "description": "Echoed when sane, else generated.",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
     "headers": {
       "HubSession": {
         "description": "The session token: the session's 128-bit random id (the bearer secret) and its view URI, URL-safe. Send it back as received, as the Hub-Session request header (the key load balancers route by); any replica rebuilds the session from it (absent after a failed first load).",
@@ -217,143 +354,6 @@ extension ContractDocuments {
         "description": "Rejected by the HTTP layer. Codes: request_line_too_long.",
         "headers": {
           "Cache-Control": {
-            "$ref": "#/components/headers/CacheControl"
-          },
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "request_line_too_long"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport417": {
-        "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
-        "headers": {
-          "Cache-Control": {
-            "$ref": "#/components/headers/CacheControl"
-          },
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "expectation_failed"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport431": {
-        "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
-        "headers": {
-          "Cache-Control": {
-            "$ref": "#/components/headers/CacheControl"
-          },
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "headers_too_large",
-                        "too_many_headers"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport501": {
-        "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
-        "headers": {
-          "Cache-Control": {
-            "$ref": "#/components/headers/CacheControl"
-          },
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
-                  "$ref": "#/components/schemas/Problem"
-                },
-                {
-                  "properties": {
-                    "code": {
-                      "enum": [
-                        "method_not_implemented",
-                        "transfer_coding_not_implemented"
-                      ]
-                    }
-                  }
-                }
-              ]
-            }
-          }
-        }
-      },
-      "Transport503": {
-        "description": "Rejected by the HTTP layer. Codes: connection_limit.",
-        "headers": {
-          "Cache-Control": {
-            "$ref": "#/components/headers/CacheControl"
-          },
-          "X-Request-Id": {
-            "$ref": "#/components/headers/XRequestId"
-          }
-        },
-        "content": {
-          "application/problem+json": {
-            "schema": {
-              "allOf": [
-                {
 
 """#
 }

@@ -2,8 +2,145 @@
 // docs/view-model.schema.json. Do not edit: run `python3 Tools/contracts.py`.
 
 extension ContractDocuments {
-    /// Lines 3851 to 3900 of ``openAPI``.
+    /// Lines 3851 to 4037 of ``openAPI``.
     static let openAPI12 = #"""
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "request_line_too_long"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport417": {
+        "description": "Rejected by the HTTP layer. Codes: expectation_failed.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "expectation_failed"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport431": {
+        "description": "Rejected by the HTTP layer. Codes: headers_too_large, too_many_headers.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "headers_too_large",
+                        "too_many_headers"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport501": {
+        "description": "Rejected by the HTTP layer. Codes: method_not_implemented, transfer_coding_not_implemented.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "properties": {
+                    "code": {
+                      "enum": [
+                        "method_not_implemented",
+                        "transfer_coding_not_implemented"
+                      ]
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Transport503": {
+        "description": "Rejected by the HTTP layer. Codes: connection_limit.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/CacheControl"
+          },
+          "X-Request-Id": {
+            "$ref": "#/components/headers/XRequestId"
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
                   "$ref": "#/components/schemas/Problem"
                 },
                 {

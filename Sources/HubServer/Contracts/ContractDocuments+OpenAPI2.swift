@@ -4,6 +4,40 @@
 extension ContractDocuments {
     /// Lines 351 to 700 of ``openAPI``.
     static let openAPI2 = #"""
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "504": {
+            "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "upstream_timeout",
+                            "operation_timeout"
+                          ]
+                        }
                       }
                     }
                   ]
@@ -312,7 +346,7 @@ extension ContractDocuments {
       },
       "delete": {
         "operationId": "deleteView",
-        "summary": "End a session",
+        "summary": "Revoke a session token: the session ends and the token is refused until it expires",
         "parameters": [
           {
             "$ref": "#/components/parameters/sessionQueryOrHeader"
@@ -320,40 +354,6 @@ extension ContractDocuments {
           {
             "$ref": "#/components/parameters/HubSessionHeader"
           },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "204": {
-            "description": "Ended.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            }
-          },
-          "400": {
-            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
 
 """#
 }

@@ -4,6 +4,40 @@
 extension ContractDocuments {
     /// Lines 701 to 1050 of ``openAPI``.
     static let openAPI3 = #"""
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Revoked.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
+          "400": {
+            "description": "The session is missing or repeated, or the query and the Hub-Session header name different sessions. Codes: missing_session, duplicate_parameter, session_mismatch, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
                 "schema": {
                   "allOf": [
                     {
@@ -45,7 +79,7 @@ extension ContractDocuments {
             }
           },
           "404": {
-            "description": "No such session. Codes: session_not_found.",
+            "description": "The token does not verify (nothing is recorded). Codes: session_not_found.",
             "headers": {
               "Cache-Control": {
                 "$ref": "#/components/headers/CacheControl"
@@ -89,6 +123,40 @@ extension ContractDocuments {
           },
           "417": {
             "$ref": "#/components/responses/Transport417"
+          },
+          "429": {
+            "description": "The client stored more sessions (new, rebuilt from a token, a lazy token's first use) or recorded more revocations than limits.sessionsPerClient allows (Retry-After). Codes: too_many_sessions.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "too_many_sessions"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
           },
           "431": {
             "$ref": "#/components/responses/Transport431"
@@ -286,74 +354,6 @@ extension ContractDocuments {
           },
           "417": {
             "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "500": {
-            "description": "The feature has no operations or no initial content. Codes: no_operations, no_view_model, internal_error.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "no_operations",
-                            "no_view_model",
-                            "internal_error"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/view/next-page": {
-      "post": {
-        "operationId": "nextPage",
-        "summary": "Run the chain in pagination mode: the full view with the next page appended",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/HubSessionHeader"
-          },
-          {
-            "$ref": "#/components/parameters/IfNoneMatch"
-          },
-          {
-            "$ref": "#/components/parameters/HubConnectivity"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptLanguage"
-          },
-          {
-            "$ref": "#/components/parameters/HubClient"
 
 """#
 }

@@ -5,6 +5,74 @@ extension ContractDocuments {
     /// Lines 1051 to 1400 of ``openAPI``.
     static let openAPI4 = #"""
           },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "500": {
+            "description": "The feature has no operations or no initial content. Codes: no_operations, no_view_model, internal_error.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "no_operations",
+                            "no_view_model",
+                            "internal_error"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/view/next-page": {
+      "post": {
+        "operationId": "nextPage",
+        "summary": "Run the chain in pagination mode: the full view with the next page appended",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/HubSessionHeader"
+          },
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/HubConnectivity"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptLanguage"
+          },
+          {
+            "$ref": "#/components/parameters/HubClient"
+          },
           {
             "$ref": "#/components/parameters/HubComponents"
           },
@@ -243,6 +311,40 @@ extension ContractDocuments {
               }
             }
           },
+          "429": {
+            "description": "The client stored more sessions (new, rebuilt from a token, a lazy token's first use) or recorded more revocations than limits.sessionsPerClient allows (Retry-After). Codes: too_many_sessions.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "too_many_sessions"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
           "431": {
             "$ref": "#/components/responses/Transport431"
           },
@@ -252,108 +354,6 @@ extension ContractDocuments {
               "Cache-Control": {
                 "$ref": "#/components/headers/CacheControl"
               },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "operation_failed",
-                            "no_operations",
-                            "no_view_model",
-                            "internal_error"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "502": {
-            "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "upstream_error"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "504": {
-            "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "upstream_timeout",
-                            "operation_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
 
 """#
 }

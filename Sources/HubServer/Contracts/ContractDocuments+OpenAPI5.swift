@@ -4,12 +4,114 @@
 extension ContractDocuments {
     /// Lines 1401 to 1750 of ``openAPI``.
     static let openAPI5 = #"""
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "operation_failed",
+                            "no_operations",
+                            "no_view_model",
+                            "internal_error"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "502": {
+            "description": "An upstream failed (non-2xx, refused, reset, empty, unparseable or too large). Codes: upstream_error.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "upstream_error"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "504": {
+            "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "upstream_timeout",
+                            "operation_timeout"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
     },
     "/view/events": {
       "get": {
         "operationId": "getViewEvents",
         "summary": "Server-Sent Events: 'event: view' with the current model, then one per change",
-        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession (429) or limits.sseStreams (503). The server ends the stream when it drains and, when timeouts.streamSeconds is set, after 80-100% of that time: reconnect with Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
+        "description": "A heartbeat comment every 15 s. Refused before it opens past limits.sseListenersPerSession or limits.sseStreamsPerClient (429) or limits.sseStreams (503). The server ends the stream when it drains and after 80-100% of timeouts.streamSeconds (default 600): reconnect with Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
         "parameters": [
           {
             "$ref": "#/components/parameters/sessionQueryOrHeader"
@@ -157,7 +259,7 @@ extension ContractDocuments {
             "$ref": "#/components/responses/Transport417"
           },
           "429": {
-            "description": "Too many streams for this session (Retry-After: 10). Codes: too_many_streams.",
+            "description": "Too many streams for this session or this client (Retry-After: 10), or a rebuild past limits.sessionsPerClient (Retry-After). Codes: too_many_streams, too_many_sessions.",
             "headers": {
               "Cache-Control": {
                 "$ref": "#/components/headers/CacheControl"
@@ -180,7 +282,8 @@ extension ContractDocuments {
                       "properties": {
                         "code": {
                           "enum": [
-                            "too_many_streams"
+                            "too_many_streams",
+                            "too_many_sessions"
                           ]
                         }
                       }
@@ -251,109 +354,6 @@ extension ContractDocuments {
           {
             "$ref": "#/components/parameters/AcceptLanguage"
           },
-          {
-            "$ref": "#/components/parameters/HubClient"
-          },
-          {
-            "$ref": "#/components/parameters/HubComponents"
-          },
-          {
-            "$ref": "#/components/parameters/HubToggle"
-          },
-          {
-            "$ref": "#/components/parameters/HubClientId"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptEncoding"
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "$ref": "#/components/schemas/ActionRequest"
-              }
-            }
-          }
-        },
-        "responses": {
-          "200": {
-            "description": "Whether the action was performed (false: vetoed or declined), and the view.",
-            "headers": {
-              "Hub-Session": {
-                "$ref": "#/components/headers/HubSession"
-              },
-              "ETag": {
-                "$ref": "#/components/headers/ETag"
-              },
-              "Hub-Version": {
-                "$ref": "#/components/headers/HubVersion"
-              },
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/ActionResponse"
-                }
-              }
-            },
-            "links": {
-              "PerformAction": {
-                "operationId": "performAction",
-                "requestBody": {
-                  "session": "$response.header.Hub-Session",
-                  "action": "hub:reload"
-                },
-                "description": "Perform an action in the session."
-              },
-              "ReloadSession": {
-                "operationId": "getView",
-                "parameters": {
-                  "query.session": "$response.header.Hub-Session"
-                },
-                "description": "The session's view."
-              },
-              "ReloadSessionByHeader": {
-                "operationId": "getView",
-                "parameters": {
-                  "header.Hub-Session": "$response.header.Hub-Session"
-                },
-                "description": "The session's view, named by the Hub-Session request header."
-              },
-              "NextPage": {
-                "operationId": "nextPage",
-                "requestBody": {
-                  "session": "$response.header.Hub-Session"
-                },
-                "description": "The next page of the session's view."
-              }
-            }
-          },
-          "400": {
-            "description": "The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, invalid_uri, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
 
 """#
 }

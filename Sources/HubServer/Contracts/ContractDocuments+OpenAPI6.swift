@@ -4,6 +4,109 @@
 extension ContractDocuments {
     /// Lines 1751 to 2100 of ``openAPI``.
     static let openAPI6 = #"""
+          {
+            "$ref": "#/components/parameters/HubClient"
+          },
+          {
+            "$ref": "#/components/parameters/HubComponents"
+          },
+          {
+            "$ref": "#/components/parameters/HubToggle"
+          },
+          {
+            "$ref": "#/components/parameters/HubClientId"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ActionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Whether the action was performed (false: vetoed or declined), and the view.",
+            "headers": {
+              "Hub-Session": {
+                "$ref": "#/components/headers/HubSession"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Hub-Version": {
+                "$ref": "#/components/headers/HubVersion"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ActionResponse"
+                }
+              }
+            },
+            "links": {
+              "PerformAction": {
+                "operationId": "performAction",
+                "requestBody": {
+                  "session": "$response.header.Hub-Session",
+                  "action": "hub:reload"
+                },
+                "description": "Perform an action in the session."
+              },
+              "ReloadSession": {
+                "operationId": "getView",
+                "parameters": {
+                  "query.session": "$response.header.Hub-Session"
+                },
+                "description": "The session's view."
+              },
+              "ReloadSessionByHeader": {
+                "operationId": "getView",
+                "parameters": {
+                  "header.Hub-Session": "$response.header.Hub-Session"
+                },
+                "description": "The session's view, named by the Hub-Session request header."
+              },
+              "NextPage": {
+                "operationId": "nextPage",
+                "requestBody": {
+                  "session": "$response.header.Hub-Session"
+                },
+                "description": "The next page of the session's view."
+              }
+            }
+          },
+          "400": {
+            "description": "The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session header name different sessions (or the header is repeated). Codes: invalid_json, invalid_uri, unsafe_url, session_mismatch, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
             },
             "content": {
               "application/problem+json": {
@@ -160,6 +263,40 @@ extension ContractDocuments {
               }
             }
           },
+          "429": {
+            "description": "The client stored more sessions (new, rebuilt from a token, a lazy token's first use) or recorded more revocations than limits.sessionsPerClient allows (Retry-After). Codes: too_many_sessions.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              },
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "too_many_sessions"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
           "431": {
             "$ref": "#/components/responses/Transport431"
           },
@@ -217,143 +354,6 @@ extension ContractDocuments {
                     {
                       "$ref": "#/components/schemas/Problem"
                     },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "upstream_error"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "504": {
-            "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "upstream_timeout",
-                            "operation_timeout"
-                          ]
-                        }
-                      }
-                    }
-                  ]
-                }
-              }
-            }
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/health": {
-      "get": {
-        "operationId": "getHealth",
-        "summary": "Liveness",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "Alive.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Health"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/ready": {
-      "get": {
-        "operationId": "getReady",
-        "summary": "Readiness: config loaded and not draining",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
 
 """#
 }

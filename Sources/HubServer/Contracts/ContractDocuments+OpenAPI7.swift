@@ -4,6 +4,143 @@
 extension ContractDocuments {
     /// Lines 2101 to 2450 of ``openAPI``.
     static let openAPI7 = #"""
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "upstream_error"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "504": {
+            "description": "An upstream or the operation deadline timed out. Codes: upstream_timeout, operation_timeout.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "upstream_timeout",
+                            "operation_timeout"
+                          ]
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/health": {
+      "get": {
+        "operationId": "getHealth",
+        "summary": "Liveness",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Alive.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Health"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/ready": {
+      "get": {
+        "operationId": "getReady",
+        "summary": "Readiness: config loaded and not draining",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
         "responses": {
           "200": {
             "description": "Ready.",
@@ -217,143 +354,6 @@ extension ContractDocuments {
             "$ref": "#/components/responses/Transport400"
           },
           "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/preview": {
-      "get": {
-        "operationId": "getPreview",
-        "summary": "The browser preview: the feature list, or with uri a page that renders that view live",
-        "description": "An HTML page (inline CSS and JavaScript, no external URL) that only calls this API from the browser: GET /features, GET /view, GET /view/events, POST /action, DELETE /view. Served when server.json preview.enabled is true (the default); otherwise 404 route_not_found.",
-        "parameters": [
-          {
-            "$ref": "#/components/parameters/uriQueryPreview"
-          },
-          {
-            "$ref": "#/components/parameters/IfNoneMatch"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptEncoding"
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The page (Cache-Control: no-cache, with an ETag: it changes with a config reload).",
-            "headers": {
-              "ETag": {
-                "$ref": "#/components/headers/DocumentETag"
-              },
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "Content-Security-Policy": {
-                "$ref": "#/components/headers/ContentSecurityPolicy"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "text/html; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
-          },
-          "304": {
-            "description": "Not modified: If-None-Match matched.",
-            "headers": {
-              "ETag": {
-                "$ref": "#/components/headers/DocumentETag"
-              },
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            }
-          },
-          "400": {
-            "description": "The query is invalid. Codes: invalid_uri, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "invalid_uri",
-                            "duplicate_parameter",
-                            "invalid_request_line",
-                            "invalid_method",
-                            "invalid_target",
-                            "invalid_version",
-                            "missing_host",
-                            "duplicate_host",
-                            "invalid_host",
-                            "obs_fold",
-                            "invalid_header",
-                            "invalid_header_name",
-                            "invalid_header_value",
-                            "bare_lf",
-                            "ambiguous_framing",
-                            "invalid_transfer_encoding",
-                            "duplicate_content_length",
-                            "invalid_content_length",
-                            "invalid_chunk",
-                            "invalid_query",
-                            "invalid_path"
-                          ]
-                        }
 
 """#
 }

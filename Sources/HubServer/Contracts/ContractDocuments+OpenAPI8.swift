@@ -4,6 +4,143 @@
 extension ContractDocuments {
     /// Lines 2451 to 2800 of ``openAPI``.
     static let openAPI8 = #"""
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/preview": {
+      "get": {
+        "operationId": "getPreview",
+        "summary": "The browser preview: the feature list, or with uri a page that renders that view live",
+        "description": "An HTML page (inline CSS and JavaScript, no external URL) that only calls this API from the browser: GET /features, GET /view, GET /view/events, POST /action, DELETE /view. Served when server.json preview.enabled is true (the default); otherwise 404 route_not_found.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/uriQueryPreview"
+          },
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The page (Cache-Control: no-cache, with an ETag: it changes with a config reload).",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "Content-Security-Policy": {
+                "$ref": "#/components/headers/ContentSecurityPolicy"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "text/html; charset=utf-8": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
+          "400": {
+            "description": "The query is invalid. Codes: invalid_uri, duplicate_parameter, invalid_request_line, invalid_method, invalid_target, invalid_version, missing_host, duplicate_host, invalid_host, obs_fold, invalid_header, invalid_header_name, invalid_header_value, bare_lf, ambiguous_framing, invalid_transfer_encoding, duplicate_content_length, invalid_content_length, invalid_chunk, invalid_query, invalid_path.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "invalid_uri",
+                            "duplicate_parameter",
+                            "invalid_request_line",
+                            "invalid_method",
+                            "invalid_target",
+                            "invalid_version",
+                            "missing_host",
+                            "duplicate_host",
+                            "invalid_host",
+                            "obs_fold",
+                            "invalid_header",
+                            "invalid_header_name",
+                            "invalid_header_value",
+                            "bare_lf",
+                            "ambiguous_framing",
+                            "invalid_transfer_encoding",
+                            "duplicate_content_length",
+                            "invalid_content_length",
+                            "invalid_chunk",
+                            "invalid_query",
+                            "invalid_path"
+                          ]
+                        }
                       }
                     }
                   ]
@@ -217,143 +354,6 @@ extension ContractDocuments {
               "X-Request-Id": {
                 "$ref": "#/components/headers/XRequestId"
               }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "405": {
-            "$ref": "#/components/responses/Transport405"
-          },
-          "408": {
-            "$ref": "#/components/responses/Transport408"
-          },
-          "413": {
-            "$ref": "#/components/responses/Transport413"
-          },
-          "414": {
-            "$ref": "#/components/responses/Transport414"
-          },
-          "417": {
-            "$ref": "#/components/responses/Transport417"
-          },
-          "431": {
-            "$ref": "#/components/responses/Transport431"
-          },
-          "501": {
-            "$ref": "#/components/responses/Transport501"
-          },
-          "503": {
-            "$ref": "#/components/responses/Transport503"
-          },
-          "505": {
-            "$ref": "#/components/responses/Transport505"
-          }
-        }
-      }
-    },
-    "/schema/config/{file}": {
-      "get": {
-        "operationId": "getConfigSchema",
-        "summary": "A config file's JSON Schema (2020-12), as in docs/schema/",
-        "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
-        "parameters": [
-          {
-            "name": "file",
-            "in": "path",
-            "required": true,
-            "description": "The schema's file name.",
-            "schema": {
-              "type": "string",
-              "enum": [
-                "actions.json",
-                "custom-schema.json",
-                "feature.json",
-                "server.json",
-                "toggles.json"
-              ]
-            }
-          },
-          {
-            "$ref": "#/components/parameters/IfNoneMatch"
-          },
-          {
-            "$ref": "#/components/parameters/AcceptEncoding"
-          },
-          {
-            "$ref": "#/components/parameters/traceparent"
-          },
-          {
-            "$ref": "#/components/parameters/tracestate"
-          },
-          {
-            "$ref": "#/components/parameters/XRequestId"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The schema (Cache-Control: public, max-age=300).",
-            "headers": {
-              "ETag": {
-                "$ref": "#/components/headers/DocumentETag"
-              },
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/schema+json": {
-                "schema": {
-                  "type": "object"
-                }
-              }
-            }
-          },
-          "304": {
-            "description": "Not modified: If-None-Match matched.",
-            "headers": {
-              "ETag": {
-                "$ref": "#/components/headers/DocumentETag"
-              },
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Transport400"
-          },
-          "404": {
-            "description": "No config schema by that name (or no name). Codes: schema_not_found, route_not_found.",
-            "headers": {
-              "Cache-Control": {
-                "$ref": "#/components/headers/CacheControl"
-              },
-              "X-Request-Id": {
-                "$ref": "#/components/headers/XRequestId"
-              }
-            },
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "allOf": [
-                    {
-                      "$ref": "#/components/schemas/Problem"
-                    },
-                    {
-                      "properties": {
-                        "code": {
-                          "enum": [
-                            "schema_not_found",
-                            "route_not_found"
-                          ]
-                        }
 
 """#
 }

@@ -4,6 +4,143 @@
 extension ContractDocuments {
     /// Lines 2801 to 3150 of ``openAPI``.
     static let openAPI9 = #"""
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "405": {
+            "$ref": "#/components/responses/Transport405"
+          },
+          "408": {
+            "$ref": "#/components/responses/Transport408"
+          },
+          "413": {
+            "$ref": "#/components/responses/Transport413"
+          },
+          "414": {
+            "$ref": "#/components/responses/Transport414"
+          },
+          "417": {
+            "$ref": "#/components/responses/Transport417"
+          },
+          "431": {
+            "$ref": "#/components/responses/Transport431"
+          },
+          "501": {
+            "$ref": "#/components/responses/Transport501"
+          },
+          "503": {
+            "$ref": "#/components/responses/Transport503"
+          },
+          "505": {
+            "$ref": "#/components/responses/Transport505"
+          }
+        }
+      }
+    },
+    "/schema/config/{file}": {
+      "get": {
+        "operationId": "getConfigSchema",
+        "summary": "A config file's JSON Schema (2020-12), as in docs/schema/",
+        "description": "server.json for Config/server.json, feature.json for features/*.json, toggles.json, actions.json, and custom-schema.json for schemas/*.json. Editors use them through a file's \"$schema\".",
+        "parameters": [
+          {
+            "name": "file",
+            "in": "path",
+            "required": true,
+            "description": "The schema's file name.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "actions.json",
+                "custom-schema.json",
+                "feature.json",
+                "server.json",
+                "toggles.json"
+              ]
+            }
+          },
+          {
+            "$ref": "#/components/parameters/IfNoneMatch"
+          },
+          {
+            "$ref": "#/components/parameters/AcceptEncoding"
+          },
+          {
+            "$ref": "#/components/parameters/traceparent"
+          },
+          {
+            "$ref": "#/components/parameters/tracestate"
+          },
+          {
+            "$ref": "#/components/parameters/XRequestId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The schema (Cache-Control: public, max-age=300).",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/schema+json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified: If-None-Match matched.",
+            "headers": {
+              "ETag": {
+                "$ref": "#/components/headers/DocumentETag"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Transport400"
+          },
+          "404": {
+            "description": "No config schema by that name (or no name). Codes: schema_not_found, route_not_found.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              },
+              "X-Request-Id": {
+                "$ref": "#/components/headers/XRequestId"
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/Problem"
+                    },
+                    {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "schema_not_found",
+                            "route_not_found"
+                          ]
+                        }
                       }
                     }
                   ]
@@ -217,143 +354,6 @@ extension ContractDocuments {
               "required": [
                 "id",
                 "title",
-                "predicate",
-                "operations",
-                "reload"
-              ],
-              "properties": {
-                "id": {
-                  "type": "string"
-                },
-                "title": {
-                  "type": "string"
-                },
-                "predicate": {
-                  "type": "string"
-                },
-                "operations": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                },
-                "reload": {
-                  "oneOf": [
-                    {
-                      "enum": [
-                        "always",
-                        "never"
-                      ]
-                    },
-                    {
-                      "type": "object",
-                      "required": [
-                        "maxAgeSeconds"
-                      ],
-                      "properties": {
-                        "maxAgeSeconds": {
-                          "type": "integer"
-                        }
-                      }
-                    }
-                  ]
-                },
-                "schema": {
-                  "type": "string"
-                },
-                "toggles": {
-                  "type": "array",
-                  "minItems": 1,
-                  "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only when server.json allowToggleOverride is true (the default).",
-                  "items": {
-                    "type": "object",
-                    "required": [
-                      "name",
-                      "values",
-                      "default"
-                    ],
-                    "properties": {
-                      "name": {
-                        "type": "string"
-                      },
-                      "values": {
-                        "type": "array",
-                        "items": {
-                          "type": "string"
-                        }
-                      },
-                      "default": {
-                        "type": "string"
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "ViewModel": {
-        "type": "object",
-        "description": "A view model in HubFramework's default schema, as HubServer serializes it: keys in a fixed order, no null, no empty object or array (such values are omitted).",
-        "additionalProperties": false,
-        "properties": {
-          "id": {
-            "type": "string",
-            "description": "The view identifier."
-          },
-          "title": {
-            "type": "string",
-            "description": "The view title."
-          },
-          "header": {
-            "$ref": "#/components/schemas/Component"
-          },
-          "body": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-              "$ref": "#/components/schemas/Component"
-            }
-          },
-          "overlays": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-              "$ref": "#/components/schemas/Component"
-            }
-          },
-          "custom": {
-            "type": "object",
-            "minProperties": 1,
-            "description": "Free-form JSON object, keys in input order; never empty (empty objects are omitted)."
-          }
-        },
-        "externalDocs": {
-          "description": "The same definitions as a standalone JSON Schema (2020-12)",
-          "url": "/schema/view-model.json"
-        }
-      },
-      "NonEmptyViewModel": {
-        "description": "A view model with at least one key (a component target's initial view).",
-        "allOf": [
-          {
-            "$ref": "#/components/schemas/ViewModel"
-          },
-          {
-            "minProperties": 1
-          }
-        ]
-      },
-      "ComponentIdentifier": {
-        "type": "string",
-        "description": "namespace:name: exactly one ':', neither part empty.",
-        "pattern": "^[^:]+:[^:]+$"
-      },
-      "Component": {
-        "type": "object",
-        "description": "A component model. 'id' is unique within its list (a component without one gets a deterministic id such as 'UnknownComponent:body.0'); 'component' is always present.",
-        "additionalProperties": false,
 
 """#
 }
