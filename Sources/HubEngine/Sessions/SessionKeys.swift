@@ -14,6 +14,8 @@ public struct SessionKeys: Sendable, Equatable {
 
     /// The keys, the signing one first.
     public let keys: [[UInt8]]
+    /// Their reusable MAC contexts.
+    private let contexts: MACContexts
 
     /// Why a key was refused.
     public enum KeyError: Error, Equatable, CustomStringConvertible {
@@ -39,7 +41,10 @@ public struct SessionKeys: Sendable, Equatable {
             throw .tooShort(index: index, bytes: key.count)
         }
         self.keys = keys
+        self.contexts = MACContexts(keys: keys)
     }
+
+    public static func == (lhs: SessionKeys, rhs: SessionKeys) -> Bool { lhs.keys == rhs.keys }
 
     /// Keys written as text, the signing one first: each hex (an even number of hex digits) or
     /// base64url (padding and the standard alphabet's `+` and `/` accepted too), decoding to at
@@ -77,33 +82,19 @@ public struct SessionKeys: Sendable, Equatable {
     }
 
     /// The MAC of `message` under the signing key.
-    func sign(_ message: some Collection<UInt8>) -> [UInt8] {
-        Self.mac(keys[0], message)
+    func sign(_ message: [UInt8]) -> [UInt8] {
+        // A failure signs with zeros, which never verifies against a real MAC (fails closed).
+        contexts.mac(message, key: 0) ?? [UInt8](repeating: 0, count: 32)
     }
 
     /// Whether `mac` is `message`'s MAC under any key (compared in constant time).
-    func verify(_ message: some Collection<UInt8>, mac: [UInt8]) -> Bool {
+    func verify(_ message: [UInt8], mac: [UInt8]) -> Bool {
         guard mac.count == 32 else { return false }
-        for key in keys {
-            let expected = Self.mac(key, message)
+        for index in keys.indices {
+            guard let expected = contexts.mac(message, key: index) else { continue }
             if hub_constant_time_compare(expected, mac, 32) == 0 { return true }
         }
         return false
-    }
-
-    private static func mac(_ key: [UInt8], _ message: some Collection<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let bytes = Array(message)
-        let ok = key.withUnsafeBytes { keyBytes in
-            bytes.withUnsafeBufferPointer { data in
-                out.withUnsafeMutableBufferPointer { buffer in
-                    hub_hmac_sha256(keyBytes.baseAddress, Int32(key.count), data.baseAddress, data.count, buffer.baseAddress)
-                }
-            }
-        }
-        // HMAC over SHA-256 cannot fail for a key and message in memory; a failure signs with
-        // zeros, which never verifies against a real MAC (the comparison fails closed).
-        return ok == 1 ? out : [UInt8](repeating: 0, count: 32)
     }
 
     /// Hex or base64url text as bytes; `nil` when it is neither.
