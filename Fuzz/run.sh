@@ -36,7 +36,7 @@ app)
     # Swift 6 mode and the upcoming features of Package.swift; -enable-testing lets the harness
     # reach HubHTTP's internal ResponseEncoder and RequestTarget.
     language=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
-        -enable-testing -I Sources/CCurl -I Sources/CZlib -I Sources/CEpoll -I "$mods")
+        -enable-testing -I Sources/CCurl -I Sources/CCrypto -I Sources/CZlib -I Sources/CEpoll -I "$mods")
     # Module names as in Package.swift, so the sources' import lines work unchanged.
     for module in HubSync HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
         echo "building $module"
@@ -45,7 +45,7 @@ app)
             $(find "Sources/$module" -name '*.swift') -o "$mods/lib$module.a"
     done
     sources=""
-    flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubEngine -lHubModel -lHubSync -lcurl -lz)
+    flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubEngine -lHubModel -lHubSync -lcurl -lcrypto -lz)
     # LeakSanitizer is off: Swift packs pointers with spare bits in enum payloads, so LSan
     # reports the long-lived application (built once, in LLVMFuzzerInitialize) as leaked.
     # Growth shows up in libFuzzer's rss instead (-rss_limit_mb, default 2048).

@@ -11,6 +11,10 @@
 // Requests within one input share state as on one connection: `$S` in a later request's
 // target, header values or body is replaced by the last `Hub-Session` answered, and `$E` by the
 // last `ETag`, so the fuzzer can reach session paths (actions, pagination, 304, events).
+// Session tokens of every kind are one token away: `$T` is the last session's token with one
+// character changed (tampered), `$X` a token signed with the application's key but issued 8
+// days ago (expired), `$V` a valid token for a new id (a rebuild) and `$F` a token of the same
+// shape signed with another key (forged).
 // Sessions persist across inputs (at most `sessions.max`, set small below).
 
 import Dispatch
@@ -49,6 +53,7 @@ private let application: HubApplication = {
         var configuration = try loader.load(directory: directory)
         configuration.settings.sessions.max = 64
         configuration.settings.upstream.cacheEntries = 64
+        configuration.settings.sessions.keyTexts = [SessionKeys.encode(fuzzKey)]
         let logger = JSONLogger(level: .error, format: .text) { line in
             if line.contains("unhandled error") { FileHandle.standardError.write(Data(("fuzz-app: " + line + "\n").utf8)) }
         }
@@ -57,6 +62,11 @@ private let application: HubApplication = {
         fatalError("fuzz-app: cannot load \(directory): \(error)")
     }
 }()
+
+/// The application's session key (so the harness can sign valid and expired tokens), and another.
+private let fuzzKey = SessionKeys.randomKey()
+private let fuzzKeys = try! SessionKeys([fuzzKey])  // 32 random bytes: always a valid key
+private let otherKeys = SessionKeys.ephemeral()
 
 /// The parser limits of a connection of that application.
 private let limits: HTTPServerConfiguration.Limits = {
@@ -214,9 +224,19 @@ private func checkJSON(_ body: [UInt8], headers: HTTPHeaders) {
 /// `$S` and `$E` in the target, header values and body replaced by the last session and ETag.
 private func substitute(_ request: HTTPRequest, session: String?, etag: String?) -> HTTPRequest {
     var replacements: [(token: String, value: String)] = []
-    if let session { replacements.append(("$S", session)) }
+    if let session {
+        replacements.append(("$S", session))
+        // One character changed, at a position the request's own length picks.
+        var bytes = Array(session.utf8)
+        let position = request.target.utf8.count % bytes.count
+        bytes[position] = bytes[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        replacements.append(("$T", String(decoding: bytes, as: UTF8.self)))
+    }
     if let etag { replacements.append(("$E", etag)) }
-    guard !replacements.isEmpty else { return request }
+    let now = EngineDefaults.systemWallClock()
+    replacements.append(("$X", SessionToken(id: SessionIdentifier.make(), viewURI: "hub:todo", issuedAt: now - 8 * 86_400, keys: fuzzKeys).encoded))
+    replacements.append(("$V", SessionToken(id: SessionIdentifier.make(), viewURI: "hub:home", issuedAt: now, keys: fuzzKeys).encoded))
+    replacements.append(("$F", SessionToken(id: SessionIdentifier.make(), viewURI: "hub:home", issuedAt: now, keys: otherKeys).encoded))
     func replace(_ string: String) -> String {
         replacements.reduce(string) { $0.replacingOccurrences(of: $1.token, with: $1.value) }
     }

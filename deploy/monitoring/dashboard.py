@@ -106,6 +106,11 @@ ROWS = [
         ], "ops"),
         timeseries("Sessions rebuilt from their token", [(rate("hub_sessions_rebuilt_total", "reason"), "{{reason}}")], "ops",
                    description="evicted, expired: this process let the session go; unknown: a restart or another replica."),
+        timeseries("Session tokens refused", [(rate("hub_session_tokens_rejected_total", "reason"), "{{reason}}")], "ops",
+                   description="404s that stored nothing: malformed, signature (forged, tampered, another key), expired, "
+                               "revoked. A signature rise is someone guessing, or a replica with other keys."),
+        timeseries("Per-client limits (429)", [(rate("hub_client_limited_total", "limit"), "{{limit}}")], "ops",
+                   description="limits.sessionsPerClient and limits.sseStreamsPerClient refusals."),
     ]),
     ("SSE", [
         timeseries("Open event streams and limits.sseStreams", [
@@ -136,7 +141,10 @@ ROWS = [
         stat("Config age", f"time() - max(hub_config_last_reload_success_timestamp_seconds{{{SEL}}})", "s",
              description="Since the newest successful load (start-up or reload)."),
         timeseries("Reloads by result (per hour)", [(
-            f"sum by (result) (increase(hub_config_reloads_total{{{SEL}}}[1h]))", "{{result}}")], width=16),
+            f"sum by (result) (increase(hub_config_reloads_total{{{SEL}}}[1h]))", "{{result}}")], width=8),
+        timeseries("Re-runs a reload caused", [(rate("hub_reload_reruns_total", "mode"), "{{mode}}")], "ops", width=8,
+                   description="eager: sessions followed over SSE, at reload time through reload.maxConcurrentReruns; "
+                               "lazy: stale sessions on their next request. 0 for a reload that changed nothing."),
     ]),
     ("Caches", [
         timeseries("Cache bytes", [(f"sum by (cache) (hub_cache_bytes{{{SEL}}})", "{{cache}}")], "bytes"),
