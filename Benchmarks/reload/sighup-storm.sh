@@ -41,7 +41,7 @@ measure() {  # measure quiet|storm -> req/s
         storm_pid=$!
     fi
     wrk -t2 -c32 -d"${seconds}s" "$base/view?uri=hub:catalog" 2>/dev/null | awk '/Requests\/sec/{print $2}'
-    [ -n "$storm_pid" ] && { kill "$storm_pid" 2>/dev/null || true; wait "$storm_pid" 2>/dev/null || true; }
+    if [ -n "$storm_pid" ]; then kill "$storm_pid" 2>/dev/null || true; wait "$storm_pid" 2>/dev/null || true; fi
 }
 quiet=(); storm=()
 for ((round = 1; round <= rounds; round++)); do

@@ -64,7 +64,7 @@ malformed=$(metric 'hub_session_tokens_rejected_total{reason="malformed"}')
 requests=0; non2xx=0
 for shape in signed unsigned; do
     requests=$((requests + $(awk '/requests in/{print $1}' "$BENCH_TMP/wrk-$shape.txt")))
-    non2xx=$((non2xx + $(awk '/Non-2xx/{print $4}' "$BENCH_TMP/wrk-$shape.txt")))
+    non2xx=$((non2xx + $(awk '/Non-2xx/{print $NF}' "$BENCH_TMP/wrk-$shape.txt")))
 done
 view=$(curl -s "$base/view?session=$session")
 echo "forged: $requests requests, $non2xx non-2xx; rejected: signature $rejected, malformed $malformed"

@@ -31,6 +31,14 @@ static inline int hub_hmac_sha256_compute(EVP_MAC_CTX *context, const unsigned c
         && EVP_MAC_final(context, out, &written, 32) == 1 && written == 32;
 }
 
+/// `hub_hmac_sha256_compute` over `prefix` followed by `data` (two updates: no concatenation).
+static inline int hub_hmac_sha256_compute2(EVP_MAC_CTX *context, const unsigned char *prefix, size_t prefix_length,
+                                           const unsigned char *data, size_t length, unsigned char *out) {
+    size_t written = 0;
+    return EVP_MAC_init(context, NULL, 0, NULL) == 1 && EVP_MAC_update(context, prefix, prefix_length) == 1
+        && EVP_MAC_update(context, data, length) == 1 && EVP_MAC_final(context, out, &written, 32) == 1 && written == 32;
+}
+
 static inline void hub_hmac_sha256_free(EVP_MAC_CTX *context) { EVP_MAC_CTX_free(context); }
 
 /// Compares `length` bytes in time that does not depend on where they differ; 0 when equal.

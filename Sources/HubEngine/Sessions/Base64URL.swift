@@ -1,42 +1,22 @@
 /// base64url without padding (RFC 4648 section 5).
 enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let values: [Int8] = {
         var table = [Int8](repeating: -1, count: 256)
-        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = Int8(index) }
+        for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            table[Int(byte)] = Int8(index)
+        }
         return table
     }()
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            out.append(alphabet[Int(value >> 18 & 63)])
-            out.append(alphabet[Int(value >> 12 & 63)])
-            out.append(alphabet[Int(value >> 6 & 63)])
-            out.append(alphabet[Int(value & 63)])
-            index += 3
-        }
-        let remaining = bytes.count - index
-        if remaining == 1 {
-            let value = UInt32(bytes[index]) << 16
-            out.append(alphabet[Int(value >> 18 & 63)])
-            out.append(alphabet[Int(value >> 12 & 63)])
-        } else if remaining == 2 {
-            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            out.append(alphabet[Int(value >> 18 & 63)])
-            out.append(alphabet[Int(value >> 12 & 63)])
-            out.append(alphabet[Int(value >> 6 & 63)])
-        }
+        append(bytes, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Whether `text` is the encoding of `bytes` (no allocation; on every `GET /view?session=`).
-    static func matches(_ text: Slice<UnsafeBufferPointer<UInt8>>, encoding bytes: String.UTF8View) -> Bool {
-        guard text.count == (bytes.count * 4 + 2) / 3 else { return false }
-        var position = text.startIndex
+    /// Appends the encoding of `bytes` to `out` (any sequence: a string's UTF-8, a buffer).
+    static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         var accumulator: UInt32 = 0
         var bits: UInt32 = 0
         for byte in bytes {
@@ -44,15 +24,11 @@ enum Base64URL {
             bits += 8
             while bits >= 6 {
                 bits -= 6
-                guard text[position] == character(accumulator >> bits) else { return false }
-                position += 1
+                out.append(character(accumulator >> bits))
             }
             accumulator &= (1 << bits) - 1
         }
-        if bits > 0 {
-            guard text[position] == character(accumulator << (6 - bits)) else { return false }
-        }
-        return true
+        if bits > 0 { out.append(character(accumulator << (6 - bits))) }
     }
 
     /// The alphabet's character for the low 6 bits of `value` (arithmetic: no table to load).

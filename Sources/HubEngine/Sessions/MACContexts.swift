@@ -34,16 +34,25 @@ final class MACContexts: Sendable {
         stripes = Striped { Stripe(keys: keys) }
     }
 
-    /// The MAC of `message` under key `index`; `nil` when OpenSSL failed (never seen: the caller
-    /// fails closed).
-    func mac(_ message: [UInt8], key index: Int) -> [UInt8]? {
-        stripes.current.withLock { stripe -> [UInt8]? in
-            guard let context = stripe.context(index) else { return nil }
-            var out = [UInt8](repeating: 0, count: 32)
-            let ok = message.withUnsafeBufferPointer { data in
-                out.withUnsafeMutableBufferPointer { hub_hmac_sha256_compute(context, data.baseAddress, data.count, $0.baseAddress) }
-            }
-            return ok == 1 ? out : nil
+    /// Writes the MAC of `prefix` followed by `message` under key `index` into `out` (32 bytes);
+    /// `false` when OpenSSL failed (never seen: the caller fails closed).
+    func mac(
+        prefix: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>, key index: Int,
+        into out: UnsafeMutablePointer<UInt8>
+    ) -> Bool {
+        // The pointers are the caller's buffers, valid for this call and only read (the output
+        // written) inside it, synchronously: nothing of them outlives the lock or crosses a task.
+        // They cross into the lock as addresses, since a non-Sendable pointer would tie the
+        // stripe to the caller's region.
+        let addresses = (
+            prefix: UInt(bitPattern: prefix.baseAddress), prefixCount: prefix.count,
+            message: UInt(bitPattern: message.baseAddress), messageCount: message.count, out: UInt(bitPattern: out))
+        return stripes.current.withLock { stripe -> Bool in
+            guard let context = stripe.context(index) else { return false }
+            return hub_hmac_sha256_compute2(
+                context, UnsafePointer(bitPattern: addresses.prefix), addresses.prefixCount,
+                UnsafePointer(bitPattern: addresses.message), addresses.messageCount,
+                UnsafeMutablePointer(bitPattern: addresses.out)) == 1
         }
     }
 }

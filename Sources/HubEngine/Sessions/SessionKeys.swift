@@ -81,20 +81,21 @@ public struct SessionKeys: Sendable, Equatable {
         Base64URL.encode(key)
     }
 
-    /// The MAC of `message` under the signing key.
-    func sign(_ message: [UInt8]) -> [UInt8] {
-        // A failure signs with zeros, which never verifies against a real MAC (fails closed).
-        contexts.mac(message, key: 0) ?? [UInt8](repeating: 0, count: 32)
+    /// Writes the MAC of `prefix` + `message` under the signing key into `out` (32 bytes). A
+    /// failure writes zeros, which never verify against a real MAC (fails closed).
+    func sign(prefix: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) {
+        if !contexts.mac(prefix: prefix, message, key: 0, into: out) { out.update(repeating: 0, count: 32) }
     }
 
-    /// Whether `mac` is `message`'s MAC under any key (compared in constant time).
-    func verify(_ message: [UInt8], mac: [UInt8]) -> Bool {
+    /// Whether `mac` is the MAC of `prefix` + `message` under any key (compared in constant time).
+    func verify(prefix: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>, mac: [UInt8]) -> Bool {
         guard mac.count == 32 else { return false }
-        for index in keys.indices {
-            guard let expected = contexts.mac(message, key: index) else { continue }
-            if hub_constant_time_compare(expected, mac, 32) == 0 { return true }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { expected in
+            for index in keys.indices where contexts.mac(prefix: prefix, message, key: index, into: expected.baseAddress!) {
+                if hub_constant_time_compare(expected.baseAddress, mac, 32) == 0 { return true }
+            }
+            return false
         }
-        return false
     }
 
     /// Hex or base64url text as bytes; `nil` when it is neither.

@@ -47,15 +47,27 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         case revoked
     }
 
-    /// A new token, signed with `keys`' signing key.
+    /// A new token, signed with `keys`' signing key. Built in one buffer (on every
+    /// `GET /view?uri=` answered from the chain memo: a lazy token per request).
     public init(id: String, viewURI: String?, lazy: Bool = false, issuedAt: Int64, keys: SessionKeys) {
         let uri = viewURI.flatMap { $0.utf8.count <= Self.maximumEncodedURIBytes ? $0 : nil }
-        var text = id + (lazy ? ".l" : ".s")
-        if let uri { text += Base64URL.encode(Array(uri.utf8)) }
-        text += "." + String(issuedAt)
-        let mac = keys.sign(Self.message(text.utf8))
-        text += "." + Base64URL.encode(mac)
-        self.init(id: id, viewURI: uri, lazy: lazy, issuedAt: issuedAt, encoded: text)
+        let uriBytes = uri?.utf8.count ?? 0
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(22 + 2 + (uriBytes * 4 + 2) / 3 + 1 + 20 + 1 + 43)
+        bytes.append(contentsOf: id.utf8)
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(lazy ? UInt8(ascii: "l") : UInt8(ascii: "s"))
+        if let uri { Base64URL.append(uri.utf8, to: &bytes) }
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(contentsOf: String(issuedAt).utf8)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
+            bytes.withUnsafeBufferPointer { signed in
+                Self.context.withUnsafeBufferPointer { keys.sign(prefix: $0, signed, into: mac.baseAddress!) }
+            }
+            bytes.append(UInt8(ascii: "."))
+            Base64URL.append(UnsafeBufferPointer(mac), to: &bytes)
+        }
+        self.init(id: id, viewURI: uri, lazy: lazy, issuedAt: issuedAt, encoded: String(decoding: bytes, as: UTF8.self))
     }
 
     private init(id: String, viewURI: String?, lazy: Bool, issuedAt: Int64, encoded: String) {
@@ -85,8 +97,11 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
             else { return .failure(.malformed) }
             uri = decoded
         }
-        let signed = utf8[..<parts[3].startIndex].dropLast()  // everything before the last "."
-        guard keys.verify(message(signed), mac: mac) else { return .failure(.signature) }
+        let signed = Array(utf8[..<parts[3].startIndex].dropLast())  // everything before the last "."
+        let verified = signed.withUnsafeBufferPointer { message in
+            context.withUnsafeBufferPointer { keys.verify(prefix: $0, message, mac: mac) }
+        }
+        guard verified else { return .failure(.signature) }
         guard now - issuedAt < maxAge else { return .failure(.expired) }
         return .success(
             SessionToken(
@@ -128,12 +143,8 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 
-    /// What the MAC covers: a context label, then the token's text before its MAC.
-    private static func message(_ signed: some Collection<UInt8>) -> [UInt8] {
-        var message = Array("hub-session.v1:".utf8)
-        message.append(contentsOf: signed)
-        return message
-    }
+    /// What the MAC covers first: a context label (then the token's text before its MAC).
+    private static let context = Array("hub-session.v1:".utf8)
 
     /// 1 to 12 decimal digits, no sign or leading zero.
     private static func decimal(_ bytes: some Collection<UInt8>) -> Int64? {
