@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
+.PHONY: check deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
 
 ## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
 deps:
@@ -18,6 +18,12 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+## The fast check: build with the tests, then the Swift test suite (no browser, deploy or
+## contract checks: those are `make test`).
+check: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 
 ## Build and serve the demo config (Config/) on 127.0.0.1:8080 (HUB_HOST=0.0.0.0 for every
 ## interface, HUB_PORT for another port).

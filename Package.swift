@@ -62,9 +62,16 @@ let package = Package(
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
             name: "HubServer",
-            dependencies: ["HubModel", "HubEngine", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync"],
-            // The preview page's sources: Tools/contracts.py embeds them (Preview/PreviewPage.swift).
+            dependencies: ["HubModel", "HubEngine", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "CCrypto"],
+            // The preview page's sources: Tools/contracts.py assembles them into Resources/preview.html.
             exclude: ["Preview/Page"],
+            // Data files written by Tools/contracts.py (the same bytes as docs/), embedded in the
+            // binary as `PackageResources` byte arrays: the contract documents and the preview page.
+            resources: [
+                "openapi.json", "view-model.schema.json", "preview.html",
+                "schema/actions.json", "schema/custom-schema.json", "schema/feature.json", "schema/server.json",
+                "schema/toggles.json",
+            ].map { .embedInCode("Resources/" + $0) },
             swiftSettings: swiftSettings
         ),
         .target(name: "HubDemo", dependencies: ["HubServer", "HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),

@@ -38,11 +38,24 @@ app)
     language=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
         -enable-testing -I Sources/CCurl -I Sources/CCrypto -I Sources/CZlib -I Sources/CEpoll -I "$mods")
     # Module names as in Package.swift, so the sources' import lines work unchanged.
+    # HubServer's embedded resources (Package.swift `.embedInCode`), written as SwiftPM writes them.
+    python3 - "$mods/HubServerResources.swift" <<'PY'
+import os, re, sys
+root = "Sources/HubServer/Resources"
+lines = ["struct PackageResources {"]
+for directory, _, names in sorted(os.walk(root)):
+    for name in sorted(names):
+        data = open(os.path.join(directory, name), "rb").read()
+        lines.append("static let %s: [UInt8] = [%s]" % (re.sub(r"[^A-Za-z0-9_]", "_", name), ",".join(map(str, data))))
+open(sys.argv[1], "w").write("\n".join(lines + ["}", ""]))
+PY
     for module in HubSync HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
         echo "building $module"
+        extra=()
+        if [ "$module" = HubServer ]; then extra=("$mods/HubServerResources.swift"); fi
         swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name hubserver -wmo "${language[@]}" -module-name "$module" -emit-library -static \
             -emit-module -emit-module-path "$mods/$module.swiftmodule" \
-            $(find "Sources/$module" -name '*.swift') -o "$mods/lib$module.a"
+            $(find "Sources/$module" -name '*.swift') "${extra[@]}" -o "$mods/lib$module.a"
     done
     sources=""
     flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubEngine -lHubModel -lHubSync -lcurl -lcrypto -lz)

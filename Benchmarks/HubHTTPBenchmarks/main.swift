@@ -29,12 +29,10 @@ var router = Router()
 router.add(.get, "/view") { _, _ in
     HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation))
 }
-// The same response from the immediate path: no task, no suspension point per middleware.
-router.add(.get, "/view.now", immediate: { _, _ in
-    HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation))
-}) { _, _ in
-    HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation))
-}
+// The same response answered now: no task, the middleware's hooks run on the loop.
+router.add(.get, "/view.now", answer: { _, _ in
+    .now(HTTPResponse(headers: ["Content-Type": "application/json"], body: .representation(representation)))
+})
 // Plain bytes: compressed per request.
 router.add(.get, "/view.gz") { _, _ in HTTPResponse.json(payload) }
 

@@ -56,7 +56,7 @@ perf | perf-cap | perf-session)
         | head -n 25 | demangle | cut -c1-160
     echo "== perf: inclusive (children) shares of the request path's frames"
     perf report -i "$data" --stdio --children --sort symbol -g none --percent-limit 0.5 2>/dev/null | grep -v '^#' \
-        | grep -v '^$' | demangle | grep -E 'respondImmediately|sendmsg|_dispatch_mgr_thread|_dispatch_mgr_queue_push|epoll_wait|finish_task_switch|openSession|SessionStore|swift_task_create|swift_task_enqueueGlobal|ViewSession.deinit|removeExpired|processBuffer|getView|ViewResponder|RepresentationMiddleware|ObservabilityMiddleware' \
+        | grep -v '^$' | demangle | grep -E 'MiddlewareChain|sendmsg|_dispatch_mgr_thread|_dispatch_mgr_queue_push|epoll_wait|finish_task_switch|openSession|SessionStore|swift_task_create|swift_task_enqueueGlobal|ViewSession.deinit|removeExpired|processBuffer|getView|ViewResponder|RepresentationMiddleware|ObservabilityMiddleware' \
         | head -n 30 | cut -c1-160
     echo "== perf: user time by part of the request path (Benchmarks/bench/buckets.py)"
     python3 "$(dirname "$0")/buckets.py" "$data"

@@ -46,40 +46,53 @@ extension ViewEngine {
         held(text)?.session
     }
 
-    /// Loads the held session `text` names (``ViewSession/load(_:)``) for the request
-    /// `request(uri)` makes for its view URI; `nil` when this process does not hold it. A load
-    /// its reload policy answers without a run is served from the session's published
-    /// ``SettledView`` without a hop onto the session's actor (the same answer, and the request is
-    /// still recorded as the session's latest).
-    public nonisolated(nonsending) func loadHeld(
-        _ text: String, request: (String) -> ViewRequest
-    ) async -> (session: ViewSession, state: ViewState)? {
+    /// A load of a held session (``loadHeld(_:request:)``).
+    public enum HeldLoad: Sendable {
+        /// Its published ``SettledView`` answers the request: no run, no hop onto its actor.
+        case ready(ViewSession, ViewState)
+        /// The session decides (its reload policy may run the chain): ``PendingLoad/run()``.
+        case pending(PendingLoad)
+
+        /// The session and its state for this request, running a pending load.
+        public func resolved() async -> (session: ViewSession, state: ViewState)? {
+            switch self {
+            case .ready(let session, let state): return (session, state)
+            case .pending(let pending): return await pending.run()
+            }
+        }
+    }
+
+    /// A held session's load that must go through the session (``ViewSession/load(_:)``), with
+    /// the request already made for it.
+    public struct PendingLoad: Sendable {
+        let engine: ViewEngine
+        public let session: ViewSession
+        let request: ViewRequest
+
+        /// The load; `nil` when a reload removed the session's feature (the session ended on
+        /// this load, and its token rebuilds nothing: no feature serves the URI).
+        public func run() async -> (session: ViewSession, state: ViewState)? {
+            let state = await session.load(request)
+            guard await session.endReason != .featureRemoved else {
+                engine.sessions.remove(session.id)
+                return nil
+            }
+            return (session, state)
+        }
+    }
+
+    /// Loads the held session `text` names (exactly the token text it was issued, younger than
+    /// ``Configuration/tokenMaxAge``: ``held(_:)``) for the request `request(uri)` makes for its
+    /// view URI, without suspending: `ready` when its published ``SettledView`` answers (the same
+    /// answer the session would give, and the request is still recorded as the session's
+    /// latest), else `pending` with the load to run. `nil` when this process does not hold it.
+    public func loadHeld(_ text: String, request: (String) -> ViewRequest) -> HeldLoad? {
         guard let (session, settled) = held(text) else { return nil }
         let viewRequest = request(session.viewURI)
         if let settled, settled.generation == definitions.generation, let state = settled.answer(viewRequest) {
-            return (session, state)
+            return .ready(session, state)
         }
-        let state = await session.load(viewRequest)
-        // A reload removed its feature: the session ended on this load (its token now rebuilds
-        // nothing: no feature serves the URI).
-        guard await session.endReason != .featureRemoved else {
-            sessions.remove(session.id)
-            return nil
-        }
-        return (session, state)
-    }
-
-    /// ``loadHeld(_:request:)`` when it needs no run and no hop onto the session's actor: the
-    /// held session and the state its published ``SettledView`` answers for the request
-    /// `request(uri)` makes; `nil` when this process does not hold it or the session must
-    /// decide (then nothing was recorded, and ``loadHeld(_:request:)`` gives the answer).
-    public func loadHeldImmediately(
-        _ text: String, request: (String) -> ViewRequest
-    ) -> (session: ViewSession, state: ViewState)? {
-        guard let (session, settled) = held(text), let settled, settled.generation == definitions.generation,
-            let state = settled.answer(request(session.viewURI))
-        else { return nil }
-        return (session, state)
+        return .pending(PendingLoad(engine: self, session: session, request: viewRequest))
     }
 
     /// A session named by a token, and how it was found.

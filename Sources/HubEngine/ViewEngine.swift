@@ -142,19 +142,6 @@ public final class ViewEngine: Sendable {
         return (started.session!, started.state)  // needsSession: always made
     }
 
-    /// Opens a view for a client that gets only its token (`GET /view?uri=`): as
-    /// ``openSession(for:initialViewModel:lazy:)`` with `lazy`, but a view answered from the
-    /// chain memo makes no session object at all (nothing is stored; the token creates the
-    /// session on first use). Other chains run in a stored session, as a new session's do.
-    /// `admission` is asked only when a session is about to be stored (a chain the memo does not answer).
-    public nonisolated(nonsending) func openView(
-        for request: ViewRequest, admission: () -> SessionAdmission = { .admit }
-    ) async throws(EngineError) -> (token: SessionToken, state: ViewState) {
-        let started = try await start(
-            request, initialViewModel: nil, storage: .lazy, id: nil, needsSession: false, admission: admission)
-        return (started.token, started.state)
-    }
-
     /// Runs the chain a new session for `request.viewURI` would run (chain memo included) and
     /// returns its result without keeping any session: for callers that must not create server
     /// state (`HEAD /view?uri=`) or want a one-off render. Throws like ``openSession(for:initialViewModel:lazy:)``.
@@ -190,36 +177,13 @@ public final class ViewEngine: Sendable {
         var joined = false
     }
 
-    /// The chain memo's successful entry for this chain, with its shared view model: a start
-    /// that needs nothing run. `nil` without a memo, on a miss, or for an entry that failed.
-    private func memoized(
-        feature: Feature, operations: [any ContentOperation], request: ViewRequest, id: String
-    ) -> (entry: ChainMemo.Entry, viewModel: ViewModel)? {
-        guard let memo = environment.memo,
-            let key = ChainMemo.key(
-                feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id),
-            let entry = memo.entry(for: key), entry.errors.last.map({ $0 == nil }) ?? false,
-            let shared = entry.viewModel
+    /// The chain memo's successful entry for a prepared chain, with its shared view model: a
+    /// start that needs nothing run. `nil` without a memo, on a miss, or for an entry that failed.
+    func memoized(_ prepared: PreparedView) -> (entry: ChainMemo.Entry, viewModel: ViewModel)? {
+        guard let memo = environment.memo, let key = prepared.memoKey, let entry = memo.entry(for: key),
+            entry.errors.last.map({ $0 == nil }) ?? false, let shared = entry.viewModel
         else { return nil }
         return (entry, shared)
-    }
-
-    /// ``openView(for:)`` when the chain memo answers it: the lazy token and the memoized view,
-    /// nothing stored and nothing run, without suspending; `nil` when the chain must run (then
-    /// ``openView(for:)`` answers, making the operations again). Throws as ``openView(for:)``
-    /// does for a URI no feature serves.
-    public func openViewImmediately(for request: ViewRequest) throws(EngineError) -> (token: SessionToken, state: ViewState)? {
-        guard let feature = features.feature(for: request.viewURI) else {
-            throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
-        }
-        let operations = try feature.makeOperations(for: request)
-        let id = SessionIdentifier.make()
-        guard let (entry, shared) = memoized(feature: feature, operations: operations, request: request, id: id) else { return nil }
-        environment.chainObserver?(ChainReport(featureIdentifier: feature.identifier, timings: entry.timings, failure: nil))
-        return (
-            issueToken(id: id, viewURI: request.viewURI, lazy: true),
-            ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings)
-        )
     }
 
     /// Opens a session for `request` (or only its view, see ``Started/session``). `needsSession`:
@@ -228,11 +192,17 @@ public final class ViewEngine: Sendable {
         _ request: ViewRequest, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?,
         needsSession: Bool, admission: () -> SessionAdmission
     ) async throws(EngineError) -> Started {
-        guard let feature = features.feature(for: request.viewURI) else {
-            throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
-        }
-        let operations = try feature.makeOperations(for: request)
-        let id = given?.id ?? SessionIdentifier.make()
+        try await start(
+            prepare(request, id: given?.id), initialViewModel: initialViewModel, storage: storage, id: given,
+            needsSession: needsSession, admission: admission)
+    }
+
+    /// ``start(_:initialViewModel:storage:id:needsSession:admission:)`` of a chain already prepared.
+    nonisolated(nonsending) func start(
+        _ prepared: PreparedView, initialViewModel: ViewModel?, storage: Storage, id given: SessionToken?,
+        needsSession: Bool, admission: () -> SessionAdmission
+    ) async throws(EngineError) -> Started {
+        let (feature, operations, request, id) = (prepared.feature, prepared.operations, prepared.request, prepared.id)
         func token(lazy: Bool) -> SessionToken {
             given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy)
         }
@@ -246,7 +216,7 @@ public final class ViewEngine: Sendable {
         // Fast path: a memoized, successful chain. The session starts loaded, sharing the
         // memo's snapshots and view model; no task, no actor hop, nothing runs. (Only successful
         // entries qualify, so a session started here always has a view model and is kept.)
-        if initialViewModel == nil, let (entry, shared) = memoized(feature: feature, operations: operations, request: request, id: id) {
+        if initialViewModel == nil, let (entry, shared) = memoized(prepared) {
             let memoized = ViewSession.MemoizedStart(entry: entry, viewModel: shared, key: entry.key)
             func make(lazy: Bool) -> ViewSession {
                 ViewSession(
@@ -277,7 +247,7 @@ public final class ViewEngine: Sendable {
         }
         var session = ViewSession(
             token: token(lazy: false), feature: feature, request: request, operations: operations,
-            environment: environment, injectedInitialViewModel: initialViewModel)
+            environment: environment, injectedInitialViewModel: initialViewModel, memoKey: prepared.memoKey)
         // Kept: in the store before the run. A drain that ends without a view model takes the
         // session out again (ViewSession.drive), before this caller resumes.
         switch storage {
@@ -289,7 +259,7 @@ public final class ViewEngine: Sendable {
                 // creates it on first use.
                 session = ViewSession(
                     token: token(lazy: true), feature: feature, request: request, operations: operations,
-                    environment: environment, injectedInitialViewModel: initialViewModel)
+                    environment: environment, injectedInitialViewModel: initialViewModel, memoKey: prepared.memoKey)
             } else {
                 session = held
             }

@@ -1,4 +1,5 @@
 import HubSync
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,6 +53,10 @@ public final class HTTPServer: Sendable {
 
     /// Connections currently open.
     public var openConnections: Int { core.openConnections }
+
+    /// Requests answered by work for later (``HTTPAnswer/later(_:)``), each in a task of its own,
+    /// since the server started; a request answered now counts nothing here.
+    public var requestsAnsweredLater: Int { core.answeredLater.load(ordering: .relaxed) }
 
     /// Binds, listens and starts the event loops; connections are accepted from then on.
     /// - Throws: ``SocketError`` naming the failed call (`getaddrinfo`, `socket`, `bind`, `listen`,

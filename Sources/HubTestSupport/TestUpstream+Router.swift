@@ -26,7 +26,7 @@ extension TestUpstream {
         let done = DispatchSemaphore(value: 0)
         let httpRequest = request.httpRequest
         Task {
-            let response = await responder.answer(httpRequest, context: RequestContext(requestId: RequestID.generate()))
+            let response = await responder.response(to: httpRequest, context: RequestContext(requestId: RequestID.generate()))
             answered.withLock { $0 = response }
             done.signal()
         }

@@ -74,8 +74,8 @@ private func bodyText(_ response: HTTPResponse) -> String {
 
     @Test func routeTemplateVisibleToOuterMiddleware() async throws {
         struct Probe: HTTPMiddleware {
-            nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-                var response = try await next.respond(to: request, context: context)
+            func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+                var response = response
                 response.headers.add(name: "X-Route", value: context.routeTemplate ?? "none")
                 return response
             }

@@ -76,6 +76,27 @@ struct PreviewTests {
         }
     }
 
+    @Test("the page is Resources/preview.html with the feature list at its marker; the CSP hashes its inline style and script")
+    func pageAndPolicyFromTheResource() async throws {
+        // SHA-256 known answer (FIPS 180-2, "abc").
+        #expect(PreviewPage.sha256(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        try await withHub(Self.config()) { client, _ in
+            let response = try await client.get("/preview")
+            let file = try BuildContext.read("Sources/HubServer/Resources/preview.html")
+            let marker = try #require(file.range(of: PreviewPage.featuresMarker))
+            #expect(response.text.hasPrefix(String(file[..<marker.lowerBound])))
+            #expect(response.text.hasSuffix(String(file[marker.upperBound...])))
+            let policy = try #require(response.header("Content-Security-Policy"))
+            for tag in ["script", "style"] {
+                let open = try #require(response.text.range(of: "<\(tag)>"))
+                let close = try #require(response.text.range(of: "</\(tag)>"))
+                let digest = Data(PreviewPage.sha256(Array(response.text[open.upperBound..<close.lowerBound].utf8)))
+                #expect(policy.contains("\(tag)-src 'sha256-\(digest.base64EncodedString())'"), "\(tag)")
+            }
+        }
+    }
+
     @Test("bad queries and other methods answer problems as elsewhere")
     func problems() async throws {
         try await withHub(Self.config()) { client, _ in

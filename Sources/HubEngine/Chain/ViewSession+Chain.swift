@@ -9,7 +9,9 @@ extension ViewSession {
         memoizedRunKey = nil
         if start == 0 {
             pageIndex = 0
-            if let memo = environment.memo, let key = memoKey() {
+            let prepared = preparedMemoKey
+            preparedMemoKey = nil
+            if let memo = environment.memo, let key = prepared ?? memoKey() {
                 if let entry = memo.entry(for: key) {
                     snapshots = entry.snapshots
                     errors = entry.errors

@@ -68,6 +68,7 @@ extension ViewSession {
         timings = []
         pageIndex = 0
         memoizedRunKey = nil
+        preparedMemoKey = nil
         cachedInitialViewModel = nil
         cachedActionPerformer = nil
     }

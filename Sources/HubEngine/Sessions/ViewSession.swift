@@ -46,6 +46,9 @@ public actor ViewSession {
     var loadedAt: ContinuousClock.Instant?
     /// The memo key when the snapshots are exactly a memoized full run's; `nil` otherwise.
     var memoizedRunKey: String?
+    /// The chain memo's key as the engine made it for the first run (`.some(nil)`: not
+    /// memoizable), so the first run does not make it again; cleared by that run.
+    var preparedMemoKey: String??
 
     enum Work: Equatable {
         case main(from: Int)
@@ -73,8 +76,10 @@ public actor ViewSession {
     /// sharing the memo's snapshots and view model, without running (or scheduling) anything.
     init(
         token: SessionToken, feature: Feature, request: ViewRequest, operations: [any ContentOperation],
-        environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil, memoized: MemoizedStart? = nil
+        environment: SessionEnvironment, injectedInitialViewModel: ViewModel? = nil, memoized: MemoizedStart? = nil,
+        memoKey: String?? = nil
     ) {
+        self.preparedMemoKey = memoKey
         if let injectedInitialViewModel {
             let extras = SessionExtras()
             extras.cachedInitialViewModel = injectedInitialViewModel

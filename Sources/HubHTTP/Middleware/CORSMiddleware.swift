@@ -16,7 +16,7 @@ import HubSync
 ///
 /// Place it outside ``ErrorMiddleware`` so that problem responses carry CORS headers too
 /// and a script can read them.
-public struct CORSMiddleware: ImmediateHTTPMiddleware {
+public struct CORSMiddleware: HTTPMiddleware {
     /// What `onRejected` is told about.
     public enum Rejection: String, Sendable {
         /// A preflight from an origin the policy does not allow.
@@ -42,17 +42,14 @@ public struct CORSMiddleware: ImmediateHTTPMiddleware {
         self.onRejected = onRejected
     }
 
-    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        let origin = request.headers["Origin"]
-        if let origin, let preflight = preflightResponse(request, origin: origin, context: context) { return preflight }
-        return finish(try await next.respond(to: request, context: context), origin: origin, request: request)
+    /// A preflight of a known path is answered here.
+    public func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
+        guard let origin = request.headers["Origin"] else { return nil }
+        return preflightResponse(request, origin: origin, context: context)
     }
 
-    public func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
-        let origin = request.headers["Origin"]
-        if let origin, let preflight = preflightResponse(request, origin: origin, context: context) { return preflight }
-        guard let response = try next.respondImmediately(to: request, context: context) else { return nil }
-        return finish(response, origin: origin, request: request)
+    public func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        finish(response, origin: request.headers["Origin"], request: request)
     }
 
     /// The answer to a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`) of a known

@@ -3,8 +3,8 @@
 public struct RequestIDMiddleware: HTTPMiddleware {
     public init() {}
 
-    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        var response = try await next.respond(to: request, context: context)
+    public func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        var response = response
         if !response.headers.contains(RequestID.headerName) {
             response.headers.add(name: RequestID.headerName, value: context.requestId)
         }

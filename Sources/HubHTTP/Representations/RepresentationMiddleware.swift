@@ -14,7 +14,7 @@ import HubSync
 ///   304 by ``HTTPResponse/notModified(keeping:)``, with the `ETag` and `Vary` the 200 would have.
 ///
 /// Put it innermost (next to the router): it sees the responders' bodies before anything frames them.
-public struct RepresentationMiddleware: ImmediateHTTPMiddleware {
+public struct RepresentationMiddleware: HTTPMiddleware {
     /// Bodies smaller than this are sent as they are (and do not vary by `Accept-Encoding`).
     public let minBytes: Int
     /// zlib level, 1 (fast) to 9 (small).
@@ -31,14 +31,9 @@ public struct RepresentationMiddleware: ImmediateHTTPMiddleware {
         self.init(minBytes: configuration.minBytes, level: configuration.level)
     }
 
-    /// Answers `request` with `next`'s response as ``prepare(_:for:)`` makes it.
-    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        prepare(try await next.respond(to: request, context: context), for: request)
-    }
-
-    public func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
-        guard let response = try next.respondImmediately(to: request, context: context) else { return nil }
-        return prepare(consume response, for: request)
+    /// `response` as ``prepare(_:for:)`` makes it for `request`.
+    public func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        prepare(response, for: request)
     }
 
     /// `response` as `request` gets it (see the type's documentation).

@@ -1,24 +1,19 @@
-/// A responder from a closure, with an optional immediate form (``ImmediateHTTPResponder``):
-/// without one, it never answers immediately.
-public struct ClosureResponder: ImmediateHTTPResponder {
-    private let body: nonisolated(nonsending) @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
-    private let immediate: (@Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?)?
+/// A responder from a closure: one that answers (now or later, ``HTTPAnswer``), or an
+/// asynchronous one, always answered later (in a task).
+public struct ClosureResponder: HTTPResponder {
+    private let body: @Sendable (HTTPRequest, RequestContext) throws -> HTTPAnswer
 
-    /// `immediate`: what ``respondImmediately(to:context:)`` answers (see ``ImmediateHTTPResponder``
-    /// for what it must agree with); `nil` for a closure that always needs the asynchronous path.
-    public init(
-        immediate: (@Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?)? = nil,
-        _ body: nonisolated(nonsending) @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
-    ) {
-        self.body = body
-        self.immediate = immediate
+    /// A responder whose closure decides between a response now and work for later.
+    public init(answer: @escaping @Sendable (HTTPRequest, RequestContext) throws -> HTTPAnswer) {
+        self.body = answer
     }
 
-    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
-        try await body(request, context)
+    /// A responder whose response is always made in a task.
+    public init(_ body: nonisolated(nonsending) @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse) {
+        self.body = { request, context in .later { try await body(request, context) } }
     }
 
-    public func respondImmediately(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
-        try immediate?(request, context)
+    public func answer(to request: HTTPRequest, context: RequestContext) throws -> HTTPAnswer {
+        try body(request, context)
     }
 }

@@ -1,46 +1,48 @@
 /// The one seam of the server: anything that turns a request into a response.
 /// The router, middleware chains and endpoints are all responders, callable without a socket.
 public protocol HTTPResponder: Sendable {
-    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
-}
-
-/// A middleware applied to the responder after it.
-struct MiddlewareResponder: HTTPResponder {
-    let middleware: any HTTPMiddleware
-    let next: any HTTPResponder
-
-    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
-        try await middleware.respond(to: request, context: context, next: next)
-    }
+    /// The answer to `request`: the response now when it can be made without waiting, else the
+    /// work that makes it (``HTTPAnswer``). Runs on the connection's event loop: never block here.
+    func answer(to request: HTTPRequest, context: RequestContext) throws -> HTTPAnswer
 }
 
 extension HTTPResponder {
-    /// This responder wrapped in `middleware`, the first element outermost:
-    /// `router.wrapped(in: [ErrorMiddleware(), RequestIDMiddleware(), RepresentationMiddleware()])`.
-    /// While every layer from the innermost out is immediate (``ImmediateHTTPResponder``,
-    /// ``ImmediateHTTPMiddleware``), the wrapped responder is immediate too.
-    public func wrapped(in middleware: [any HTTPMiddleware]) -> any HTTPResponder {
-        var responder: any HTTPResponder = self
-        for item in middleware.reversed() {
-            if let immediate = item as? any ImmediateHTTPMiddleware, let next = responder as? any ImmediateHTTPResponder {
-                responder = ImmediateMiddlewareResponder(middleware: immediate, next: next)
-            } else {
-                responder = MiddlewareResponder(middleware: item, next: responder)
-            }
+    /// The response to `request`, running the work of a `later` answer; errors escape.
+    public func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        switch try answer(to: request, context: context) {
+        case .now(let response): return response
+        case .later(let work): return try await work()
         }
-        return responder
     }
 
-    /// The response to `request` as a connection sends it: an error that escapes this responder
-    /// becomes its problem response (an ``HTTPResponseError``), or 500 `internal_error` without
-    /// internals (anything else). For in-memory callers such as `HubApplication.respond(to:)`.
-    public nonisolated(nonsending) func answer(_ request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    /// ``answer(to:context:)`` as a connection sends it: an error that escapes (now, or from the
+    /// work of a `later` answer) becomes its problem response (an ``HTTPResponseError``), or 500
+    /// `internal_error` without internals (anything else); the work of the answer never throws.
+    public func connectionAnswer(to request: HTTPRequest, context: RequestContext) -> HTTPAnswer {
         do {
-            return try await respond(to: request, context: context)
-        } catch let error as any HTTPResponseError {
-            return error.response
+            switch try answer(to: request, context: context) {
+            case .now(let response):
+                return .now(response)
+            case .later(let work):
+                return .later {
+                    do { return try await work() } catch { return Self.problemResponse(for: error) }
+                }
+            }
         } catch {
-            return HTTPError.internalError.response
+            return .now(Self.problemResponse(for: error))
         }
+    }
+
+    /// The response to `request` as a connection sends it (``connectionAnswer(to:context:)``),
+    /// waited for: for in-memory callers such as `HubApplication.respond(to:)`.
+    public func response(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        switch connectionAnswer(to: request, context: context) {
+        case .now(let response): return response
+        case .later(let work): return (try? await work()) ?? HTTPError.internalError.response
+        }
+    }
+
+    private static func problemResponse(for error: any Error) -> HTTPResponse {
+        (error as? any HTTPResponseError)?.response ?? HTTPError.internalError.response
     }
 }

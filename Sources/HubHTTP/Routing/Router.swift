@@ -3,8 +3,8 @@
 /// ```swift
 /// var router = Router()
 /// router.add(.get, "/view") { request, context in .json(bytes) }
-/// // Answered without a task when `cached` has it (ImmediateHTTPResponder); else the closure runs.
-/// router.add(.get, "/page", immediate: { request, _ in cached(request) }) { request, _ in try await render(request) }
+/// // Answered without a task when `cached` has it; else the work runs in a task.
+/// router.add(.get, "/page", answer: { request, _ in cached(request).map { .now($0) } ?? .later { try await render(request) } })
 /// router.add(.get, "/items/{id}", ItemEndpoint())
 /// let responder = router.wrapped(in: [ErrorMiddleware(), RepresentationMiddleware()])
 /// ```
@@ -12,7 +12,7 @@
 /// `method_not_allowed` with `Allow`; a method outside RFC 9110's (and PATCH, QUERY) is 501
 /// `method_not_implemented`. HEAD is served by the GET route (the server drops the body).
 /// The matched template and parameters are recorded on the ``RequestContext``.
-public struct Router: ImmediateHTTPResponder {
+public struct Router: HTTPResponder {
     private enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
@@ -25,14 +25,11 @@ public struct Router: ImmediateHTTPResponder {
         let segments: [Segment]
         /// In registration order; a route has a handful, so a scan beats hashing the method.
         let handlers: [(method: HTTPMethod, responder: any HTTPResponder)]
-        /// Each handler's immediate form (`nil` when it has none), cast once here rather than per request.
-        let immediateHandlers: [(any ImmediateHTTPResponder)?]
 
         init(template: String, segments: [Segment], handlers: [(method: HTTPMethod, responder: any HTTPResponder)]) {
             self.template = template
             self.segments = segments
             self.handlers = handlers
-            self.immediateHandlers = handlers.map { $0.responder as? any ImmediateHTTPResponder }
         }
 
         var methods: Set<HTTPMethod> { Set(handlers.map(\.method)) }
@@ -75,54 +72,38 @@ public struct Router: ImmediateHTTPResponder {
         }
     }
 
-    /// Adds a closure for `method` on `path`; `immediate`, when given, answers what it can
-    /// without suspending (``ImmediateHTTPResponder``).
+    /// Adds an asynchronous closure for `method` on `path`: its response is made in a task.
     public mutating func add(
         _ method: HTTPMethod, _ path: String,
-        immediate: (@Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?)? = nil,
         _ handler: nonisolated(nonsending) @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
     ) {
-        add(method, path, ClosureResponder(immediate: immediate, handler))
+        add(method, path, ClosureResponder(handler))
     }
 
-    public nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+    /// Adds a closure for `method` on `path` that answers now or later (``HTTPAnswer``).
+    public mutating func add(
+        _ method: HTTPMethod, _ path: String, answer: @escaping @Sendable (HTTPRequest, RequestContext) throws -> HTTPAnswer
+    ) {
+        add(method, path, ClosureResponder(answer: answer))
+    }
+
+    /// The matched route's handler's answer. Unknown paths throw 404, known paths without the
+    /// method 405, unknown methods 501.
+    public func answer(to request: HTTPRequest, context: RequestContext) throws -> HTTPAnswer {
         try Self.checkImplemented(request.method)
         var allowed: Set<HTTPMethod> = []
-        if let index = staticIndex[request.path] {
-            if let response = try await respond(routes[index], [:], request, context, &allowed) { return response }
+        if let index = staticIndex[request.path], let handler = handler(of: routes[index], for: request.method, allowed: &allowed) {
+            context.setRoute(template: routes[index].template, parameters: [:])
+            return try handler.answer(to: request, context: context)
         }
         if !dynamicRoutes.isEmpty {
             let parts = Self.split(request.path)
             for index in dynamicRoutes {
-                guard let parameters = Self.match(routes[index].segments, parts) else { continue }
-                if let response = try await respond(routes[index], parameters, request, context, &allowed) {
-                    return response
-                }
-            }
-        }
-        throw Self.unmatched(request, allowed: allowed)
-    }
-
-    /// The matched route's handler when it is immediate (``ImmediateHTTPResponder``); `nil`
-    /// when it is not, or answers `nil`. Unknown paths and methods throw as in ``respond(to:context:)``.
-    public func respondImmediately(to request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
-        try Self.checkImplemented(request.method)
-        var allowed: Set<HTTPMethod> = []
-        func answer(_ route: Route, _ parameters: [String: String]) throws -> HTTPResponse?? {
-            guard let index = route.index(for: request.method) else {
-                allowed.formUnion(route.methods)
-                return .none
-            }
-            guard let immediate = route.immediateHandlers[index] else { return .some(nil) }
-            context.setRoute(template: route.template, parameters: parameters)
-            return .some(try immediate.respondImmediately(to: request, context: context))
-        }
-        if let index = staticIndex[request.path], let answered = try answer(routes[index], [:]) { return answered }
-        if !dynamicRoutes.isEmpty {
-            let parts = Self.split(request.path)
-            for index in dynamicRoutes {
-                guard let parameters = Self.match(routes[index].segments, parts) else { continue }
-                if let answered = try answer(routes[index], parameters) { return answered }
+                guard let parameters = Self.match(routes[index].segments, parts),
+                    let handler = handler(of: routes[index], for: request.method, allowed: &allowed)
+                else { continue }
+                context.setRoute(template: routes[index].template, parameters: parameters)
+                return try handler.answer(to: request, context: context)
             }
         }
         throw Self.unmatched(request, allowed: allowed)
@@ -170,15 +151,6 @@ public struct Router: ImmediateHTTPResponder {
         var methods = routes[index].methods
         if methods.contains(.get) { methods.insert(.head) }
         return (routes[index].template, methods)
-    }
-
-    private nonisolated(nonsending) func respond(
-        _ route: Route, _ parameters: [String: String], _ request: HTTPRequest, _ context: RequestContext,
-        _ allowed: inout Set<HTTPMethod>
-    ) async throws -> HTTPResponse? {
-        guard let handler = handler(of: route, for: request.method, allowed: &allowed) else { return nil }
-        context.setRoute(template: route.template, parameters: parameters)
-        return try await handler.respond(to: request, context: context)
     }
 
     /// The route's handler for `method` (HEAD by GET's); `nil`, with the route's methods added

@@ -246,21 +246,24 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let method = request.method
         let version = request.version
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
-        let core = self.core
-        // A response the responder can make without suspending (a settled view) is made now,
-        // with no task; it is written after the current event batch, as a task's would be: the
-        // responses of a batch's requests go out together and the loop polls less often
-        // (writing each at once doubled the epoll_wait calls per request: docs/PERFORMANCE.md).
-        if rejection == nil, let response = core.respondImmediately(to: request, context: context) {
+        let answer: HTTPAnswer = if let rejection { .now(rejection.response) } else { core.answer(to: request, context: context) }
+        switch answer {
+        case .now(let response):
+            // Made now (a settled view), with no task; written after the current event batch, as
+            // a task's would be: the responses of a batch's requests go out together and the loop
+            // polls less often (writing each at once doubled the epoll_wait calls per request:
+            // docs/PERFORMANCE.md).
             loop.execute { [self] in
                 send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
             }
-            return
-        }
-        Task(executorPreference: loop) { [self] in
-            let response = if let rejection { rejection.response } else { await core.respond(to: request, context: context) }
-            onLoop { [self] in
-                send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+        case .later(let work):
+            // The chain's after-hooks run inside `work` when it resolves; it never throws here
+            // (``HTTPResponder/connectionAnswer(to:context:)``).
+            Task(executorPreference: loop) { [self] in
+                let response = (try? await work()) ?? HTTPError.internalError.response
+                onLoop { [self] in
+                    send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 import HubSync
+import Synchronization
 
 /// What every connection of one server shares: configuration, the responder, and the registry
 /// of open connections (for the cap, ``HTTPServer/openConnections`` and shutdown).
@@ -13,13 +14,12 @@ final class ServerCore: Sendable {
 
     private let registry = Locked(Registry())
 
-    /// The responder when it can answer immediately (every layer is ``ImmediateHTTPResponder``).
-    let immediate: (any ImmediateHTTPResponder)?
+    /// Requests whose answer was work for later (each ran in a task of its own).
+    let answeredLater = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
-        self.immediate = responder as? any ImmediateHTTPResponder
     }
 
     var openConnections: Int { registry.withLock { $0.connections.count } }
@@ -47,14 +47,11 @@ final class ServerCore: Sendable {
 
     var allConnections: [Connection] { registry.withLock { Array($0.connections.values) } }
 
-    /// Runs the responder; any error that escapes it becomes a problem response here, so a
+    /// The responder's answer; any error that escapes it becomes a problem response here, so a
     /// responder without ``ErrorMiddleware`` still never leaks internals.
-    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
-        await responder.answer(request, context: context)
-    }
-
-    /// The response when the responder can make it without suspending; `nil` otherwise.
-    func respondImmediately(to request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        immediate?.answerImmediately(request, context: context)
+    func answer(to request: HTTPRequest, context: RequestContext) -> HTTPAnswer {
+        let answer = responder.connectionAnswer(to: request, context: context)
+        if case .later = answer { answeredLater.add(1, ordering: .relaxed) }
+        return answer
     }
 }

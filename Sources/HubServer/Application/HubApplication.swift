@@ -27,8 +27,6 @@ public final class HubApplication: Sendable {
     let upstream: CurlUpstreamClient
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
-    /// `responder` as an ``ImmediateHTTPResponder`` (every layer of the stack has an immediate form).
-    let immediateResponder: (any ImmediateHTTPResponder)?
     private let sweeper = SweeperBox()
     /// Reloads the config directory (SIGHUP, a watched change, ``reloadConfiguration(trigger:)``).
     let reloader: ConfigReloader
@@ -104,7 +102,6 @@ public final class HubApplication: Sendable {
             RepresentationMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
         self.responder = responder
-        self.immediateResponder = responder as? any ImmediateHTTPResponder
         let http = HTTPServer(configuration: settings.httpConfiguration, responder: responder)
         self.http = http
         self.reloader = ConfigReloader(
@@ -161,8 +158,8 @@ public final class HubApplication: Sendable {
     }
 
     /// Answers `request` in memory, without a socket: the same middleware stack and router the
-    /// HTTP server runs, taken the same way (an immediate answer first, else the asynchronous
-    /// path; ``ImmediateHTTPResponder``), with a ``RequestContext`` made as the transport makes
+    /// HTTP server runs, taken the same way (an answer now, or work for later: ``HTTPAnswer``),
+    /// with a ``RequestContext`` made as the transport makes
     /// it (the client's sane `X-Request-Id`, else a generated one), which the response names in
     /// `X-Request-Id` as a connection's would. Errors that escape the stack become problem responses, as on a
     /// connection. Needs no ``start()``.
@@ -176,19 +173,8 @@ public final class HubApplication: Sendable {
     /// let response = await app.respond(to: HTTPRequest(method: .get, target: "/view?uri=hub:home"))
     /// ```
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        await respond(to: request, immediately: true)
-    }
-
-    /// ``respond(to:)``; `immediately: false` skips the immediate path (a test compares the two).
-    func respond(to request: HTTPRequest, immediately: Bool) async -> HTTPResponse {
         let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
-        // As a connection answers: the immediate path first (a settled view), then the task's.
-        var response: HTTPResponse
-        if immediately, let answered = immediateResponder?.answerImmediately(request, context: context) {
-            response = answered
-        } else {
-            response = await responder.answer(request, context: context)
-        }
+        var response = await responder.response(to: request, context: context)
         // What a connection writes into every response head.
         if !response.headers.contains(RequestID.headerName) {
             response.headers.add(name: RequestID.headerName, value: context.requestId)

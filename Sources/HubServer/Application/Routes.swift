@@ -7,7 +7,7 @@ enum Routes {
         let action = ActionEndpoint(state: state, views: views)
         let operational = OperationalEndpoints(state: state)
         var router = Router()
-        router.add(.get, "/view", immediate: views.getViewImmediately, views.getView)
+        router.add(.get, "/view", answer: views.getView)
         router.add(.delete, "/view", views.deleteView)
         router.add(.get, "/view/initial", views.getInitialView)
         router.add(.post, "/view/next-page", views.nextPage)

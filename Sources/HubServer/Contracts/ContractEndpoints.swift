@@ -2,13 +2,12 @@ import HubHTTP
 
 /// `GET /openapi.json`, `GET /schema/view-model.json` and `GET /schema/config/{file}`: the
 /// contract documents, byte for byte `docs/openapi.json`, `docs/view-model.schema.json` and
-/// `docs/schema/*.json` (embedded by `Tools/contracts.py`, so the binary serves them from any
-/// directory). Fixed for the binary's life: cacheable for 5 minutes, with an ETag (made once) to
+/// `docs/schema/*.json` (``ContractDocuments``, embedded in the binary). Fixed for the binary's life: cacheable for 5 minutes, with an ETag (made once) to
 /// revalidate after that.
 struct ContractEndpoints {
-    private static let openAPIDocument = Representation(bytes: Array(ContractDocuments.openAPI.utf8))
-    private static let viewModelSchemaDocument = Representation(bytes: Array(ContractDocuments.viewModelSchema.utf8))
-    private static let configSchemaDocuments = ConfigSchemaDocuments.byName.mapValues { Representation(bytes: Array($0.utf8)) }
+    private static let openAPIDocument = Representation(bytes: ContractDocuments.openAPI)
+    private static let viewModelSchemaDocument = Representation(bytes: ContractDocuments.viewModelSchema)
+    private static let configSchemaDocuments = ContractDocuments.configSchemas.mapValues { Representation(bytes: $0) }
     private static let configSchemaNames = configSchemaDocuments.keys.sorted().joined(separator: ", ")
 
     /// A document's 200: its media type, `public, max-age=300`, the bytes with their ETag.

@@ -50,33 +50,27 @@ struct SessionLookup {
         }
     }
 
-    /// The view of the session named by `text` for `GET /view?session=`: a held session loaded
-    /// for this request (its reload policy decides; a load that runs nothing is answered without
-    /// the session's actor, ``ViewEngine/loadHeld(_:request:)``), or a rebuilt one's first load.
-    /// `nil` when it names nothing this process can serve.
+    /// The engine's request for a view URI, made from this HTTP request.
+    func viewRequests(
+        _ request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) -> @Sendable (String) -> ViewRequest {
+        { [state] uri in state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
+    }
+
+    /// The view of the session named by `text` for `GET /view?session=` that needs waiting for:
+    /// `held`'s pending load (``ViewEngine/loadHeld(_:request:)``, asked first, without
+    /// suspending), or a rebuilt session's first load. `nil` when it names nothing this process
+    /// can serve.
     nonisolated(nonsending) func loadView(
-        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?, store: Bool = true
+        _ held: ViewEngine.HeldLoad?, _ text: String, request: HTTPRequest, context: RequestContext,
+        components: ClientComponents?, store: Bool = true
     ) async throws -> (session: ViewSession, state: ViewState)? {
-        let makeRequest = { (uri: String) in
-            state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
-        }
-        if let held = await state.engine.loadHeld(text, request: makeRequest) { return held }
+        if let held, let loaded = await held.resolved() { return loaded }
         guard let found = try await find(text, request: request, context: context, components: components, store: store)
         else { return nil }
         if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
+        let makeRequest = viewRequests(request, context: context, components: components)
         return (found.session, await found.session.load(makeRequest(found.session.viewURI)))
-    }
-
-    /// ``loadView(_:request:context:components:store:)`` when it can answer without suspending: a
-    /// held session whose settled view answers this request
-    /// (``ViewEngine/loadHeldImmediately(_:request:)``); `nil` otherwise (then that method gives
-    /// the answer).
-    func loadViewImmediately(
-        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
-    ) -> (session: ViewSession, state: ViewState)? {
-        state.engine.loadHeldImmediately(text) { uri in
-            state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
-        }
     }
 
     /// ``find(_:request:context:components:store:)``, or 404 `session_not_found`.

@@ -17,65 +17,71 @@ struct ViewEndpoints {
     /// `HEAD` is served here too (the HTTP layer drops the body). It is safe (RFC 9110 9.2.1):
     /// with `uri` it answers the status and headers GET would, but keeps no session, so it
     /// sends no `Hub-Session`. With a live `session` it names that session, as GET does.
-    nonisolated(nonsending) func getView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    ///
+    /// Answered now, with no task, for a held session whose settled view answers the request and
+    /// for a `GET` of a view the chain memo answers (and every 400 of the parameters); the rest
+    /// is work for later, which carries what was made here (nothing is made twice).
+    func getView(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPAnswer {
         let (uri, components, token) = try Self.parameters(of: request)
-        if let token {
+        guard let token else { return try open(uri, request: request, context: context, components: components) }
+        let held = state.engine.loadHeld(token, request: sessions.viewRequests(request, context: context, components: components))
+        if case .ready(let session, let viewState)? = held {
+            return .now(try response(session, viewState, token: token, components: components))
+        }
+        return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
             if let (session, viewState) = try await sessions.loadView(
-                token, request: request, context: context, components: components, store: request.method != .head)
+                held, token, request: request, context: context, components: components, store: request.method != .head)
             {
                 return try response(session, viewState, token: token, components: components)
             }
             guard uri != nil else { throw SessionLookup.notFound }
-        }
-        let viewURI = try QueryParameters.viewURI(uri)
-        if request.method == .head {
-            let viewState: ViewState
-            do {
-                viewState = try await state.engine.loadView(
-                    for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
-            } catch {
-                throw ProblemMapping.engineError(error)
+            switch try open(uri, request: request, context: context, components: components) {
+            case .now(let response): return response
+            case .later(let work): return try await work()
             }
-            return try responder.response(for: viewState, sessionID: nil, components: components)
         }
-        // A memoized view stores no session (and makes none): its token creates it on first use.
-        let opened: (token: SessionToken, state: ViewState)
-        do {
-            opened = try await state.engine.openView(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
-                admission: state.admission(for: request))
-        } catch {
-            throw ProblemMapping.engineError(error)
-        }
-        return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
     }
 
-    /// ``getView(_:_:)`` when it can answer without suspending (``ImmediateHTTPResponder``): a
-    /// held session's settled view, a `GET` of a view the chain memo answers, and every 400 of
-    /// the parameters; `nil` for the rest.
-    func getViewImmediately(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse? {
-        let (uri, components, token) = try Self.parameters(of: request)
-        if let token {
-            let found = sessions.loadViewImmediately(token, request: request, context: context, components: components)
-            guard let (session, viewState) = found else { return nil }
-            return try response(session, viewState, token: token, components: components)
-        }
+    /// `GET /view?uri=`: a memoized view stores no session (and makes none): its token creates
+    /// it on first use. `HEAD` runs the chain (memo included) and keeps nothing.
+    private func open(_ uri: String?, request: HTTPRequest, context: RequestContext, components: ClientComponents?) throws -> HTTPAnswer {
         let viewURI = try QueryParameters.viewURI(uri)
-        guard request.method != .head else { return nil }
-        let opened: (token: SessionToken, state: ViewState)?
+        let viewRequest = state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
+        if request.method == .head {
+            return .later { [self] in
+                let viewState: ViewState
+                do throws(EngineError) {
+                    viewState = try await state.engine.loadView(for: viewRequest)
+                } catch {
+                    throw ProblemMapping.engineError(error)
+                }
+                return try responder.response(for: viewState, sessionID: nil, components: components)
+            }
+        }
+        let opening: ViewEngine.ViewOpening
         do {
-            opened = try state.engine.openViewImmediately(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
+            opening = try state.engine.openView(for: viewRequest)
         } catch {
             throw ProblemMapping.engineError(error)
         }
-        guard let opened else { return nil }
-        return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
+        switch opening {
+        case .ready(let token, let viewState):
+            return .now(try responder.response(for: viewState, sessionID: token.encoded, components: components))
+        case .pending(let pending):
+            return .later { [self] in
+                let opened: (token: SessionToken, state: ViewState)
+                do throws(EngineError) {
+                    opened = try await pending.run(admission: state.admission(for: request))
+                } catch {
+                    throw ProblemMapping.engineError(error)
+                }
+                return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
+            }
+        }
     }
 
-    /// What `GET /view` reads of a request, in one order for both of its paths (so both answer
-    /// the same 400s): the `uri` (checked, even when a live session is named too), the client's
+    /// What `GET /view` reads of a request: the `uri` (checked, even when a live session is named too), the client's
     /// `Hub-Components`, and the session token (`?session=` or the `Hub-Session` header).
     private static func parameters(
         of request: HTTPRequest

@@ -7,7 +7,7 @@ import HubSync
 /// Labels and log fields draw only on bounded values: the route template (never the raw
 /// path, except in the log's `path`), the method when it is a standard one (`OTHER` else),
 /// and the status. A failed request's line names its problem `code`.
-struct ObservabilityMiddleware: ImmediateHTTPMiddleware {
+struct ObservabilityMiddleware: HTTPMiddleware {
     let metrics: ServerMetrics
     let logger: JSONLogger
     /// Which requests write their line (metrics count every request).
@@ -16,27 +16,15 @@ struct ObservabilityMiddleware: ImmediateHTTPMiddleware {
     /// Longest raw path written to a log line (the rest is cut and marked).
     static let maximumLoggedPathBytes = 1024
 
-    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
-        do {
-            let response = try await next.respond(to: request, context: context)
-            record(request, context, status: response.status.code, problemCode: response.problemCode)
-            return response
-        } catch {
-            record(request, context, error: error)
-            throw error
-        }
+    func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        record(request, context, status: response.status.code, problemCode: response.problemCode)
+        return response
     }
 
-    /// Recorded only for an answer: a `nil` leaves the request to the asynchronous path, which records it.
-    func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
-        do {
-            guard let response = try next.respondImmediately(to: request, context: context) else { return nil }
-            record(request, context, status: response.status.code, problemCode: response.problemCode)
-            return response
-        } catch {
-            record(request, context, error: error)
-            throw error
-        }
+    /// Records the error's status and passes the error on.
+    func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
+        record(request, context, error: error)
+        throw error
     }
 
     /// A thrown error's status and problem code: its own for an ``HTTPResponseError``, else 500.

@@ -4,17 +4,10 @@ import HubHTTP
 /// the `tracestate` on the ``RequestContext`` (log lines carry its trace id). The request goes
 /// on unchanged; ``RequestBridge`` gives the engine that span as its `traceparent`, so the
 /// engine's upstream fetches become its children.
-struct TraceContextMiddleware: ImmediateHTTPMiddleware {
-    nonisolated(nonsending) func respond(to request: HTTPRequest, context: RequestContext, next: any HTTPResponder) async throws -> HTTPResponse {
+struct TraceContextMiddleware: HTTPMiddleware {
+    func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
         begin(request, context)
-        return try await next.respond(to: request, context: context)
-    }
-
-    /// An immediate answer's trace is begun as the asynchronous path would begin it; when the
-    /// answer is `nil`, that path begins it again (a new span id: nothing saw the first).
-    func respondImmediately(to request: HTTPRequest, context: RequestContext, next: any ImmediateHTTPResponder) throws -> HTTPResponse? {
-        begin(request, context)
-        return try next.respondImmediately(to: request, context: context)
+        return nil
     }
 
     /// Records this server's span on the context. Kept in the context, not written into the

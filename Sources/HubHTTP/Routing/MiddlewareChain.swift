@@ -1,0 +1,87 @@
+/// A handler wrapped in middleware (the first outermost), each hook run once per request, as
+/// SwiftNIO's `ChannelPipeline` runs its handlers: the before-hooks outermost first, then the
+/// handler; on its response the after-hooks innermost first; on an error the error hooks
+/// innermost first, the first that answers handing its response to the after-hooks outside it.
+///
+/// A handler that answers now is answered now, through every hook, without a task; for a
+/// `later` answer the chain answers `later` too, and the after- or error-hooks run when the
+/// work resolves. No middleware can make a `now` answer `later`.
+public struct MiddlewareChain: HTTPResponder {
+    /// Outermost first.
+    public let middleware: [any HTTPMiddleware]
+    public let handler: any HTTPResponder
+
+    public init(_ middleware: [any HTTPMiddleware], handler: any HTTPResponder) {
+        self.middleware = middleware
+        self.handler = handler
+    }
+
+    public func answer(to request: HTTPRequest, context: RequestContext) throws -> HTTPAnswer {
+        for index in middleware.indices {
+            let early: HTTPResponse?
+            do {
+                early = try middleware[index].before(request, context: context)
+            } catch {
+                return .now(try recover(from: error, outside: index, request, context))
+            }
+            if let early { return .now(finish(early, outside: index, request, context)) }
+        }
+        let answer: HTTPAnswer
+        do {
+            answer = try handler.answer(to: request, context: context)
+        } catch {
+            return .now(try recover(from: error, outside: middleware.count, request, context))
+        }
+        switch answer {
+        case .now(let response):
+            return .now(finish(response, outside: middleware.count, request, context))
+        case .later(let work):
+            return .later { [self] in
+                let response: HTTPResponse
+                do {
+                    response = try await work()
+                } catch {
+                    return try recover(from: error, outside: middleware.count, request, context)
+                }
+                return finish(response, outside: middleware.count, request, context)
+            }
+        }
+    }
+
+    /// The after-hooks of the middleware before `level` (outside it), innermost first.
+    private func finish(_ response: HTTPResponse, outside level: Int, _ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
+        var response = response
+        var index = level
+        while index > 0 {
+            index -= 1
+            response = middleware[index].after(response, to: request, context: context)
+        }
+        return response
+    }
+
+    /// The error hooks of the middleware outside `level`, innermost first, until one answers.
+    private func recover(
+        from error: any Error, outside level: Int, _ request: HTTPRequest, _ context: RequestContext
+    ) throws -> HTTPResponse {
+        var error = error
+        var index = level
+        while index > 0 {
+            index -= 1
+            do {
+                let response = try middleware[index].failed(error, request: request, context: context)
+                return finish(response, outside: index, request, context)
+            } catch let next {
+                error = next
+            }
+        }
+        throw error
+    }
+}
+
+extension HTTPResponder {
+    /// This responder wrapped in `middleware`, the first element outermost:
+    /// `router.wrapped(in: [ErrorMiddleware(), RequestIDMiddleware(), RepresentationMiddleware()])`.
+    public func wrapped(in middleware: [any HTTPMiddleware]) -> MiddlewareChain {
+        MiddlewareChain(middleware, handler: self)
+    }
+}
