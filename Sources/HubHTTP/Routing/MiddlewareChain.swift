@@ -49,12 +49,14 @@ public struct MiddlewareChain: HTTPResponder {
     }
 
     /// The after-hooks of the middleware before `level` (outside it), innermost first.
-    private func finish(_ response: HTTPResponse, outside level: Int, _ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
+    /// The response is consumed and handed on (`consume`): each hook owns it alone, so one that
+    /// changes its headers changes them in place rather than copying them.
+    private func finish(_ response: consuming HTTPResponse, outside level: Int, _ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
         var response = response
         var index = level
         while index > 0 {
             index -= 1
-            response = middleware[index].after(response, to: request, context: context)
+            response = middleware[index].after(consume response, to: request, context: context)
         }
         return response
     }

@@ -24,7 +24,12 @@ struct ViewEndpoints {
     func getView(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPAnswer {
         let (uri, components, token) = try Self.parameters(of: request)
         guard let token else { return try open(uri, request: request, context: context, components: components) }
-        let held = state.engine.loadHeld(token, request: sessions.viewRequests(request, context: context, components: components))
+        // A closure literal, not `sessions.viewRequests(...)`: no escaping closure context is
+        // allocated on the settled path.
+        let bridge = state.bridge
+        let held = state.engine.loadHeld(token) { uri in
+            bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
+        }
         if case .ready(let session, let viewState)? = held {
             return .now(try response(session, viewState, token: token, components: components))
         }
