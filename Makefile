@@ -8,13 +8,19 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
 .PHONY: check deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
 
-## Install the system libraries (libcurl, zlib) and the README check's tools (curl, jq) if any is missing.
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
+## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(2) $$missing; \
 	fi
+endef
+
+## Install the system libraries (libcurl, OpenSSL's libcrypto, zlib) and the README check's tools (curl, jq) if any is missing.
+deps:
+	$(call apt_install,$(APT_PACKAGES),)
 
 build: deps
 	$(SWIFT) build
@@ -54,11 +60,7 @@ test: export HUB_REQUIRE_HAPROXY := 1
 BROWSER_APT := chromium chromium-driver
 VENV        := .venv
 deps-browser:
-	@missing=""; for p in $(BROWSER_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(BROWSER_APT),)
 	@$(VENV)/bin/python -c 'import selenium' 2>/dev/null || { \
 		echo "creating $(VENV) with selenium"; \
 		python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check 'selenium>=4.11,<5'; }
@@ -83,11 +85,7 @@ test-browser: deps-browser
 DEPLOY_APT := nginx haproxy openssl
 DEPLOY_PIP := 'kubernetes-validate>=1.37,<1.38'
 deps-deploy:
-	@missing=""; for p in $(DEPLOY_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call apt_install,$(DEPLOY_APT),--no-install-recommends)
 	@[ -x $(VENV)/bin/python ] || { echo "creating $(VENV)"; python3 -m venv $(VENV); }
 	@$(VENV)/bin/python -c 'import kubernetes_validate, yaml' 2>/dev/null || { \
 		echo "installing kubernetes-validate into $(VENV)"; \
@@ -98,16 +96,12 @@ deps-deploy:
 CONTRACTS_APT := prometheus
 CONTRACTS_PIP := 'schemathesis>=4.3,<5' 'openapi-spec-validator>=0.7,<0.8' 'jsonschema>=4.23,<5'
 deps-contracts: deps-browser
-	@missing=""; for p in $(CONTRACTS_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call apt_install,$(CONTRACTS_APT),--no-install-recommends)
 	@$(VENV)/bin/python -c 'import schemathesis, openapi_spec_validator, jsonschema' 2>/dev/null || { \
 		echo "installing schemathesis, openapi-spec-validator, jsonschema into $(VENV)"; \
 		$(VENV)/bin/pip install -q --disable-pip-version-check $(CONTRACTS_PIP); }
 
-## Issue 13 contracts (debug build): docs/ and the embedded copy are current, every view the
+## Contracts (debug build): docs/ and the embedded copy are current, every view the
 ## Swift tests recorded validates against docs/view-model.schema.json, every config file and the
 ## config cases validate against docs/schema/ as the loader judges them, /openapi.json validates,
 ## and schemathesis (all checks, negative data, stateful links) finds nothing against the demo

@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "CCrypto"], swiftSettings: swiftSettings),
         .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
         // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
-        // TestUpstream, the one raw loopback client, Gate, RefusingPort, blocking, eventually.
+        // TestUpstream, the one raw loopback client, ThreadGate, RefusingPort, blocking, eventually.
         .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Failover (issue 14): 3 hub-server replicas (release) behind the shipped nginx config, and then
+# Failover: 3 hub-server replicas (release) behind the shipped nginx config, and then
 # behind the HAProxy one when haproxy is installed; 50 client loops, each holding a session of
 # hub:counter (GET by session and actions with the Hub-Session header, one event-stream listener
 # each; the count lives in an upstream service, keyed by the session id, which answers 20 ms

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rolling restart (issue 14): 3 hub-server replicas (release) behind the shipped nginx config,
+# Rolling restart: 3 hub-server replicas (release) behind the shipped nginx config,
 # and then the HAProxy one when haproxy is installed; 50 client loops as in replicas.sh
 # (sessions of hub:counter, GET and actions with the Hub-Session header, one event-stream
 # listener each) while each replica in turn gets SIGTERM, drains, exits and starts again on its

@@ -7,7 +7,7 @@ import Testing
 struct ChainRunStateTests {
     @Test("a run keeps the request it started with; a request arriving meanwhile is the next run's")
     func requestSnapshotPerRun() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let first = ContentOperationMock(name: "first") { _, _, number in
             if number == 2 { await gate.pass() }
         }
@@ -31,7 +31,7 @@ struct ChainRunStateTests {
 
     @Test("waitUntilIdle waits for chain runs under way, and gives up at its timeout")
     func waitUntilIdle() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let slow = ContentOperationMock(name: "slow") { _, _, number in
             if number == 2 { await gate.pass() }
         }

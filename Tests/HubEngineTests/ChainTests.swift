@@ -103,7 +103,7 @@ struct ChainTests {
 
     @Test("S88 operations run one at a time, in order")
     func sequential() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let a = ContentOperationMock { builder, _, _ in
             await gate.pass()
             builder.body["a"].title = "a"
@@ -208,7 +208,7 @@ struct ChainTests {
 
     @Test("DESIGN: a caller that goes away does not cancel the shared run")
     func callerCancellationDoesNotCancelRun() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let cancelled = LockedBox<[Bool]>([])
         let a = ContentOperationMock { builder, _, number in
             await gate.pass()
@@ -253,7 +253,7 @@ struct ChainTests {
 
     @Test("Deadline: a timed-out last operation fails the load; its late output is discarded (S90, S92)")
     func lateOutputOfTimedOutOperationIsDiscarded() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let late = ContentOperationMock(name: "late") { builder, _, _ in
             await gate.pass()  // resumed by the deadline's cancellation
             builder.title = "too late"
@@ -273,7 +273,7 @@ struct ChainTests {
     // MARK: - Queueing and coalescing (S101, S104, DESIGN.md)
 
     /// Deterministic operations: the output depends on the input only.
-    static func deterministicChain(gate: Gate? = nil) -> [ContentOperationMock] {
+    static func deterministicChain(gate: TaskGate? = nil) -> [ContentOperationMock] {
         let a = ContentOperationMock(name: "a") { builder, _, _ in
             if let gate { await gate.pass() }
             builder.body["a"].title = "a"
@@ -290,7 +290,7 @@ struct ChainTests {
 
     @Test("Coalescing: reschedule(2) then reschedule(1) queued behind a running chain become one run from 1")
     func coalescing() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let chain = Self.deterministicChain(gate: gate)
         let (_, session, _) = try await EngineFixture.session(chain)
         var updates = await session.updates().makeAsyncIterator()
@@ -325,7 +325,7 @@ struct ChainTests {
 
     @Test("Coalescing keeps runs in order around a queued page")
     func coalescingDoesNotCrossPages() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let a = PaginatedOperationMock(
             ContentOperationMock { builder, context, _ in
                 await gate.pass()
@@ -354,7 +354,7 @@ struct ChainTests {
     // add one more full run, not one each.
     @Test("S104 loads while a chain runs are coalesced into one more run")
     func loadsWhileRunningCoalesce() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let a = ContentOperationMock { builder, _, number in
             await gate.pass()
             builder.title = "\(number)"

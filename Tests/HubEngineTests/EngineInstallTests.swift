@@ -44,7 +44,7 @@ struct EngineInstallTests {
 
     @Test("work under way finishes on the old definition; the new one runs after it")
     func inFlightFinishesOnOldDefinition() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let gated = ContentOperationMock(name: "old") { builder, _, number in
             if number > 1 { await gate.pass() }
             builder.body["old"].title = "old #\(number)"

@@ -92,7 +92,7 @@ struct LoaderTests {
     // EngineTests.lateOutputOfTimedOutOperationIsDiscarded.
     @Test("S90 S91 testAsynchronousContentOperationMultipleDelegateCallbacksIgnored")
     func asynchronousContentOperationMultipleDelegateCallbacksIgnored() async throws {
-        let gate = Gate(permits: 1)  // the first load passes
+        let gate = TaskGate(permits: 1)  // the first load passes
         let operation = ContentOperationMock { builder, _, number in
             await gate.pass()
             builder.title = number == 1 ? "first" : "A title"
@@ -240,7 +240,7 @@ struct LoaderTests {
     // unless a request says so. Every operation of a chain sees the same stored state.
     @Test("S110 testSameConnectivityStateSentToAllContentOperations")
     func sameConnectivityStateSentToAllContentOperations() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let a = ContentOperationMock { _, _, _ in await gate.pass() }
         let b = ContentOperationMock()
         let engine = try EngineFixture.engine([a, b])

@@ -81,7 +81,7 @@ struct PaginationTests {
 
     @Test("S124 S101 testLoadingPaginatedContentMultipleTimesAppendsToQueue")
     func loadingPaginatedContentMultipleTimesAppendsToQueue() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let a = PaginatedOperationMock(ContentOperationMock()) { builder, _, page in
             await gate.pass()
             builder.body["\(page)"].title = "page"
@@ -174,7 +174,7 @@ struct PaginationTests {
 
     @Test("S98 testIsLoading")
     func isLoading() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let a = PaginatedOperationMock(
             ContentOperationMock { builder, _, number in
                 await gate.pass()

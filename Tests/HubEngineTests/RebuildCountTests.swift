@@ -7,7 +7,7 @@ import Testing
 struct RebuildCountTests {
     @Test("two requests rebuilding one session at once share the run and count one rebuild")
     func concurrentRebuildsCountOnce() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let operation = ContentOperationMock(name: "slow") { builder, _, _ in
             await gate.pass()
             builder.body["row"].title = "rebuilt"

@@ -19,7 +19,7 @@ struct RegressionTests {
     // full re-run it schedules (S111).
     @Test("S110 a connectivity change arriving mid-chain does not leak into the running chain")
     func connectivityCapturedPerChain() async throws {
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let a = ContentOperationMock { builder, context, _ in
             await gate.pass()
             builder.body["a"].title = context.connectivity.rawValue
@@ -42,7 +42,7 @@ struct RegressionTests {
     // under the online key, and every later online session was served it.
     @Test("S110 the chain memo never stores a run under another connectivity's key")
     func memoNotPollutedByConnectivityChange() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let sessionID = LockedBox<String?>(nil)
         let feature = Feature(
             identifier: "f", title: "F", predicate: .root(EngineFixture.uri),
@@ -113,7 +113,7 @@ struct RegressionTests {
     @Test("S96 the memo's shared view model keeps the title of its key's languages")
     func memoTitleNotPollutedByLanguageChange() async throws {
         let version = LockedBox(1)
-        let gate = Gate(permits: 1)
+        let gate = TaskGate(permits: 1)
         let feature = Feature(
             identifier: "f", title: "Home", localizedTitles: ["sv": "Hem"], predicate: .root(EngineFixture.uri),
             operationFactories: [
@@ -174,9 +174,9 @@ struct RegressionTests {
 /// A memoizable operation whose key is a shared content version; it waits on a gate.
 final class MemoizedGatedOperation: ContentOperation {
     let version: LockedBox<Int>
-    let gate: Gate
+    let gate: TaskGate
 
-    init(version: LockedBox<Int>, gate: Gate) {
+    init(version: LockedBox<Int>, gate: TaskGate) {
         self.version = version
         self.gate = gate
     }

@@ -263,7 +263,7 @@ struct SessionStoreTests {
 
     @Test("A session followed while its first load fails leaves the store and is closed", .timeLimit(.minutes(1)))
     func followedFailedFirstLoad() async throws {
-        let gate = Gate()
+        let gate = TaskGate()
         let operation = ContentOperationMock { _, _, _ in await gate.pass() }
         operation.setError(TestError(code: 3))
         let engine = try EngineFixture.engine([operation])

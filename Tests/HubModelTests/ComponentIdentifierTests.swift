@@ -1,7 +1,7 @@
 import HubModel
 import Testing
 
-/// S83: `namespace:name` parsing. Found by schemathesis (issue 13): an emoji modifier or a
+/// S83: `namespace:name` parsing. Found by schemathesis: an emoji modifier or a
 /// combining mark right after the ':' forms one grapheme cluster with it, and the name was
 /// cut at Character boundaries, so "a:🏻" parsed with an empty name (422 for a valid action).
 @Suite("ComponentIdentifier parsing")

@@ -1,7 +1,7 @@
 import HubModel
 import Testing
 
-/// `JSONParser.Options.largeIntegersAsDoubles` (issue 13: request bodies are described by a JSON
+/// `JSONParser.Options.largeIntegersAsDoubles` (request bodies are described by a JSON
 /// Schema, which cannot tell `1e20` from `100000000000000000000`).
 @Suite("Large integer literals")
 struct LargeIntegerTests {

@@ -26,7 +26,7 @@ struct CORSEndToEndTests {
             #expect(preflight.status == 204, "\(preflight)")
             #expect(preflight.header("Access-Control-Allow-Origin") == Self.app)
             #expect(preflight.header("Access-Control-Allow-Methods") == "POST")
-            // Hub-Session: the token as a request header (issue 14), allowed by the default Hub-*.
+            // Hub-Session: the token as a request header, allowed by the default Hub-*.
             #expect(preflight.header("Access-Control-Allow-Headers") == "content-type, hub-client, hub-session")
             #expect(preflight.header("Access-Control-Max-Age") == "120")
             #expect(preflight.header("Vary")?.contains("Origin") == true)

@@ -3,7 +3,7 @@ import HubModel
 import HubServer
 import Testing
 
-/// Issue 12, part 5: the loader judges every case of `Tests/contracts/config-cases.json` as the
+/// The loader judges every case of `Tests/contracts/config-cases.json` as the
 /// JSON Schemas in docs/schema/ do (`Tests/contracts/config_schemas.py`, run by
 /// `make test-contracts`, checks the schema side over the same file, so the two cannot drift).
 @Suite("Config schemas: the corpus the loader and the schemas share")

@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 12, part 5: the config JSON Schemas in docs/schema/ are served by the binary, their
+/// The config JSON Schemas in docs/schema/ are served by the binary, their
 /// ranges and defaults are the loader's, and the demo config that points at them validates
 /// without a warning.
 @Suite("Config schemas: served, ranges and defaults, the demo's $schema")

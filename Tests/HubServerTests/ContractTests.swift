@@ -5,7 +5,7 @@ import HubModel
 import HubTestSupport
 import Testing
 
-/// Issue 13 items 1 and 2: the served contracts are the files in docs/, and the OpenAPI
+/// The served contracts are the files in docs/, and the OpenAPI
 /// document describes exactly the routes the server has.
 @Suite("Contracts: /openapi.json and /schema/view-model.json")
 struct ContractTests {

@@ -33,7 +33,7 @@ struct DockerContextTests {
         #expect(dockerignore.split(separator: "\n").contains("**/.build"))
     }
 
-    @Test("the check notices a build stage without Tests/ (the bug of issue 18)")
+    @Test("the check notices a build stage without Tests/ (a bug found once: the build stage lacked Tests/)")
     func checkFindsAMissingPath() {
         let manifest = #"""
             .target(name: "A", dependencies: []),

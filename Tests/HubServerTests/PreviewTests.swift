@@ -5,7 +5,7 @@ import HubModel
 import HubTestSupport
 import Testing
 
-/// Issue 12 part 3: `GET /preview`, the browser preview, over real sockets. What the page does
+/// `GET /preview`, the browser preview, over real sockets. What the page does
 /// in a browser is `Tests/browser/preview_test.py` (`make test-browser`).
 @Suite("Browser preview: GET /preview")
 struct PreviewTests {

@@ -2,7 +2,7 @@ import Foundation
 import HubTestSupport
 import Testing
 
-/// Issue 13 item 5: the standard process metrics, HELP and TYPE on every family, and
+/// The standard process metrics, HELP and TYPE on every family, and
 /// `promtool check metrics` (Debian `prometheus`) accepting the exposition.
 @Suite("Prometheus exposition: process metrics and promtool")
 struct ProcessMetricsTests {

@@ -3,7 +3,7 @@ import HubModel
 import HubTestSupport
 import Testing
 
-/// Issue 13 item 4: HTTP/1.1 details of RFC 9112 and RFC 9110, each over a real socket on one
+/// HTTP/1.1 details of RFC 9112 and RFC 9110, each over a real socket on one
 /// kept-alive connection, so that "keeps the connection" is checked by a second request.
 @Suite("RFC 9112 / 9110 details over a socket")
 struct RFCConformanceTests {

@@ -5,7 +5,7 @@ import HubServer
 import HubTestSupport
 import Testing
 
-/// The `Hub-Session` request header (issue 14): the routing key a balancer hashes on. Every
+/// The `Hub-Session` request header: the routing key a balancer hashes on. Every
 /// endpoint that takes a session accepts it besides its own `session` (query or body); the
 /// two naming different sessions is 400 `session_mismatch`.
 @Suite("Hub-Session request header")

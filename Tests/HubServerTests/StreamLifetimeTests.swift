@@ -3,7 +3,7 @@ import Foundation
 import HubTestSupport
 import Testing
 
-/// `timeouts.streamSeconds` (issue 14): behind replicas, an event stream opened while its
+/// `timeouts.streamSeconds`: behind replicas, an event stream opened while its
 /// session's replica was away must find its way back; the server ends each stream after a while,
 /// and the client's reconnection with `Last-Event-ID` loses nothing.
 @Suite("SSE stream lifetime")

@@ -5,7 +5,7 @@ import HubServer
 import HubTestSupport
 import Testing
 
-/// Issue 13 item 8: a client's values in a `remote` URL never reach outside its bounds.
+/// A client's values in a `remote` URL never reach outside its bounds.
 @Suite("URL bounds: placeholders cannot escape")
 struct URLBoundsTests {
     static let secret = "TOP-SECRET-OUTSIDE-CONFIG"

@@ -9,7 +9,7 @@ import Testing
 
     @Test func concurrentIdenticalGETsShareOneUpstreamRequest() async throws {
         // The upstream answers once all ten callers wait on the one flight (not after a delay).
-        let gate = Gate()
+        let gate = ThreadGate()
         defer { gate.open() }
         try await withUpstream(handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) { upstream, client in
             let tasks = (0..<10).map { _ in
@@ -46,7 +46,7 @@ import Testing
 
     @Test func cancellingOneCoalescedWaiterLeavesTheOthers() async throws {
         // The upstream holds its answer until the test has cancelled the leader.
-        let gate = Gate()
+        let gate = ThreadGate()
         defer { gate.open() }
         try await withUpstream(handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) { upstream, client in
             let request = UpstreamRequest(url: upstream.url("/shared"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-origin test in a real browser (issue 16): headless Chromium loads a page from one
+"""Cross-origin test in a real browser: headless Chromium loads a page from one
 loopback origin that uses HubServer's API on another.
 
 Allowed origin (listed in server.json "cors"):

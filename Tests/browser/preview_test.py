@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The browser preview (issue 12, parts 3 and 4) in headless Chromium against the debug hub-server
+"""The browser preview in headless Chromium against the debug hub-server
 serving a temporary copy of Config/ (plus one lab feature with an unknown component and model
 text that tries to inject markup).
 
@@ -45,7 +45,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WAIT = 30  # seconds: a deadline a loaded 2-core machine does not reach; waits end as soon as they hold
-RELOAD_TARGET = 2.0  # issue 12: an edit shows within 2 s (reported; failing only past WAIT)
+RELOAD_TARGET = 2.0  # an edit shows within 2 s (reported; failing only past WAIT)
 
 LAB_FEATURE = {
     "id": "lab", "title": "Lab <b>bold</b>", "order": 90, "match": {"root": "hub:lab"},

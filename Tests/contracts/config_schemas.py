@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The config JSON Schemas (docs/schema/) and the loader agree (issue 12, part 5; `make test-contracts`).
+"""The config JSON Schemas (docs/schema/) and the loader agree (`make test-contracts`).
 
 With jsonschema's Draft 2020-12 validator (formats checked, so a match.pattern must compile):
 1. every schema is a valid 2020-12 schema, and every default it documents is valid where it stands;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Contract conformance against a live hub-server (issue 13, `make test-contracts`):
+"""Contract conformance against a live hub-server (`make test-contracts`):
 
 1. Tools/contracts.py --check: docs/ and the embedded copy are what the generator writes;
 2. the served /openapi.json equals docs/openapi.json and passes openapi-spec-validator;

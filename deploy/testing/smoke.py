@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Three HubServer replicas behind a balancer on loopback (issue 14, make test-deploy through
+"""Three HubServer replicas behind a balancer on loopback (make test-deploy through
 deploy/test-replicas.sh): sessions opened through the balancer keep working through it after
 the replica that held them is SIGKILLed, and the Hub-Session header is accepted on every
 endpoint. Prints PASS/FAIL lines; exits 1 on any FAIL.

@@ -1,7 +1,7 @@
 import Foundation
 import HubTestSupport
 
-/// Records every view the tests receive, for `make test`'s schema check (issue 13): when
+/// Records every view the tests receive, for `make test`'s schema check: when
 /// `HUB_TEST_VIEW_DIR` is set, each 200 JSON body of GET /view, GET /view/initial and
 /// POST /view/next-page is written there as `view-*.json`, each POST /action body as
 /// `action-*.json` (its `view` is the view), and each SSE `view` event's data as `event-*.json`.

@@ -5,7 +5,7 @@ import HubSync
 /// `pass()` consumes a permit, or suspends until ``release(_:)`` grants one (or the task is
 /// cancelled, e.g. by a deadline). ``arrivals(_:)`` suspends until at least `n` calls of
 /// `pass()` have arrived, so a test knows an operation is running and blocked.
-final class Gate: Sendable {
+final class TaskGate: Sendable {
     private struct State {
         var permits = 0
         var arrived = 0

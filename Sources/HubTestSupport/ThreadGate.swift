@@ -4,7 +4,7 @@ import Synchronization
 /// A one-way gate for a ``TestUpstream`` handler: ``wait(atMost:)`` blocks the handler's thread
 /// until the test calls ``open()``, so an upstream answers when the test has seen what it waits
 /// for, not after a fixed delay a loaded machine could outlast.
-public final class Gate: Sendable {
+public final class ThreadGate: Sendable {
     private let isOpen = Atomic<Bool>(false)
 
     public init() {}
