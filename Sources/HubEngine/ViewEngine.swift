@@ -1,3 +1,4 @@
+import HubSync
 import Synchronization
 import HubModel
 
@@ -96,7 +97,7 @@ public final class ViewEngine: Sendable {
 
     public init(features: FeatureRegistry, actions: ActionRegistry, configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.tokenMaxAgeSeconds = max(1, configuration.tokenMaxAge.components.seconds)
+        self.tokenMaxAgeSeconds = max(1, Int64(configuration.tokenMaxAge.inSeconds))
         let definitions = EngineDefinitions(
             EngineDefinitions.Current(
                 features: features, actions: actions, operationDeadline: configuration.operationDeadline,

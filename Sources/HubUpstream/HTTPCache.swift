@@ -160,7 +160,7 @@ final class HTTPCache: Sendable {
     private static func freshSeconds(_ control: CacheControl, sent: ContinuousClock.Instant,
                                      received: ContinuousClock.Instant, wallSeconds: Int) -> Int {
         control.freshSeconds(receivedAt: wallSeconds,
-                             responseDelay: Int(sent.duration(to: received).components.seconds))
+                             responseDelay: Int(sent.duration(to: received).inSeconds))
     }
 
     /// Conditional headers to revalidate `entry`.

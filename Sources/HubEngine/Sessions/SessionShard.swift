@@ -131,8 +131,7 @@ struct StoreTime {
     private static let origin = ContinuousClock.now
 
     init(_ instant: ContinuousClock.Instant) {
-        let (seconds, attoseconds) = (instant - Self.origin).components
-        nanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        nanoseconds = Int64((instant - Self.origin).nanoseconds)
     }
 
     static func - (later: StoreTime, earlier: StoreTime) -> Duration {

@@ -5,13 +5,16 @@ import HubSync
 import HubUpstream
 
 /// `Config/server.json`: every key optional, defaults as DESIGN.md "Config format v1". The
-/// defaults of what the HTTP server and the upstream client read are theirs
-/// (``HTTPServerConfiguration``, ``UpstreamConfiguration``): one source for each number.
+/// defaults of what the HTTP server, the upstream client and the engine read are theirs
+/// (``HTTPServerConfiguration``, ``UpstreamConfiguration``, ``ViewEngine/Configuration``): one
+/// source for each number.
 public struct ServerSettings: Sendable, Equatable {
     /// The HTTP server's defaults.
     static let httpDefaults = HTTPServerConfiguration()
     /// The upstream client's defaults.
     static let upstreamDefaults = UpstreamConfiguration()
+    /// The engine's defaults (sessions, chain memo, operation deadline, token age).
+    static let engineDefaults = ViewEngine.Configuration()
 
     public struct Limits: Sendable, Equatable {
         public var requestLineBytes = httpDefaults.limits.requestLineBytes
@@ -35,7 +38,7 @@ public struct ServerSettings: Sendable, Equatable {
         public var headerSeconds = httpDefaults.timeouts.header.inSeconds
         public var bodySeconds = httpDefaults.timeouts.body.inSeconds
         public var idleSeconds = httpDefaults.timeouts.idle.inSeconds
-        public var operationSeconds: Double = 2
+        public var operationSeconds = engineDefaults.operationDeadline.inSeconds
         public var drainSeconds = httpDefaults.timeouts.drain.inSeconds
         /// On SIGTERM, how long the server keeps serving (and accepting) with `/ready` at 503
         /// before it closes its listener: the time a balancer needs to notice (0: at once).
@@ -49,12 +52,12 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     public struct Sessions: Sendable, Equatable {
-        public var max = 100_000
-        public var idleSeconds: Double = 1800
+        public var max = engineDefaults.maxSessions
+        public var idleSeconds = engineDefaults.sessionIdleTimeout.inSeconds
         /// Next pages a session may load; past it `POST /view/next-page` changes nothing.
-        public var maxPages = 100
+        public var maxPages = engineDefaults.maxPages
         /// How long a session token is accepted after it was issued.
-        public var tokenMaxAgeSeconds: Double = 604_800
+        public var tokenMaxAgeSeconds = engineDefaults.tokenMaxAge.inSeconds
         /// A file holding the signing keys, one per line, the signing key first (a Kubernetes
         /// Secret); relative to the config directory. `HUB_SESSION_KEYS` wins over it.
         public var keyFile: String?
@@ -67,9 +70,9 @@ public struct ServerSettings: Sendable, Equatable {
         /// Rendered views (JSON, gzip) shared across requests.
         public var renderBytes = 64 << 20
         /// Memoized chain results.
-        public var memoBytes = 64 << 20
+        public var memoBytes = engineDefaults.memoBytes
         /// Memoized chain results kept at most (0 turns the memo off).
-        public var memoEntries = 1024
+        public var memoEntries = engineDefaults.memoEntries
     }
 
     public struct Upstream: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import HubSync
 import HubMetrics
 import HubEngine
 import HubHTTP
@@ -16,7 +17,7 @@ struct OperationalEndpoints {
         let uptime = ContinuousClock.now - state.startedAt
         var body = JSONObject()
         body["status"] = "ok"
-        body["uptimeSeconds"] = .int(Int(uptime.components.seconds))
+        body["uptimeSeconds"] = .int(Int(uptime.inSeconds))
         body["sessions"] = .int(state.engine.sessions.count)
         body["version"] = .string(HubServerVersion.current)
         return Self.uncached(JSONValue.object(body).jsonBytes)

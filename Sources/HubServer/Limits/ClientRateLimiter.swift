@@ -28,8 +28,7 @@ final class ClientRateLimiter: Sendable {
         let limit = self.limit
         return state.withLock { state in
             var bucket = state.buckets[client] ?? Bucket(tokens: Double(limit.burst), updated: now)
-            let elapsed = Double((now - bucket.updated).components.seconds)
-                + Double((now - bucket.updated).components.attoseconds) / 1e18
+            let elapsed = (now - bucket.updated).inSeconds
             bucket.tokens = min(Double(limit.burst), bucket.tokens + max(0, elapsed) * limit.perSecond)
             bucket.updated = now
             guard bucket.tokens >= 1 else {

@@ -101,7 +101,7 @@ final class ConfigWatcher: Sendable {
             let timeout: Int32
             if let burstStart {
                 let remaining = min(debounce, maximumDelay - (ContinuousClock.now - burstStart))
-                timeout = Int32(max(0, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+                timeout = Int32(max(0, min(Double(Int32.max), remaining.inMilliseconds.rounded(.down))))
             } else {
                 timeout = -1
             }
