@@ -51,10 +51,10 @@ final class ServerState: Sendable {
 
     /// The session admission of `request`'s client (``SessionAdmission``): one token of its
     /// `limits.sessionsPerClient` bucket per session stored; a refusal is counted.
+    /// The client is worked out only when a session is about to be stored (most calls never ask).
     func admission(for request: HTTPRequest) -> () -> SessionAdmission {
-        let client = clientAddress.of(request)
-        return { [sessionLimiter, sessionsRefused] in
-            guard sessionLimiter.take(client) else {
+        { [clientAddress, sessionLimiter, sessionsRefused] in
+            guard sessionLimiter.take(clientAddress.of(request)) else {
                 sessionsRefused.increment()
                 return .refuse(retryAfterSeconds: sessionLimiter.limit.retryAfterSeconds)
             }
