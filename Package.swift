@@ -44,6 +44,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // SQLite (Debian libsqlite3-dev) and PostgreSQL's libpq (Debian libpq-dev): the state
+        // store's backends (HubState).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // epoll and eventfd headers for HubHTTP's event loops (Linux; nothing to link).
         .systemLibrary(name: "CEpoll"),
 
@@ -54,6 +66,9 @@ let package = Package(
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "CCrypto"], swiftSettings: swiftSettings),
+        // The state store's database backends (SQLite, PostgreSQL); the engine sees only its
+        // StateStore protocol.
+        .target(name: "HubState", dependencies: ["HubEngine", "HubModel", "HubSync", "CSQLite", "CPostgres"], swiftSettings: swiftSettings),
         .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
         // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
         // TestUpstream, the one raw loopback client, ThreadGate, RefusingPort, blocking, eventually.
@@ -62,7 +77,7 @@ let package = Package(
         .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(
             name: "HubServer",
-            dependencies: ["HubModel", "HubEngine", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "CCrypto"],
+            dependencies: ["HubModel", "HubEngine", "HubState", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "CCrypto"],
             // The preview page's sources: Tools/contracts.py assembles them into Resources/preview.html.
             exclude: ["Preview/Page"],
             // Data files written by Tools/contracts.py (the same bytes as docs/), embedded in the

@@ -508,7 +508,7 @@ PATHS = {
         "responses": responses({"200": {"description": "Alive.", "headers": UNCACHED_HEADERS,
                                         "content": {"application/json": {"schema": ref("Health")}}}}, {})}},
     "/ready": {"get": {
-        "operationId": "getReady", "summary": "Readiness: config loaded and not draining", "parameters": COMMON_HEADERS,
+        "operationId": "getReady", "summary": "Readiness: config loaded and not draining (the state store's health is shown, not required)", "parameters": COMMON_HEADERS,
         "responses": responses({"200": {"description": "Ready.", "headers": UNCACHED_HEADERS,
                                         "content": {"application/json": {"schema": ref("Ready")}}}},
                                {"503": ("Draining.", ["not_ready"])})}},
@@ -616,7 +616,12 @@ API_SCHEMAS = {
         "properties": {"status": {"const": "ok"}, "uptimeSeconds": {"type": "integer", "minimum": 0},
                        "sessions": {"type": "integer", "minimum": 0}, "version": {"type": "string"}},
     },
-    "Ready": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ready"}}},
+    "Ready": {"type": "object", "required": ["status", "state"], "properties": {
+        "status": {"const": "ready"},
+        "state": {"type": "object", "required": ["backend", "available"],
+                  "description": "The state store: shown, never failing readiness (every replica shares it).",
+                  "properties": {"backend": {"enum": ["memory", "sqlite", "postgres"]}, "available": {"type": "boolean"},
+                                 "detail": {"type": "string"}}}}},
     "Features": {
         "type": "object", "required": ["features"],
         "properties": {"features": {"type": "array", "items": {

@@ -1,94 +1,51 @@
 import HubEngine
 import HubModel
 import HubServer
-import HubSync
 
-/// The demo's todo list, written in Swift (HubFramework's action guide, "delete a song"):
-/// `todo:add` and `todo:delete` change the session's list, and the `todoList` operation,
-/// which observes those actions, is rescheduled and renders the list again.
+/// The demo's todo list, written in Swift (HubFramework's action guide, "delete a song"), kept
+/// in the server's state store: `todo:add`, `todo:delete` and `todo:clear` change the session's
+/// list (`session/<id>/todo`, compare-and-set), and the `todoList` operation, which read it,
+/// is re-run by the engine and renders the list again. With the default SQLite store the list
+/// survives a restart; with PostgreSQL, every replica serves it and pushes its changes.
 public final class TodoStore: Sendable {
-    private struct State {
-        var lists: [String: [TodoItem]] = [:]
-        var order: [String] = []
-        var nextID = 1
-    }
-
     public struct TodoItem: Sendable, Equatable {
         public let id: String
         public let title: String
     }
 
-    private let state = Locked(State())
-    /// Lists kept at most (oldest sessions' lists dropped first).
-    public let capacity: Int
     /// Items per list at most: `todo:add` on a full list is not performed.
     public let maximumItems: Int
+    /// The state key's name (in the session's scope).
+    static let key = "todo"
 
-    public init(capacity: Int = 10_000, maximumItems: Int = 100) {
-        self.capacity = capacity
+    public init(maximumItems: Int = 100) {
         self.maximumItems = maximumItems
     }
 
-    /// Lists held now.
-    public var listCount: Int { state.withLock { $0.lists.count } }
-
     static let starter = ["Buy milk", "Write the HubServer talk", "Water the plants"]
 
-    /// The session's items (a starter list for a new session).
-    public func items(for session: String) -> [TodoItem] {
-        state.withLock { state in
-            if let list = state.lists[session] { return list }
-            let list = Self.starter.enumerated().map { TodoItem(id: "todo-\($0.offset + 1)", title: $0.element) }
-            Self.store(list, for: session, in: &state, capacity: capacity)
-            state.nextID = max(state.nextID, list.count + 1)
-            return list
-        }
+    /// The list a session starts with, before its first change.
+    static var starterList: TodoList {
+        TodoList(items: starter.enumerated().map { TodoItem(id: "todo-\($0.offset + 1)", title: $0.element) }, nextID: starter.count + 1)
     }
 
-    /// Adds an item; `false` when the list already holds ``maximumItems``.
-    func add(_ title: String, for session: String) -> Bool {
-        _ = items(for: session)
-        return state.withLock { state in
-            guard state.lists[session, default: []].count < maximumItems else { return false }
-            let item = TodoItem(id: "todo-\(state.nextID)", title: title)
-            state.nextID += 1
-            state.lists[session, default: []].append(item)
-            return true
-        }
+    /// The session's items (the starter list until its first change).
+    public func items(in state: StateAccess) async throws -> [TodoItem] {
+        guard let stored = try await state.read(Self.key) else { return Self.starterList.items }
+        return TodoList(stored.value)?.items ?? Self.starterList.items
     }
 
-    /// Frees a session's list (its session ended).
-    func remove(session: String) {
-        state.withLock { state in
-            state.lists[session] = nil
-            // Ids of freed lists stay in `order` until it is compacted: amortized O(1).
-            if state.order.count > 2 * state.lists.count + 64 {
-                state.order.removeAll { state.lists[$0] == nil }
-            }
+    /// Changes the session's list with `change` (which returns `false` to leave it as it is);
+    /// returns whether it changed.
+    func change(in state: StateAccess, _ change: @escaping (inout TodoList) -> Bool) async throws -> Bool {
+        var changed = false
+        try await state.update(Self.key) { value in
+            var list = value.flatMap(TodoList.init) ?? Self.starterList
+            changed = change(&list)
+            if changed { value = list.json }
+            return changed
         }
-    }
-
-    func clear(for session: String) {
-        _ = items(for: session)
-        state.withLock { $0.lists[session] = [] }
-    }
-
-    func delete(_ id: String, for session: String) -> Bool {
-        _ = items(for: session)
-        return state.withLock { state in
-            guard let index = state.lists[session]?.firstIndex(where: { $0.id == id }) else { return false }
-            state.lists[session]!.remove(at: index)
-            return true
-        }
-    }
-
-    private static func store(_ list: [TodoItem], for session: String, in state: inout State, capacity: Int) {
-        while state.lists.count >= capacity, !state.order.isEmpty {
-            let oldest = state.order.removeFirst()
-            state.lists[oldest] = nil
-        }
-        state.lists[session] = list
-        state.order.append(session)
+        return changed
     }
 
     /// The `todoList` operation for a session.
@@ -99,47 +56,75 @@ public final class TodoStore: Sendable {
     /// The `todo` action namespace: `add` (custom `{"title": ...}`), `delete` (the selected
     /// component, or custom `{"id": ...}`) and `clear` (the demo config vetoes it).
     public var actionFactory: any ActionFactory {
-        ClosureActionFactory([
+        let maximumItems = maximumItems
+        return ClosureActionFactory([
             "add": { [self] context in
                 guard let title = context.customData?["title"]?.stringValue, !title.isEmpty else { return .notPerformed }
-                return add(String(title.prefix(200)), for: context.sessionID) ? .performed : .notPerformed
+                let added = try await change(in: context.state) { list in
+                    guard list.items.count < maximumItems else { return false }
+                    list.items.append(TodoItem(id: "todo-\(list.nextID)", title: String(title.prefix(200))))
+                    list.nextID += 1
+                    return true
+                }
+                return added ? .performed : .notPerformed
             },
             "clear": { [self] context in
-                clear(for: context.sessionID)
+                _ = try await change(in: context.state) { list in
+                    list.items.removeAll()
+                    return true
+                }
                 return .performed
             },
             "delete": { [self] context in
-                let id = context.customData?["id"]?.stringValue ?? context.componentModel?.identifier
-                guard let id else { return .notPerformed }
-                return delete(id, for: context.sessionID) ? .performed : .notPerformed
+                guard let id = context.customData?["id"]?.stringValue ?? context.componentModel?.identifier else {
+                    return .notPerformed
+                }
+                let deleted = try await change(in: context.state) { list in
+                    guard let index = list.items.firstIndex(where: { $0.id == id }) else { return false }
+                    list.items.remove(at: index)
+                    return true
+                }
+                return deleted ? .performed : .notPerformed
             },
         ])
     }
 }
 
-/// Renders the session's todo list; rescheduled after every `todo:*` action.
-///
-/// One instance per session (the engine makes a session's operations when it opens): when
-/// the session ends (deleted, evicted, expired) and the instance goes, the list goes with it.
-final class TodoListOperation: ActionObservingContentOperation {
+/// A todo list as the state store holds it: `{"next": 4, "items": [{"id": ..., "title": ...}]}`.
+struct TodoList: Sendable {
+    var items: [TodoStore.TodoItem]
+    var nextID: Int
+
+    init(items: [TodoStore.TodoItem], nextID: Int) {
+        self.items = items
+        self.nextID = nextID
+    }
+
+    /// A stored list; `nil` when the value is not one.
+    init?(_ value: JSONValue) {
+        guard let next = value["next"]?.intValue, case .array(let stored)? = value["items"] else { return nil }
+        var items: [TodoStore.TodoItem] = []
+        for item in stored {
+            guard let id = item["id"]?.stringValue, let title = item["title"]?.stringValue else { return nil }
+            items.append(TodoStore.TodoItem(id: id, title: title))
+        }
+        self.init(items: items, nextID: next)
+    }
+
+    var json: JSONValue {
+        ["next": .int(nextID), "items": .array(items.map { ["id": .string($0.id), "title": .string($0.title)] })]
+    }
+}
+
+/// Renders the session's todo list. It reads the list from the state store, so the engine
+/// re-runs it whenever the list changes (an action here, or on another replica).
+struct TodoListOperation: ContentOperation {
     let store: TodoStore
-    /// The session this instance renders, learned on its first run.
-    private let session = Locked<String?>(nil)
-
-    init(store: TodoStore) {
-        self.store = store
-    }
-
-    deinit {
-        if let id = session.withLock({ $0 }) { store.remove(session: id) }
-    }
 
     var name: String { "todoList" }
-    var completesSynchronously: Bool { true }
 
     func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
-        session.withLock { $0 = context.sessionID }
-        let items = store.items(for: context.sessionID)
+        let items = try await store.items(in: context.state)
         for item in items {
             builder.body.update(item.id) { component in
                 component.componentIdentifier = ComponentIdentifier(namespace: "default", name: "row")
@@ -152,9 +137,5 @@ final class TodoListOperation: ActionObservingContentOperation {
             builder.body.update("todo-empty") { $0.title = "Nothing to do" }
         }
         builder.setCustomDataValue(.int(items.count), forKey: "todoCount")
-    }
-
-    func actionPerformed(_ action: ObservedAction) -> Bool {
-        action.context.actionIdentifier.namespace == "todo"
     }
 }

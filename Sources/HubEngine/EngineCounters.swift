@@ -1,7 +1,7 @@
 import Synchronization
 
-/// What the engine counts for metrics besides its sessions: tokens refused, by why, and chain
-/// re-runs a config reload caused, by when they ran.
+/// What the engine counts for metrics besides its sessions: tokens refused, by why, chain
+/// re-runs a config reload or a state change caused, and state values migrated or dropped.
 public final class EngineCounters: Sendable {
     private let malformed = Atomic<Int>(0)
     private let signature = Atomic<Int>(0)
@@ -9,6 +9,10 @@ public final class EngineCounters: Sendable {
     private let revoked = Atomic<Int>(0)
     private let eagerReruns = Atomic<Int>(0)
     private let lazyReruns = Atomic<Int>(0)
+    private let stateMigrated = Atomic<Int>(0)
+    private let stateDropped = Atomic<Int>(0)
+    private let readFallbacks = Atomic<Int>(0)
+    private let stateChangeReruns = Atomic<Int>(0)
 
     public init() {}
 
@@ -27,6 +31,26 @@ public final class EngineCounters: Sendable {
     public var reruns: (eager: Int, lazy: Int) {
         (eagerReruns.load(ordering: .relaxed), lazyReruns.load(ordering: .relaxed))
     }
+
+    /// State values of an older shape read since start: `migrated`, or `dropped` (no migration,
+    /// or an unreadable value).
+    public var stateShapes: (migrated: Int, dropped: Int) {
+        (stateMigrated.load(ordering: .relaxed), stateDropped.load(ordering: .relaxed))
+    }
+
+    /// Reads that answered "no value" because the store was unavailable (`serve-without-state`).
+    public var stateReadFallbacks: Int { readFallbacks.load(ordering: .relaxed) }
+
+    /// Chain re-runs a state change caused (a key an operation read changed).
+    public var stateReruns: Int { stateChangeReruns.load(ordering: .relaxed) }
+
+    func countStateMigration(migrated: Bool) {
+        if migrated { stateMigrated.add(1, ordering: .relaxed) } else { stateDropped.add(1, ordering: .relaxed) }
+    }
+
+    func countStateReadFallback() { readFallbacks.add(1, ordering: .relaxed) }
+
+    func countStateRerun() { stateChangeReruns.add(1, ordering: .relaxed) }
 
     func reject(_ reason: SessionToken.Rejection) {
         switch reason {

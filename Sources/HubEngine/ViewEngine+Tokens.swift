@@ -138,16 +138,23 @@ extension ViewEngine {
         return .rebuilt(session, state, reason: reason)
     }
 
-    /// Revokes the token `text` (`DELETE /view`): when it verifies, its session ends here and the
-    /// token is refused in this process until it would have expired anyway; answers whether the
-    /// session was held. A token that does not verify is refused (and recorded nowhere).
-    public func revoke(_ text: String) -> Result<Bool, SessionToken.Rejection> {
+    /// Revokes the token `text` (`DELETE /view`): when it verifies, its session ends here, the
+    /// token is refused in this process until it would have expired anyway, and the revocation
+    /// is recorded in the state store (a shared store: every replica refuses it); answers
+    /// whether the session was held. A token that does not verify is refused (and recorded
+    /// nowhere). Throws when the store cannot record it: the token is then refused here only.
+    public func revoke(_ text: String) async throws(StateError) -> Result<Bool, SessionToken.Rejection> {
         switch verify(text) {
         case .failure(let reason):
             return .failure(reason)
         case .success(let token):
-            revoked.revoke(token.id, until: token.expiry(maxAge: tokenMaxAgeSeconds))
-            return .success(sessions.remove(token.id))
+            let expiry = token.expiry(maxAge: tokenMaxAgeSeconds)
+            revoked.revoke(token.id, until: expiry)
+            let held = sessions.remove(token.id)
+            try await storeRevocation(token.id, until: expiry)
+            // No token can reach the session's state any more.
+            _ = try await stateStore.deleteAll(withPrefix: "session/\(token.id)/")
+            return .success(held)
         }
     }
 

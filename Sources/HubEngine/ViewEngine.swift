@@ -36,14 +36,22 @@ public final class ViewEngine: Sendable {
         /// The wall clock tokens are stamped and checked with, in seconds since the Unix epoch
         /// (tests inject their own).
         public var wallClock: @Sendable () -> Int64
+        /// Where operations' and actions' state and revoked tokens live (default: this
+        /// process's memory; the server configures SQLite or PostgreSQL).
+        public var stateStore: any StateStore
+        /// Bounds and read-failure policy of ``StateAccess``.
+        public var stateSettings: StateSettings
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
             maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024,
             memoBytes: Int = 64 << 20, maxPages: Int = 100, chainObserver: (@Sendable (ChainReport) -> Void)? = nil,
             sessionKeys: SessionKeys = .ephemeral(), tokenMaxAge: Duration = EngineDefaults.tokenMaxAge,
-            wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock, maxConcurrentReruns: Int = 32
+            wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock, maxConcurrentReruns: Int = 32,
+            stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings()
         ) {
+            self.stateStore = stateStore
+            self.stateSettings = stateSettings
             self.maxConcurrentReruns = maxConcurrentReruns
             self.sessionKeys = sessionKeys
             self.tokenMaxAge = tokenMaxAge
@@ -112,7 +120,15 @@ public final class ViewEngine: Sendable {
             // Weak: the store holds the sessions, which hold this environment.
             counters: counters,
             withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) },
-            replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) })
+            replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) },
+            stateStore: configuration.stateStore,
+            stateSettings: {
+                var settings = configuration.stateSettings
+                settings.sessionValueTTL = settings.sessionValueTTL ?? configuration.tokenMaxAge
+                return settings
+            }(),
+            wallClock: configuration.wallClock)
+        configuration.stateStore.observe { [weak self] event in self?.stateEvent(event) }
     }
 
     /// Opens a session for `request.viewURI`, runs its chain and returns it with the result.

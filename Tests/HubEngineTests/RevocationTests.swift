@@ -16,13 +16,13 @@ struct RevocationTests {
         let engine = try EngineFixture.engine([ContentOperationMock.adding("a")], configuration: configuration)
         let (session, _) = try await engine.openSession(for: EngineFixture.request())
         let token = session.token.encoded
-        #expect(try engine.revoke(token).get() == true, "it was held")
+        #expect(try await engine.revoke(token).get() == true, "it was held")
         #expect(engine.session(session.id) == nil)
         guard case .failure(.revoked) = engine.verify(token) else { throw TestFailure("not refused as revoked") }
         #expect(engine.revokedTokens == 1)
         // A forged token is refused and recorded nowhere.
         let forged = SessionToken(id: SessionIdentifier.make(), viewURI: EngineFixture.uri, issuedAt: clock.withLock { $0 }, keys: .ephemeral())
-        guard case .failure(.signature) = engine.revoke(forged.encoded) else { throw TestFailure("a forged token was revoked") }
+        guard case .failure(.signature) = try await engine.revoke(forged.encoded) else { throw TestFailure("a forged token was revoked") }
         #expect(engine.revokedTokens == 1)
         #expect(engine.pruneRevocations() == 0, "not expired yet")
         clock.withLock { $0 += 6 * 86_400 }

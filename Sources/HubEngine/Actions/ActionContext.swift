@@ -14,11 +14,16 @@ public struct ActionContext: Sendable {
     public let componentModel: ComponentModel?
     public let sessionID: String
     public let request: ViewRequest
+    /// State that outlasts the process (``StateAccess``): a write here re-runs the operations
+    /// that read the key, in this session and in every other one that follows it.
+    public let state: StateAccess
 
     public init(
         trigger: ActionTrigger, actionIdentifier: ComponentIdentifier, customData: JSONObject?, feature: FeatureInfo,
-        viewURI: String, viewModel: ViewModel, componentModel: ComponentModel?, sessionID: String, request: ViewRequest
+        viewURI: String, viewModel: ViewModel, componentModel: ComponentModel?, sessionID: String, request: ViewRequest,
+        state: StateAccess? = nil
     ) {
+        self.state = state ?? StateAccess(store: MemoryStateStore(), sessionID: sessionID)
         self.trigger = trigger
         self.actionIdentifier = actionIdentifier
         self.customData = customData
@@ -35,6 +40,6 @@ public struct ActionContext: Sendable {
         ActionContext(
             trigger: .chained, actionIdentifier: identifier, customData: customData, feature: feature,
             viewURI: viewURI, viewModel: viewModel, componentModel: componentModel, sessionID: sessionID,
-            request: request)
+            request: request, state: state)
     }
 }

@@ -45,6 +45,8 @@ extension ViewSession {
         if timings.count != operations.count {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
+        let stateLog = StateTouchLog()
+        defer { recordStateReads(stateLog, operations: start..<operations.count) }
         if start == 0 {
             for index in operations.indices {
                 operations[index].prepare(
@@ -58,7 +60,7 @@ extension ViewSession {
                 : (snapshots[index - 1] ?? ViewModelBuilder(defaults: defaults))
             let context = makeContext(
                 operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0,
-                connectivity: connectivity, request: request)
+                connectivity: connectivity, request: request, stateLog: stateLog)
             let result = await OperationRunner.run(
                 name: operation.name, inline: operation.completesSynchronously,
                 deadline: deadline, builder: input
@@ -84,6 +86,8 @@ extension ViewSession {
         let page = pageIndex
         let connectivity = self.connectivity
         let deadline = environment.operationDeadline
+        let stateLog = StateTouchLog()
+        defer { recordStateReads(stateLog, operations: 0..<0) }  // pages add to what the main run read
         for index in operations.indices {
             let input = index == 0 ? last : (snapshots[index - 1] ?? last)
             guard let operation = operations[index] as? any ContentOperationWithPaginatedContent else {
@@ -91,7 +95,8 @@ extension ViewSession {
                 continue
             }
             let context = makeContext(
-                operationIndex: index, previousError: errors[index], page: page, connectivity: connectivity)
+                operationIndex: index, previousError: errors[index], page: page, connectivity: connectivity,
+                stateLog: stateLog)
             let result = await OperationRunner.run(
                 name: operation.name, inline: false, deadline: deadline, builder: input
             ) { builder in
@@ -183,13 +188,13 @@ extension ViewSession {
 
     func makeContext(
         operationIndex: Int, previousError: (any Error)?, page: Int, connectivity: Connectivity? = nil,
-        request: ViewRequest? = nil
+        request: ViewRequest? = nil, stateLog: StateTouchLog? = nil
     ) -> ContentContext {
         ContentContext(
             viewURI: viewURI, feature: feature.info, connectivity: connectivity ?? self.connectivity,
             previousError: previousError,
             pageIndex: page, request: request ?? self.request, sessionID: id, operationIndex: operationIndex,
-            actions: actionPerformer)
+            actions: actionPerformer, state: stateAccess(operationIndex: operationIndex, log: stateLog))
     }
 }
 

@@ -21,12 +21,16 @@ public struct ContentContext: Sendable {
     public let operationIndex: Int
     /// Performs actions on behalf of the operation (S129, S152).
     public let actions: ActionPerformer
+    /// State that outlasts the process (``StateAccess``): what the operation reads here is
+    /// followed, and a change re-runs the chain from this operation.
+    public let state: StateAccess
 
     public init(
         viewURI: String, feature: FeatureInfo, connectivity: Connectivity, previousError: (any Error)?,
         pageIndex: Int, request: ViewRequest, sessionID: String, operationIndex: Int,
-        actions: ActionPerformer = .none
+        actions: ActionPerformer = .none, state: StateAccess? = nil
     ) {
+        self.state = state ?? StateAccess(store: MemoryStateStore(), sessionID: sessionID)
         self.viewURI = viewURI
         self.feature = feature
         self.connectivity = connectivity

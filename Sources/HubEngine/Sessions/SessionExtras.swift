@@ -12,6 +12,10 @@ final class SessionExtras {
     var cachedActionPerformer: ActionPerformer?
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
     var nextSubscriberID = 0
+    /// Operation index -> the state keys its latest run read, with the versions it saw.
+    var stateReads: [Int: [StateKey: Int64]] = [:]
+    /// Versions this session's own actions wrote and whose re-run is scheduled.
+    var awaitedStateVersions: [StateKey: Int64] = [:]
 }
 
 extension ViewSession {
@@ -56,6 +60,16 @@ extension ViewSession {
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] {
         get { extras?.subscribers ?? [:] }
         set { if !newValue.isEmpty || extras != nil { ensureExtras().subscribers = newValue } }
+    }
+
+    var stateReads: [Int: [StateKey: Int64]] {
+        get { extras?.stateReads ?? [:] }
+        set { if !newValue.isEmpty || extras != nil { ensureExtras().stateReads = newValue } }
+    }
+
+    var awaitedStateVersions: [StateKey: Int64] {
+        get { extras?.awaitedStateVersions ?? [:] }
+        set { if !newValue.isEmpty || extras != nil { ensureExtras().awaitedStateVersions = newValue } }
     }
 
     var nextSubscriberID: Int {

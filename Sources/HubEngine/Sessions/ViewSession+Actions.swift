@@ -124,6 +124,8 @@ extension ViewSession {
             }
         }
         notifyObservers(ObservedAction(context: context, performed: result.performed, vetoed: vetoed), work: &work)
+        // What the action wrote re-runs the operations that read it (even when it then threw).
+        if let log = context.state.log, let rerun = stateWork(forWritesIn: log) { work.append(rerun) }
         if let failure { throw failure }
         if result.reloadsView { work.append(.main(from: 0)) }
         if result.loadsNextPage { work.append(.page) }
@@ -152,7 +154,8 @@ extension ViewSession {
     ) -> ActionContext {
         ActionContext(
             trigger: trigger, actionIdentifier: identifier, customData: customData, feature: feature.info,
-            viewURI: viewURI, viewModel: viewModel, componentModel: component, sessionID: id, request: request)
+            viewURI: viewURI, viewModel: viewModel, componentModel: component, sessionID: id, request: request,
+            state: stateAccess(operationIndex: 0, log: StateTouchLog()))
     }
 }
 

@@ -72,6 +72,10 @@ public actor ViewSession {
         let key: String
     }
 
+    deinit {
+        environment.stateWatchers.forget(ObjectIdentifier(self))
+    }
+
     /// A new session. With `memoized`, its first full run was a memo hit: it starts loaded,
     /// sharing the memo's snapshots and view model, without running (or scheduling) anything.
     init(
@@ -285,6 +289,7 @@ public actor ViewSession {
         withdrawSettled()
         if endReason == nil { endReason = reason }
         isClosed = true
+        environment.stateWatchers.forget(ObjectIdentifier(self))
         let ended = subscribers.values
         subscribers.removeAll()
         subscriberGauge.store(0, ordering: .relaxed)
@@ -319,13 +324,25 @@ final class SessionEnvironment: Sendable {
     /// Replaces the session's published ``SettledView`` in the store (`nil` withdraws it);
     /// returns the one replaced. A no-op returning `nil` for a session the store does not hold.
     let replaceSettled: @Sendable (ViewSession, SettledView?) -> SettledView?
+    /// Where operations' and actions' state lives, and how it is bounded.
+    let stateStore: any StateStore
+    let stateSettings: StateSettings
+    /// Which sessions follow which state keys.
+    let stateWatchers = StateWatchers()
+    /// Seconds since the Unix epoch (state TTLs).
+    let wallClock: @Sendable () -> Int64
 
     init(
         definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
         chainObserver: (@Sendable (ChainReport) -> Void)?, counters: EngineCounters = EngineCounters(),
         withdrawViewless: @escaping @Sendable (String) -> Void,
-        replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil }
+        replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil },
+        stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings(),
+        wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock
     ) {
+        self.stateStore = stateStore
+        self.stateSettings = stateSettings
+        self.wallClock = wallClock
         self.counters = counters
         self.replaceSettled = replaceSettled
         self.definitions = definitions

@@ -62,12 +62,12 @@ extension HubApplication {
 
     static func makeEngine(
         configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics,
-        logger: JSONLogger? = nil, keys: SessionKeys
+        logger: JSONLogger? = nil, keys: SessionKeys, stateStore: any StateStore = MemoryStateStore()
     ) throws -> ViewEngine {
         let settings = configuration.settings
         let (features, actions) = try makeDefinitions(
             configuration: configuration, extensions: extensions, client: client, logger: logger)
-        let engineConfiguration = settings.engineConfiguration(keys: keys) { report in
+        let engineConfiguration = settings.engineConfiguration(keys: keys, stateStore: stateStore) { report in
             // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
             if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {
                 metrics.chainMemoHits.labels(report.featureIdentifier).increment()

@@ -77,8 +77,12 @@ public final class HubApplication: Sendable {
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
 
         let (keys, keySource) = try SessionKeyring.resolve(settings, configDirectory: configuration.directory)
+        let stateStore = InstrumentedStateStore(
+            base: try settings.state.makeStore(dataDirectory: settings.dataDirectory), metrics: StateMetrics(registry: metrics.registry))
         let engine = try Self.makeEngine(
-            configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger, keys: keys)
+            configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger, keys: keys,
+            stateStore: stateStore)
+        StateMetrics.registerCollected(on: metrics.registry, counters: engine.counters, backend: stateStore.backend)
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
@@ -142,12 +146,26 @@ public final class HubApplication: Sendable {
         let sessions = engine.sessions
         let engine = self.engine
         startWatching()
+        // Tokens revoked before this start (or on another replica) are refused from now on.
+        Task { [logger] in
+            do {
+                try await engine.loadRevocations()
+            } catch {
+                logger.log(.warning, "state store", ["problem": .string("revocations not loaded: \(error)")])
+            }
+        }
         sweeper.start {
             Task.detached {
+                var lastPurge = ContinuousClock.now
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
                     sessions.removeExpired()
                     engine.pruneRevocations()
+                    // Expired state values: a minute apart (a query on the database, not a memory sweep).
+                    if ContinuousClock.now - lastPurge >= .seconds(60) {
+                        lastPurge = .now
+                        _ = try? await engine.stateStore.purgeExpired(now: engine.configuration.wallClock())
+                    }
                 }
             }
         }
@@ -220,6 +238,7 @@ public final class HubApplication: Sendable {
             logger.log(.warning, "chains still running at shutdown", ["running": .int(engine.runningChains)])
         }
         upstream.shutdown()
+        engine.stateStore.close()
         logger.log(.info, "stopped")
         logger.flush()
     }

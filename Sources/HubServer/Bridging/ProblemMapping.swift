@@ -24,7 +24,22 @@ enum ProblemMapping {
         return operationError(failure.underlying, operation: operation)
     }
 
+    /// A state store error: 409 conflict (retries ran out), 413 too large, 503 unavailable
+    /// (with `Retry-After`), 500 for a key the store cannot hold.
+    static func stateError(_ error: StateError) -> HTTPError {
+        switch error.code {
+        case .conflict: return HTTPError(.conflict, code: error.code.rawValue, detail: error.detail)
+        case .tooLarge: return HTTPError(.contentTooLarge, code: error.code.rawValue, detail: error.detail)
+        case .unavailable:
+            return HTTPError(
+                .serviceUnavailable, code: error.code.rawValue, detail: "the state store is unavailable: \(error.detail)",
+                headers: ["Retry-After": "1"])
+        case .invalidKey: return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
+        }
+    }
+
     static func operationError(_ error: any Error, operation: String) -> HTTPError {
+        if let state = error as? StateError { return stateError(state) }
         if let upstream = error as? UpstreamError {
             if upstream.isTimeout {
                 return HTTPError(.gatewayTimeout, code: "upstream_timeout", detail: "\(operation): \(upstream.description)")

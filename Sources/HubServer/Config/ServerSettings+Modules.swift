@@ -38,15 +38,17 @@ extension ServerSettings {
 
     /// Operation deadline, component defaults, session cap and TTL, chain memo and page cap of
     /// the engine; `chainObserver` sees every drained run (metrics).
-    /// `keys`: the session keys the application resolved (``SessionKeyring``).
+    /// `keys`: the session keys the application resolved (``SessionKeyring``); `stateStore`: the
+    /// store it opened (``StateStoreSettings/makeStore(dataDirectory:)``).
     func engineConfiguration(
-        keys: SessionKeys = .ephemeral(), chainObserver: (@Sendable (ChainReport) -> Void)?
+        keys: SessionKeys = .ephemeral(), stateStore: any StateStore = MemoryStateStore(),
+        chainObserver: (@Sendable (ChainReport) -> Void)?
     ) -> ViewEngine.Configuration {
         ViewEngine.Configuration(
             operationDeadline: .seconds(timeouts.operationSeconds), componentDefaults: components,
             maxSessions: sessions.max, sessionIdleTimeout: .seconds(sessions.idleSeconds),
             memoEntries: caches.memoEntries, memoBytes: caches.memoBytes, maxPages: sessions.maxPages,
             chainObserver: chainObserver, sessionKeys: keys, tokenMaxAge: .seconds(sessions.tokenMaxAgeSeconds),
-            maxConcurrentReruns: reload.maxConcurrentReruns)
+            maxConcurrentReruns: reload.maxConcurrentReruns, stateStore: stateStore, stateSettings: state.engineSettings)
     }
 }

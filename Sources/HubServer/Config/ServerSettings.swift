@@ -135,6 +135,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var dataDirectory = ".hub-data"
     /// Proxies whose `X-Forwarded-For` names the client (for per-client limits).
     public var trustedProxies: [IPNetwork] = []
+    /// Where operations' and actions' state lives (`state`).
+    public var state = StateStoreSettings()
 
     public init() {}
 
@@ -161,9 +163,10 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies",
+                "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "state",
             ])
         if let directory = reader.string(root, "dataDirectory", at: "$") { dataDirectory = directory }
+        if let state = reader.object(root["state"], at: "$.state") { self.state = StateStoreSettings(state, reader: reader) }
         if let proxies = reader.stringList(root, "trustedProxies", at: "$") {
             for (index, text) in proxies.enumerated() {
                 if let network = IPNetwork(text) { trustedProxies.append(network) } else {
@@ -299,10 +302,11 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`, `HUB_LOG_FORMAT`, `HUB_CONFIG_WATCH`,
-    /// `HUB_SESSION_KEYS` and `HUB_DATA_DIR` (`HUB_CONFIG` picks the directory and is read by the
+    /// `HUB_SESSION_KEYS`, `HUB_DATA_DIR`, `HUB_STATE_BACKEND` and `HUB_STATE_URL` (`HUB_CONFIG` picks the directory and is read by the
     /// loader). Invalid values are issues naming the variable.
     mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let directory = environment["HUB_DATA_DIR"], !directory.isEmpty { dataDirectory = directory }
+        state.applyEnvironment(environment, reader: reader)
         if let keys = environment["HUB_SESSION_KEYS"], !keys.isEmpty {
             let texts = keys.split(separator: ",").map(String.init)
             do {

@@ -32,7 +32,14 @@ struct OperationalEndpoints {
         guard !state.isDraining else {
             throw HTTPError(.serviceUnavailable, code: "not_ready", detail: "the server is draining")
         }
-        return Self.uncached(Array(#"{"status":"ready"}"#.utf8))
+        // The state store is shown, never required: every replica shares it, so failing readiness
+        // for it would take down what needs no state too.
+        let store = state.engine.stateStore
+        let status = store.status
+        var described: JSONObject = ["backend": .string(store.backend), "available": .bool(status.available)]
+        if let detail = status.detail { described["detail"] = .string(detail) }
+        let body: JSONValue = ["status": "ready", "state": .object(described)]
+        return Self.uncached(body.jsonBytes)
     }
 
     nonisolated(nonsending) func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -157,7 +157,9 @@ struct ViewEndpoints {
     }
 
     /// `DELETE /view?session=S` (or the `Hub-Session` header): revokes the token (204): its
-    /// session ends here and the token is refused in this process until it would have expired.
+    /// session ends here and the token is refused until it would have expired: in this process,
+    /// and on every replica that shares the state store (503 `state_unavailable` when the store
+    /// cannot record it).
     /// A token that does not verify (garbage, forged, expired, already revoked) is 404 and is
     /// recorded nowhere. Recording the revocation of a token this process does not hold counts
     /// against the client's `limits.sessionsPerClient`.
@@ -176,7 +178,14 @@ struct ViewEndpoints {
                     EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
             }
         }
-        guard case .success = state.engine.revoke(text) else { throw SessionLookup.notFound }
+        let revoked: Result<Bool, SessionToken.Rejection>
+        do {
+            revoked = try await state.engine.revoke(text)
+        } catch {
+            // Refused here already; the store (and so the other replicas) did not record it.
+            throw ProblemMapping.stateError(error)
+        }
+        guard case .success = revoked else { throw SessionLookup.notFound }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
 }

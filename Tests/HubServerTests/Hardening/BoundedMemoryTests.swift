@@ -39,15 +39,19 @@ struct BoundedMemoryTests {
         }
     }
 
-    @Test("a session's todo list is freed when the session ends")
-    func todoListFreedWithSession() async throws {
-        let store = TodoStore()
-        try await withHub(Hardening.config(), extensions: Hardening.extensions(store: store)) { client, _ in
+    @Test("a session's todo list lives in the state store, and is deleted with the session's token")
+    func todoListDeletedWithSession() async throws {
+        try await withHub(Hardening.config(), extensions: Hardening.extensions()) { client, app in
             let opened = try await client.view("hub:todo")
             let session = try #require(opened.header("Hub-Session"))
-            #expect(store.listCount == 1)
+            let id = String(try #require(session.split(separator: ".").first))
+            let added = try await client.action(#"{"session":"\#(session)","action":"todo:add","custom":{"title":"kept"}}"#)
+            #expect(try added.json()["performed"]?.boolValue == true)
+            let stored = try await app.engine.stateStore.records(withPrefix: "session/\(id)/", now: 0)
+            #expect(stored.map(\.0.rawValue) == ["session/\(id)/todo"])
+            #expect(stored.first.map { String(decoding: $0.1.bytes, as: UTF8.self).contains("kept") } == true)
             #expect(try await client.delete("/view?session=\(session)").status == 204)
-            #expect(await eventually { store.listCount == 0 })
+            #expect(try await app.engine.stateStore.records(withPrefix: "session/\(id)/", now: 0).isEmpty)
         }
     }
 

@@ -1,0 +1,4 @@
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>

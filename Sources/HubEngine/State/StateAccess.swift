@@ -1,0 +1,152 @@
+import HubModel
+import HubSync
+
+/// What a content operation (``ContentContext/state``) or an action (``ActionContext/state``)
+/// uses to keep state that outlasts the process: read a value, write it only if nobody changed
+/// it since (compare-and-set), update it in a retry loop, delete it.
+///
+/// The engine follows what operations read: when a key changes (an action here, or another
+/// replica, for a shared store), every session whose operations read it re-runs its chain from
+/// the first operation that did, and pushes the new view to its listeners. An operation that
+/// reads state should not be memoizable (its ``ContentOperation/memoizationKey(context:)`` nil,
+/// the default).
+public struct StateAccess: Sendable {
+    let store: any StateStore
+    let settings: StateSettings
+    let sessionID: String
+    /// Where reads (content operations) or writes (actions) are recorded.
+    let log: StateTouchLog?
+    let operationIndex: Int
+    let counters: EngineCounters
+    let wallClock: @Sendable () -> Int64
+
+    init(
+        store: any StateStore, settings: StateSettings, sessionID: String, log: StateTouchLog?, operationIndex: Int,
+        counters: EngineCounters, wallClock: @escaping @Sendable () -> Int64
+    ) {
+        self.store = store
+        self.settings = settings
+        self.sessionID = sessionID
+        self.log = log
+        self.operationIndex = operationIndex
+        self.counters = counters
+        self.wallClock = wallClock
+    }
+
+    /// A standalone access (tests, tools): nothing is recorded.
+    public init(store: any StateStore, sessionID: String, settings: StateSettings = StateSettings()) {
+        self.init(
+            store: store, settings: settings, sessionID: sessionID, log: nil, operationIndex: 0,
+            counters: EngineCounters(), wallClock: EngineDefaults.systemWallClock)
+    }
+
+    /// The key of `name` in `scope` for this session.
+    public func key(_ name: String, in scope: StateScope = .session) throws(StateError) -> StateKey {
+        try StateKey(name, in: scope, sessionID: sessionID)
+    }
+
+    /// The value of `name`, migrated to `shape`; `nil` when there is none (or it was dropped).
+    /// A store that cannot be read throws `unavailable`, or answers `nil` under
+    /// ``StateReadFailurePolicy/serveWithoutState``.
+    public func read(_ name: String, in scope: StateScope = .session, shape: StateShape = .initial) async throws -> StateValue? {
+        let key = try key(name, in: scope)
+        do {
+            let (value, version) = try await readCurrent(key, shape: shape)
+            log?.record(operation: operationIndex, key: key, version: version)
+            return value.map { StateValue(value: $0, version: version) }
+        } catch {
+            guard error.code == .unavailable, settings.onReadError == .serveWithoutState else { throw error }
+            counters.countStateReadFallback()
+            // Followed at version 0: the store's next change to the key (or its recovery) re-runs the view.
+            log?.record(operation: operationIndex, key: key, version: 0)
+            return nil
+        }
+    }
+
+    /// Writes `value` if the stored version is still `version` (0: there is none); returns the
+    /// new version. Throws `conflict` (read again and retry), `tooLarge`, or `unavailable`.
+    @discardableResult
+    public func write(
+        _ name: String, _ value: JSONValue, in scope: StateScope = .session, expecting version: Int64,
+        shape: StateShape = .initial, ttl: Duration? = nil
+    ) async throws -> Int64 {
+        let key = try key(name, in: scope)
+        return try await write(key, value, expecting: version, shape: shape, ttl: ttl ?? defaultTTL(scope))
+    }
+
+    /// Reads `name`, lets `body` change it (`nil`: delete), and writes it back if nobody wrote
+    /// it meanwhile, retrying on conflicts. `body` returns `false` to leave the value as it is.
+    /// Returns the value now stored (`nil` when there is none).
+    @discardableResult
+    public func update(
+        _ name: String, in scope: StateScope = .session, shape: StateShape = .initial, ttl: Duration? = nil,
+        _ body: (inout JSONValue?) throws -> Bool
+    ) async throws -> StateValue? {
+        let key = try key(name, in: scope)
+        for _ in 0..<max(1, settings.maxUpdateAttempts) {
+            let (current, version) = try await readCurrent(key, shape: shape)
+            var value = current
+            guard try body(&value) else { return current.map { StateValue(value: $0, version: version) } }
+            let ttl = ttl ?? defaultTTL(scope)
+            do {
+                guard let value else {
+                    if version > 0 {
+                        _ = try await store.delete(key, expected: version)
+                        log?.record(operation: operationIndex, key: key, version: 0)
+                    }
+                    return nil
+                }
+                let written = try await write(key, value, expecting: version, shape: shape, ttl: ttl)
+                return StateValue(value: value, version: written)
+            } catch {
+                guard error.code == .conflict else { throw error }
+            }
+        }
+        throw StateError(.conflict, "'\(key)' kept changing: \(settings.maxUpdateAttempts) attempts conflicted")
+    }
+
+    /// Deletes `name` (when its version is `version`, if given); returns whether there was a value.
+    @discardableResult
+    public func delete(_ name: String, in scope: StateScope = .session, expecting version: Int64? = nil) async throws -> Bool {
+        let key = try key(name, in: scope)
+        let removed = try await store.delete(key, expected: version)
+        if removed { log?.record(operation: operationIndex, key: key, version: 0) }
+        return removed
+    }
+
+    private func defaultTTL(_ scope: StateScope) -> Duration? {
+        if case .session = scope { return settings.sessionValueTTL }
+        return nil
+    }
+
+    private func write(
+        _ key: StateKey, _ value: JSONValue, expecting version: Int64, shape: StateShape, ttl: Duration?
+    ) async throws(StateError) -> Int64 {
+        let bytes = value.jsonBytes
+        guard bytes.count <= settings.maxValueBytes else {
+            throw StateError(
+                .tooLarge, "the value of '\(key)' is \(bytes.count) bytes; state.maxValueBytes is \(settings.maxValueBytes)")
+        }
+        let now = wallClock()
+        let expiresAt = ttl.map { now + max(1, Int64($0.inSeconds.rounded(.up))) }
+        let written = try await store.write(key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now)
+        log?.record(operation: operationIndex, key: key, version: written)
+        return written
+    }
+
+    /// The stored value in `shape` (nil when absent, unreadable or dropped) and the stored version.
+    private func readCurrent(_ key: StateKey, shape: StateShape) async throws(StateError) -> (JSONValue?, Int64) {
+        guard let record = try await store.read(key, now: wallClock()) else { return (nil, 0) }
+        guard let value = try? JSONParser().parse(record.bytes) else {
+            counters.countStateMigration(migrated: false)
+            return (nil, record.version)
+        }
+        if record.shape == shape.version { return (value, record.version) }
+        guard record.shape < shape.version, let migrated = shape.migrate?(record.shape, value) else {
+            counters.countStateMigration(migrated: false)
+            return (nil, record.version)
+        }
+        counters.countStateMigration(migrated: true)
+        return (migrated, record.version)
+    }
+}

@@ -1,0 +1,60 @@
+/// Whose state a key belongs to.
+public enum StateScope: Sendable, Hashable {
+    /// The session the operation or action runs for: the value lives as long as the session's
+    /// token can rebuild it (and until its TTL), on every replica that shares the store.
+    case session
+    /// A subject the code names: a user id taken from a header, a shared list. Every session
+    /// that reads the key follows its changes.
+    case subject(String)
+}
+
+/// A key in a ``StateStore``: `session/<session id>/<name>`, `subject/<subject>/<name>`, or the
+/// engine's own `revoked/<session id>`. At most ``maximumLength`` UTF-8 bytes, no control
+/// characters (a key travels in a PostgreSQL notification).
+public struct StateKey: Sendable, Hashable, CustomStringConvertible {
+    /// The key as stored.
+    public let rawValue: String
+
+    /// Longest key accepted, in UTF-8 bytes.
+    public static let maximumLength = 512
+
+    /// The key of `name` in `scope` for the session `sessionID`; throws ``StateError`` `invalidKey`
+    /// for an empty name or subject, a control character, or a key over ``maximumLength``.
+    public init(_ name: String, in scope: StateScope, sessionID: String) throws(StateError) {
+        switch scope {
+        case .session: try self.init(validating: "session/\(sessionID)/\(name)", parts: [name])
+        case .subject(let subject): try self.init(validating: "subject/\(subject)/\(name)", parts: [subject, name])
+        }
+    }
+
+    /// The key that records a revoked session token (the engine's own).
+    init(revokedSession id: String) {
+        rawValue = "revoked/\(id)"
+    }
+
+    /// A key read back from a store or a notification; `nil` when it is not a valid key.
+    public init?(rawValue: String) {
+        guard rawValue.utf8.count <= Self.maximumLength, !rawValue.isEmpty,
+            !rawValue.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(validating raw: String, parts: [String]) throws(StateError) {
+        guard !parts.contains(where: \.isEmpty) else {
+            throw StateError(.invalidKey, "a state key needs a non-empty name and subject")
+        }
+        guard let key = StateKey(rawValue: raw) else {
+            throw StateError(
+                .invalidKey, "state key '\(raw.prefix(64))' is over \(Self.maximumLength) bytes or holds a control character")
+        }
+        self = key
+    }
+
+    /// The session id of a `revoked/` key; `nil` for other keys.
+    var revokedSessionID: String? {
+        rawValue.hasPrefix("revoked/") ? String(rawValue.dropFirst("revoked/".count)) : nil
+    }
+
+    public var description: String { rawValue }
+}

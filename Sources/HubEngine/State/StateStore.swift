@@ -1,0 +1,48 @@
+/// Where operations' and actions' state lives (``StateAccess`` is what they call). Values are
+/// JSON text with a version: a write names the version it read and succeeds only if that is
+/// still the stored one (compare-and-set), so concurrent writers never lose each other's work.
+///
+/// Implementations: ``MemoryStateStore`` here; SQLite and PostgreSQL in HubState. Every method
+/// may be called from any task; none blocks the caller's thread on I/O. Errors are
+/// ``StateError``s (`unavailable` when the backing database cannot be reached).
+public protocol StateStore: Sendable {
+    /// `memory`, `sqlite` or `postgres`: the metrics' `backend` label.
+    var backend: String { get }
+
+    /// Whether the store can serve now (for `/ready`).
+    var status: StateStoreStatus { get }
+
+    /// The value of `key`, or `nil` (none, or expired at `now`, seconds since the epoch).
+    func read(_ key: StateKey, now: Int64) async throws(StateError) -> StateRecord?
+
+    /// Stores `bytes` under `key` when the stored version is `expected` (0: no value, an
+    /// expired one counts as none); returns the new version. Throws `conflict` otherwise.
+    /// Reports ``StateStoreEvent/changed(_:version:)`` to the observer (every replica's, for a
+    /// shared store).
+    func write(
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+    ) async throws(StateError) -> Int64
+
+    /// Removes `key` when its version is `expected` (`nil`: whatever it is); returns whether a
+    /// value was removed. Reports version 0 to the observer.
+    func delete(_ key: StateKey, expected: Int64?) async throws(StateError) -> Bool
+
+    /// The stored versions of `keys` (absent keys are left out), for repairing after a
+    /// ``StateStoreEvent/resync``.
+    func versions(of keys: [StateKey]) async throws(StateError) -> [StateKey: Int64]
+
+    /// Every unexpired value whose key starts with `prefix` (the engine reads `revoked/` at start).
+    func records(withPrefix prefix: String, now: Int64) async throws(StateError) -> [(StateKey, StateRecord)]
+
+    /// Removes every value whose key starts with `prefix` (a revoked session's state); returns how many.
+    func deleteAll(withPrefix prefix: String) async throws(StateError) -> Int
+
+    /// Removes values expired at `now`; returns how many.
+    func purgeExpired(now: Int64) async throws(StateError) -> Int
+
+    /// Sets the one observer of changes (the engine's); events may arrive on any thread.
+    func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void)
+
+    /// Closes connections and stops background work; later calls throw `unavailable`.
+    func close()
+}

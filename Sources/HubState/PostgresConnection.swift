@@ -1,0 +1,88 @@
+import CPostgres
+import HubEngine
+
+/// One libpq connection, used by one ``BlockingLane`` at a time (blocking calls). Dropped and
+/// made again when the server goes away; until then every call throws `unavailable`.
+final class PostgresConnection {
+    private var handle: OpaquePointer?
+    private let url: String
+    /// No reconnect before this (a database that is down is not hammered by every request).
+    private var nextAttempt: ContinuousClock.Instant = .now
+    private let retryDelay: Duration
+
+    init(url: String, retryDelay: Duration = .milliseconds(250)) {
+        self.url = url
+        self.retryDelay = retryDelay
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Whether a connection is open now.
+    var isOpen: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// The open connection, connecting now if needed (and allowed by the retry delay).
+    func connected() throws(StateError) -> OpaquePointer {
+        if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
+        drop()
+        guard ContinuousClock.now >= nextAttempt else {
+            throw StateError(.unavailable, "PostgreSQL is unreachable (retrying shortly)")
+        }
+        let made = PQconnectdb(url)
+        guard let made, PQstatus(made) == CONNECTION_OK else {
+            let message = made.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(made)
+            nextAttempt = .now + retryDelay
+            throw StateError(.unavailable, "cannot connect to PostgreSQL: \(message)")
+        }
+        handle = made
+        return made
+    }
+
+    /// Closes the connection (the next call reconnects).
+    func drop() {
+        PQfinish(handle)
+        handle = nil
+    }
+
+    /// Rows of a result, as text (`nil` for SQL NULL).
+    typealias Rows = [[String?]]
+
+    /// Runs `sql` with text parameters (`$1`...); returns the rows. A lost connection is dropped
+    /// and reported as `unavailable`; an SQL error too (with the server's message).
+    @discardableResult
+    func query(_ sql: String, _ parameters: [String?] = []) throws(StateError) -> Rows {
+        let connection = try connected()
+        let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for copy in copies { free(copy) } }
+        let result = copies.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+            }
+        }
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            let message = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(connection))
+            if PQstatus(connection) != CONNECTION_OK { drop() }
+            throw StateError(.unavailable, "PostgreSQL: \(message)")
+        }
+        guard let result, status == PGRES_TUPLES_OK else { return [] }
+        var rows: Rows = []
+        let columns = PQnfields(result)
+        for row in 0..<PQntuples(result) {
+            rows.append((0..<columns).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+            })
+        }
+        return rows
+    }
+
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "unknown error" }
+        // libpq's messages end with a newline (several lines for a detail): keep them on one line.
+        let message = String(cString: text).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return message.isEmpty ? "unknown error" : message
+    }
+}

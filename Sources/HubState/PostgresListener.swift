@@ -1,0 +1,85 @@
+import CPostgres
+import Foundation
+import HubEngine
+import Synchronization
+
+/// The change feed of a ``PostgresStateStore``: one connection of its own, `LISTEN hub_state`,
+/// on a thread of its own (libpq blocks). A notification carries `<key> <version>`; each one
+/// becomes a ``StateStoreEvent/changed(_:version:)``. When the connection drops it reconnects
+/// (backing off to 2 s) and reports ``StateStoreEvent/resync``, so the engine compares the
+/// versions it follows and nothing missed meanwhile is lost.
+final class PostgresListener: Sendable {
+    static let channel = "hub_state"
+
+    private let url: String
+    private let deliver: @Sendable (StateStoreEvent) -> Void
+    private let stopped = Atomic<Bool>(false)
+    private let connected = Atomic<Bool>(false)
+
+    init(url: String, deliver: @escaping @Sendable (StateStoreEvent) -> Void) {
+        self.url = url
+        self.deliver = deliver
+    }
+
+    /// Whether the listening connection is up now.
+    var isConnected: Bool { connected.load(ordering: .relaxed) }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "hub-state-listener"
+        thread.start()
+    }
+
+    /// Ends the thread within a poll interval.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    private func run() {
+        let connection = PostgresConnection(url: url, retryDelay: .zero)
+        var backoff = Duration.milliseconds(100)
+        var everConnected = false
+        while !stopped.load(ordering: .relaxed) {
+            guard let handle = try? connection.connected(), (try? connection.query("LISTEN \(Self.channel)")) != nil else {
+                connected.store(false, ordering: .relaxed)
+                connection.drop()
+                Thread.sleep(forTimeInterval: Double(backoff.components.attoseconds) / 1e18 + Double(backoff.components.seconds))
+                backoff = min(backoff * 2, .seconds(2))
+                continue
+            }
+            backoff = .milliseconds(100)
+            connected.store(true, ordering: .relaxed)
+            // Changes made while no connection listened are found by comparing versions.
+            if everConnected { deliver(.resync) }
+            everConnected = true
+            listen(on: handle)
+            connected.store(false, ordering: .relaxed)
+            connection.drop()
+        }
+        connection.drop()
+    }
+
+    /// Delivers notifications until the connection fails or the listener stops.
+    private func listen(on handle: OpaquePointer) {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        while !stopped.load(ordering: .relaxed) {
+            let ready = poll(&descriptor, 1, 250)
+            if ready < 0, errno != EINTR { return }
+            guard ready > 0 else { continue }
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return }
+            while let notification = PQnotifies(handle) {
+                let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
+                PQfreemem(notification)
+                if let event = Self.event(payload) { deliver(event) }
+            }
+        }
+    }
+
+    /// `<key> <version>` (the key has no spaces... it may: the version is after the last space).
+    static func event(_ payload: String) -> StateStoreEvent? {
+        guard let space = payload.lastIndex(of: " "), let version = Int64(payload[payload.index(after: space)...]),
+            let key = StateKey(rawValue: String(payload[..<space]))
+        else { return nil }
+        return .changed(key, version: version)
+    }
+}

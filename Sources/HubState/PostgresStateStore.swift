@@ -1,0 +1,194 @@
+import HubEngine
+import HubModel
+import HubSync
+
+/// The shared ``StateStore``: PostgreSQL through libpq, for replicas. A bounded pool of
+/// connections (each on its own lane: libpq blocks), compare-and-set writes in one statement
+/// that also sends `NOTIFY hub_state, '<key> <version>'`, and a listening connection
+/// (``PostgresListener``) that turns every replica's writes into change events. A database
+/// that goes away makes calls throw `unavailable` (never a crash, never a silent loss); the
+/// pool reconnects by itself when it returns.
+public final class PostgresStateStore: StateStore {
+    /// A connection and the lane it is confined to: every call runs on that serial lane, so
+    /// the unchecked box is never touched by two threads at once.
+    private final class Slot: @unchecked Sendable {
+        let connection: PostgresConnection
+        let lane: BlockingLane
+        init(url: String, index: Int) {
+            connection = PostgresConnection(url: url)
+            lane = BlockingLane(label: "hub.state.postgres.\(index)")
+        }
+    }
+
+    private let slots: [Slot]
+    /// Calls queued or running per slot: a call goes to the least busy one.
+    private let pending: Locked<[Int]>
+    private let observer = Locked<(@Sendable (StateStoreEvent) -> Void)?>(nil)
+    private let health = Locked(StateStoreStatus(available: false, detail: "not connected yet"))
+    private let closed = Locked(false)
+    private let schemaReady = Locked(false)
+    private let listener: PostgresListener
+
+    /// A store on the database at `url` (a libpq connection string or `postgresql://` URL) with
+    /// `poolSize` connections. Connects lazily: a database that is down at start is no start-up
+    /// error (the server serves what needs no state and recovers when it comes up).
+    public init(url: String, poolSize: Int = 4) {
+        slots = (0..<max(1, poolSize)).map { Slot(url: url, index: $0) }
+        pending = Locked(Array(repeating: 0, count: max(1, poolSize)))
+        let observer = observer
+        listener = PostgresListener(url: url) { event in observer.withLock { $0 }?(event) }
+        listener.start()
+    }
+
+    deinit {
+        listener.stop()
+    }
+
+    public var backend: String { "postgres" }
+
+    public var status: StateStoreStatus { health.withLock { $0 } }
+
+    /// Whether the change feed's connection is up.
+    public var isListening: Bool { listener.isConnected }
+
+    public func read(_ key: StateKey, now: Int64) async throws(StateError) -> StateRecord? {
+        let rows = try await query(
+            "SELECT value, version, shape, expires_at FROM hub_state WHERE key = $1 AND (expires_at IS NULL OR expires_at > $2)",
+            [key.rawValue, String(now)])
+        guard let row = rows.first else { return nil }
+        return Self.record(row, from: 0)
+    }
+
+    public func write(
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+    ) async throws(StateError) -> Int64 {
+        let value = String(decoding: bytes, as: UTF8.self)
+        let expiry = expiresAt.map(String.init)
+        let rows: PostgresConnection.Rows
+        if expected == 0 {
+            // New, or replacing an expired value (its version count continues).
+            rows = try await query(
+                """
+                WITH written AS (
+                    INSERT INTO hub_state (key, value, version, shape, expires_at) VALUES ($1, $2, 1, $3, $4)
+                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, version = hub_state.version + 1,
+                        shape = EXCLUDED.shape, expires_at = EXCLUDED.expires_at
+                    WHERE hub_state.expires_at IS NOT NULL AND hub_state.expires_at <= $5
+                    RETURNING version)
+                SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
+                """, [key.rawValue, value, String(shape), expiry, String(now)])
+        } else {
+            rows = try await query(
+                """
+                WITH written AS (
+                    UPDATE hub_state SET value = $2, version = version + 1, shape = $3, expires_at = $4
+                    WHERE key = $1 AND version = $5 AND (expires_at IS NULL OR expires_at > $6)
+                    RETURNING version)
+                SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
+                """, [key.rawValue, value, String(shape), expiry, String(expected), String(now)])
+        }
+        if let version = rows.first?.first.flatMap({ $0.flatMap { Int64($0) } }) { return version }
+        let current = try await read(key, now: now)?.version ?? 0
+        throw StateError(.conflict, "'\(key)' is at version \(current), not \(expected)", currentVersion: current)
+    }
+
+    public func delete(_ key: StateKey, expected: Int64?) async throws(StateError) -> Bool {
+        let rows = try await query(
+            """
+            WITH removed AS (DELETE FROM hub_state WHERE key = $1 AND ($2::bigint IS NULL OR version = $2::bigint) RETURNING key)
+            SELECT pg_notify('\(PostgresListener.channel)', $1 || ' 0') FROM removed
+            """, [key.rawValue, expected.map(String.init)])
+        if !rows.isEmpty { return true }
+        guard expected != nil, let current = try await versions(of: [key])[key] else { return false }
+        throw StateError(.conflict, "'\(key)' is at version \(current), not \(expected ?? 0)", currentVersion: current)
+    }
+
+    public func versions(of keys: [StateKey]) async throws(StateError) -> [StateKey: Int64] {
+        guard !keys.isEmpty else { return [:] }
+        let list = JSONValue.array(keys.map { .string($0.rawValue) }).jsonBytes
+        let rows = try await query(
+            "SELECT key, version FROM hub_state WHERE key IN (SELECT jsonb_array_elements_text($1::jsonb))",
+            [String(decoding: list, as: UTF8.self)])
+        var found: [StateKey: Int64] = [:]
+        for row in rows {
+            if let key = row[0].flatMap(StateKey.init(rawValue:)), let version = row[1].flatMap({ Int64($0) }) { found[key] = version }
+        }
+        return found
+    }
+
+    public func records(withPrefix prefix: String, now: Int64) async throws(StateError) -> [(StateKey, StateRecord)] {
+        let rows = try await query(
+            """
+            SELECT key, value, version, shape, expires_at FROM hub_state
+            WHERE left(key, length($1)) = $1 AND (expires_at IS NULL OR expires_at > $2)
+            """, [prefix, String(now)])
+        return rows.compactMap { row in
+            guard let key = row[0].flatMap(StateKey.init(rawValue:)), let record = Self.record(row, from: 1) else { return nil }
+            return (key, record)
+        }
+    }
+
+    public func deleteAll(withPrefix prefix: String) async throws(StateError) -> Int {
+        try await query("WITH removed AS (DELETE FROM hub_state WHERE left(key, length($1)) = $1 RETURNING 1) SELECT count(*) FROM removed", [prefix])
+            .first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+
+    public func purgeExpired(now: Int64) async throws(StateError) -> Int {
+        try await query(
+            "WITH removed AS (DELETE FROM hub_state WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING 1) SELECT count(*) FROM removed",
+            [String(now)]
+        ).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+
+    public func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    public func close() {
+        closed.withLock { $0 = true }
+        listener.stop()
+    }
+
+    /// Creates the table once per process (serialized across replicas by an advisory lock).
+    private static let schema = """
+        BEGIN;
+        SELECT pg_advisory_xact_lock(7274797);
+        CREATE TABLE IF NOT EXISTS hub_state (
+            key text PRIMARY KEY, value text NOT NULL, version bigint NOT NULL, shape integer NOT NULL, expires_at bigint);
+        COMMIT;
+        """
+
+    private func query(_ sql: String, _ parameters: [String?]) async throws(StateError) -> PostgresConnection.Rows {
+        guard !closed.withLock({ $0 }) else { throw StateError(.unavailable, "the state store is closed") }
+        let index = pending.withLock { counts in
+            let index = counts.indices.min { counts[$0] < counts[$1] } ?? 0
+            counts[index] += 1
+            return index
+        }
+        defer { pending.withLock { $0[index] -= 1 } }
+        let slot = slots[index]
+        let schemaReady = schemaReady
+        do {
+            let rows = try await slot.lane.run { () throws(StateError) -> PostgresConnection.Rows in
+                if !schemaReady.withLock({ $0 }) {
+                    try slot.connection.query(Self.schema)
+                    schemaReady.withLock { $0 = true }
+                }
+                return try slot.connection.query(sql, parameters)
+            }
+            health.withLock { $0 = StateStoreStatus(available: true) }
+            return rows
+        } catch {
+            health.withLock { $0 = StateStoreStatus(available: false, detail: error.detail) }
+            throw error
+        }
+    }
+
+    private static func record(_ row: [String?], from start: Int) -> StateRecord? {
+        guard let value = row[start], let version = row[start + 1].flatMap({ Int64($0) }),
+            let shape = row[start + 2].flatMap({ Int($0) })
+        else { return nil }
+        return StateRecord(
+            bytes: Array(value.utf8), version: version, shape: shape, expiresAt: row[start + 3].flatMap { Int64($0) })
+    }
+}

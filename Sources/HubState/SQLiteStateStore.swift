@@ -1,0 +1,170 @@
+import HubEngine
+import HubSync
+
+/// The embedded ``StateStore``: one SQLite database file (WAL mode) in the server's data
+/// directory. Every call runs on one serial lane, so no event loop waits on the disk and the
+/// compare-and-set of a write is atomic. For one node: replicas need ``PostgresStateStore``
+/// (SQLite has no change feed between processes).
+public final class SQLiteStateStore: StateStore {
+    /// The connection, touched only on `lane` (each call runs there, one at a time): the
+    /// lane's serial queue is what makes this unchecked box safe to share.
+    private final class Confined: @unchecked Sendable {
+        let database: SQLiteDatabase
+        init(_ database: SQLiteDatabase) { self.database = database }
+    }
+
+    private let confined: Confined
+    private let lane: BlockingLane
+    private let observer = Locked<(@Sendable (StateStoreEvent) -> Void)?>(nil)
+    private let health = Locked(StateStoreStatus(available: true))
+    private let closed = Locked(false)
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating) the database at `path`; throws `unavailable` when it cannot.
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(StateError) {
+        self.path = path
+        let database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: Int32(busyTimeout.inMilliseconds))
+        try database.execute(
+            """
+            CREATE TABLE IF NOT EXISTS hub_state (
+                key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL,
+                shape INTEGER NOT NULL, expires_at INTEGER
+            ) WITHOUT ROWID
+            """)
+        confined = Confined(database)
+        lane = BlockingLane(label: "hub.state.sqlite")
+    }
+
+    public var backend: String { "sqlite" }
+
+    public var status: StateStoreStatus { health.withLock { $0 } }
+
+    public func read(_ key: StateKey, now: Int64) async throws(StateError) -> StateRecord? {
+        try await onLane { database throws(StateError) in
+            var record: StateRecord?
+            try database.run(
+                "SELECT value, version, shape, expires_at FROM hub_state WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
+                [.text(key.rawValue), .integer(now)]
+            ) { row in
+                record = StateRecord(
+                    bytes: row.bytes(0), version: row.integer(1), shape: Int(row.integer(2)),
+                    expiresAt: row.isNull(3) ? nil : row.integer(3))
+            }
+            return record
+        }
+    }
+
+    public func write(
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+    ) async throws(StateError) -> Int64 {
+        let version = try await onLane { database throws(StateError) -> Int64 in
+            let current = try Self.liveVersion(of: key, now: now, in: database)
+            guard current.live == expected else {
+                throw StateError(.conflict, "'\(key)' is at version \(current.live), not \(expected)", currentVersion: current.live)
+            }
+            // An expired value's successor continues its version count, so a version is never reused.
+            let version = current.stored + 1
+            try database.run(
+                "INSERT OR REPLACE INTO hub_state (key, value, version, shape, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                [.text(key.rawValue), .bytes(bytes), .integer(version), .integer(Int64(shape)), expiresAt.map { .integer($0) } ?? .null])
+            return version
+        }
+        report(.changed(key, version: version))
+        return version
+    }
+
+    public func delete(_ key: StateKey, expected: Int64?) async throws(StateError) -> Bool {
+        let removed = try await onLane { database throws(StateError) -> Bool in
+            let current = try Self.liveVersion(of: key, now: .min, in: database)
+            guard current.stored > 0 else { return false }
+            if let expected, current.stored != expected {
+                throw StateError(
+                    .conflict, "'\(key)' is at version \(current.stored), not \(expected)", currentVersion: current.stored)
+            }
+            return try database.run("DELETE FROM hub_state WHERE key = ?1", [.text(key.rawValue)]) > 0
+        }
+        if removed { report(.changed(key, version: 0)) }
+        return removed
+    }
+
+    public func versions(of keys: [StateKey]) async throws(StateError) -> [StateKey: Int64] {
+        try await onLane { database throws(StateError) in
+            var found: [StateKey: Int64] = [:]
+            for key in keys {
+                try database.run("SELECT version FROM hub_state WHERE key = ?1", [.text(key.rawValue)]) { row in
+                    found[key] = row.integer(0)
+                }
+            }
+            return found
+        }
+    }
+
+    public func records(withPrefix prefix: String, now: Int64) async throws(StateError) -> [(StateKey, StateRecord)] {
+        try await onLane { database throws(StateError) in
+            var found: [(StateKey, StateRecord)] = []
+            try database.run(
+                """
+                SELECT key, value, version, shape, expires_at FROM hub_state
+                WHERE substr(key, 1, length(?1)) = ?1 AND (expires_at IS NULL OR expires_at > ?2)
+                """,
+                [.text(prefix), .integer(now)]
+            ) { row in
+                guard let key = StateKey(rawValue: row.text(0)) else { return }
+                found.append((key, StateRecord(
+                    bytes: row.bytes(1), version: row.integer(2), shape: Int(row.integer(3)),
+                    expiresAt: row.isNull(4) ? nil : row.integer(4))))
+            }
+            return found
+        }
+    }
+
+    public func deleteAll(withPrefix prefix: String) async throws(StateError) -> Int {
+        try await onLane { database throws(StateError) in
+            try database.run("DELETE FROM hub_state WHERE substr(key, 1, length(?1)) = ?1", [.text(prefix)])
+        }
+    }
+
+    public func purgeExpired(now: Int64) async throws(StateError) -> Int {
+        try await onLane { database throws(StateError) in
+            try database.run("DELETE FROM hub_state WHERE expires_at IS NOT NULL AND expires_at <= ?1", [.integer(now)])
+        }
+    }
+
+    public func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    public func close() {
+        closed.withLock { $0 = true }
+    }
+
+    /// The version stored for `key` and the one that counts at `now` (0 when expired or absent).
+    private static func liveVersion(of key: StateKey, now: Int64, in database: SQLiteDatabase) throws(StateError) -> (stored: Int64, live: Int64) {
+        var result: (stored: Int64, live: Int64) = (0, 0)
+        try database.run("SELECT version, expires_at FROM hub_state WHERE key = ?1", [.text(key.rawValue)]) { row in
+            let expired = !row.isNull(1) && row.integer(1) <= now
+            result = (row.integer(0), expired ? 0 : row.integer(0))
+        }
+        return result
+    }
+
+    private func onLane<Value: Sendable>(
+        _ body: @escaping @Sendable (SQLiteDatabase) throws(StateError) -> Value
+    ) async throws(StateError) -> Value {
+        guard !closed.withLock({ $0 }) else { throw StateError(.unavailable, "the state store is closed") }
+        let confined = confined
+        do {
+            let value = try await lane.run { () throws(StateError) -> Value in try body(confined.database) }
+            health.withLock { $0 = StateStoreStatus(available: true) }
+            return value
+        } catch {
+            if error.code == .unavailable { health.withLock { $0 = StateStoreStatus(available: false, detail: error.detail) } }
+            throw error
+        }
+    }
+
+    private func report(_ event: StateStoreEvent) {
+        observer.withLock { $0 }?(event)
+    }
+}
