@@ -147,6 +147,9 @@ let package = Package(
         .testTarget(name: "HubSyncTests", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HubStateTests", dependencies: ["HubState", "HubEngine", "HubModel", "HubSync", "HubTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HubServerTests",

@@ -46,6 +46,19 @@ final class PostgresConnection {
         handle = nil
     }
 
+    /// Runs a script of several statements without parameters (the schema).
+    func execute(_ script: String) throws(StateError) {
+        let connection = try connected()
+        let result = PQexec(connection, script)
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let message = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(connection))
+            if PQstatus(connection) != CONNECTION_OK { drop() }
+            throw StateError(.unavailable, "PostgreSQL: \(message)")
+        }
+    }
+
     /// Rows of a result, as text (`nil` for SQL NULL).
     typealias Rows = [[String?]]
 

@@ -70,13 +70,18 @@ final class PostgresListener: Sendable {
             while let notification = PQnotifies(handle) {
                 let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
                 PQfreemem(notification)
-                if let event = Self.event(payload) { deliver(event) }
+                if let event = PostgresListenerPayload.parse(payload) { deliver(event) }
             }
         }
     }
 
-    /// `<key> <version>` (the key has no spaces... it may: the version is after the last space).
-    static func event(_ payload: String) -> StateStoreEvent? {
+}
+
+/// The payload of a `hub_state` notification: `<key> <version>`.
+public enum PostgresListenerPayload {
+    /// The change a payload reports; `nil` when it is not one (the version follows the last
+    /// space: a subject may contain spaces).
+    public static func parse(_ payload: String) -> StateStoreEvent? {
         guard let space = payload.lastIndex(of: " "), let version = Int64(payload[payload.index(after: space)...]),
             let key = StateKey(rawValue: String(payload[..<space]))
         else { return nil }

@@ -151,6 +151,7 @@ public final class PostgresStateStore: StateStore {
 
     /// Creates the table once per process (serialized across replicas by an advisory lock).
     private static let schema = """
+        SET client_min_messages TO warning;
         BEGIN;
         SELECT pg_advisory_xact_lock(7274797);
         CREATE TABLE IF NOT EXISTS hub_state (
@@ -171,7 +172,7 @@ public final class PostgresStateStore: StateStore {
         do {
             let rows = try await slot.lane.run { () throws(StateError) -> PostgresConnection.Rows in
                 if !schemaReady.withLock({ $0 }) {
-                    try slot.connection.query(Self.schema)
+                    try slot.connection.execute(Self.schema)
                     schemaReady.withLock { $0 = true }
                 }
                 return try slot.connection.query(sql, parameters)

@@ -1,0 +1,46 @@
+import Foundation
+import HubEngine
+import HubState
+import HubTestSupport
+
+/// The stores every contract test runs against: memory, a real SQLite file, a real PostgreSQL
+/// (one throwaway cluster per test process, each test on keys of its own).
+enum StateBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case memory, sqlite, postgres
+
+    var description: String { rawValue }
+
+    func makeStore() throws -> any StateStore {
+        switch self {
+        case .memory: return MemoryStateStore()
+        case .sqlite: return try SQLiteStateStore(path: TemporaryFiles.path("state.sqlite3"))
+        case .postgres: return PostgresStateStore(url: try SharedPostgres.cluster().url, poolSize: 4)
+        }
+    }
+}
+
+/// The test process's PostgreSQL cluster, started on first use.
+enum SharedPostgres {
+    private static let shared: Result<PostgresCluster, any Error> = Result { try PostgresCluster() }
+
+    static func cluster() throws -> PostgresCluster { try shared.get() }
+}
+
+/// Unique paths under the test process's temporary directory.
+enum TemporaryFiles {
+    static func path(_ name: String) -> String {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hub-state-tests-\(getpid())/\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/" + name
+    }
+}
+
+/// A key of its own for each test.
+func freshKey(_ name: String = "value") throws -> StateKey {
+    try StateKey(name, in: .subject("test-\(UUID().uuidString)"), sessionID: "unused")
+}
+
+extension Array where Element == UInt8 {
+    init(json text: String) { self = Array(text.utf8) }
+}
