@@ -8,6 +8,8 @@ enum OperationRunner {
         var builder: ViewModelBuilder
         var error: (any Error)?
         var duration: Duration
+        /// What the operation reported with ``StaleContent/report(ageSeconds:)``.
+        var staleAgeSeconds: Int? = nil
     }
 
     /// Runs `body` on a copy of `builder`. Operations that complete synchronously run inline;
@@ -19,17 +21,23 @@ enum OperationRunner {
     ) async -> Result {
         let clock = ContinuousClock()
         let start = clock.now
+        let report = StaleContent.Report()
+        let reporting: @Sendable (inout ViewModelBuilder) async throws -> Void = { builder in
+            try await StaleContent.$current.withValue(report) { try await body(&builder) }
+        }
         if inline {
             var copy = builder
             do {
-                try await body(&copy)
-                return Result(builder: copy, error: nil, duration: clock.now - start)
+                try await reporting(&copy)
+                return Result(builder: copy, error: nil, duration: clock.now - start, staleAgeSeconds: report.ageSeconds)
             } catch {
                 return Result(builder: copy, error: error, duration: clock.now - start)
             }
         }
-        let outcome = await raceDeadline(name: name, deadline: deadline, builder: builder, body)
-        return Result(builder: outcome.builder, error: outcome.error, duration: clock.now - start)
+        let outcome = await raceDeadline(name: name, deadline: deadline, builder: builder, reporting)
+        return Result(
+            builder: outcome.builder, error: outcome.error, duration: clock.now - start,
+            staleAgeSeconds: outcome.error == nil ? report.ageSeconds : nil)
     }
 
     private struct Outcome: Sendable {
