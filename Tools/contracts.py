@@ -244,6 +244,10 @@ HEADERS = {
                      "action results, problems).", "schema": {"type": "string"}},
     "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
     "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},
+    "HubStale": {"description": "Present when remote operations built the view from their last good content (the "
+                 "upstream failing, or one refresh under way): a structured-field list (RFC 8941) with one entry per "
+                 "such operation, its name and the content's age in seconds, e.g. remote;age=12.",
+                 "schema": {"type": "string"}},
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
     "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
@@ -313,7 +317,7 @@ FAILED_VIEW = {
 
 VIEW_HEADERS = {
     "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Cache-Control": h("CacheControl"), "Server-Timing": h("ServerTiming"),
-    "Hub-Version": h("HubVersion"), "X-Request-Id": h("XRequestId"),
+    "Hub-Version": h("HubVersion"), "Hub-Stale": h("HubStale"), "X-Request-Id": h("XRequestId"),
 }
 
 # Headers of a response no cache keeps (Cache-Control: no-store).
