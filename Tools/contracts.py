@@ -491,7 +491,8 @@ PATHS = {
             "responses": responses({
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
                         "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
-                                    "Cache-Control": h("CacheControl"), "X-Request-Id": h("XRequestId")},
+                                    "Hub-Stale": h("HubStale"), "Cache-Control": h("CacheControl"),
+                                    "X-Request-Id": h("XRequestId")},
                         "content": {"application/json": {"schema": ref("ActionResponse")}},
                         "links": {k: v for k, v in SESSION_LINKS.items() if k != "EndSession"}},
             }, {

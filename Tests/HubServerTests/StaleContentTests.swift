@@ -224,4 +224,28 @@ struct StaleContentTests {
             #expect(try await client.metric(#"hub_upstream_stale_served_total{feature="news"}"#) == 2)
         }
     }
+
+    @Test("validate: stale windows are for GET only, and warn when an upstream timeout cannot come before the chain's")
+    func validation() throws {
+        var config = TestConfig(server: #"{ "timeouts": { "operationSeconds": 2 }, "upstream": { "timeoutMs": 2000 } }"#)
+        let operations = [
+            #"{ "kind": "remote", "url": "http://127.0.0.1:9/a", "method": "POST", "staleWhileRevalidateSeconds": 5 }"#,
+            #"{ "kind": "remote", "url": "http://127.0.0.1:9/b", "staleIfErrorSeconds": 60 }"#,
+            #"{ "kind": "remote", "url": "http://127.0.0.1:9/c", "staleIfErrorSeconds": 60, "timeoutMs": 1500 }"#,
+        ]
+        for (index, operation) in operations.enumerated() {
+            config.feature("s\(index)", #"{ "id": "s\#(index)", "title": "S", "match": { "uri": "hub:s\#(index)" }, "operations": [ \#(operation) ] }"#)
+        }
+        let directory = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ConfigLoader(environment: [:]).load(directory: directory)
+        }
+        let issues = try #require(error).issues
+        #expect(issues.contains { $0.severity == .error && $0.file == "features/s0.json" && $0.path == "$.operations[0]" }, "\(issues)")
+        #expect(issues.contains {
+            $0.severity == .warning && $0.file == "features/s1.json" && $0.path == "$.operations[0].staleIfErrorSeconds"
+        }, "\(issues)")
+        #expect(!issues.contains { $0.file == "features/s2.json" }, "a timeout below the deadline: no warning")
+    }
 }

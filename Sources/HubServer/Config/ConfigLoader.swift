@@ -95,7 +95,8 @@ public struct ConfigLoader: Sendable {
         var features: [FeatureDefinition] = []
         let context = FeatureReader.Context(
             directory: directory, schemas: Set(schemas.keys), toggles: toggles, jsonDepth: jsonDepth,
-            swiftOperationNames: swiftOperationNames, loader: self)
+            swiftOperationNames: swiftOperationNames, loader: self,
+            timeouts: (upstreamMs: settings.upstream.timeoutMs, operationSeconds: settings.timeouts.operationSeconds))
         for file in listJSON(directory, "features") {
             let reader = ConfigReader(file: "features/\(file)")
             if let json = readJSON(directory, "features/\(file)", reader: reader, depth: jsonDepth),

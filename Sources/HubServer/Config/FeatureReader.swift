@@ -11,6 +11,8 @@ struct FeatureReader {
         let jsonDepth: Int
         let swiftOperationNames: Set<String>?
         let loader: ConfigLoader
+        /// `upstream.timeoutMs` and `timeouts.operationSeconds` (a stale timeout needs the first below the second).
+        let timeouts: (upstreamMs: Int, operationSeconds: Double)
     }
 
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
@@ -273,9 +275,18 @@ struct FeatureReader {
         if method != "GET", !stale.isUnset {
             reader.error(path, "staleIfErrorSeconds and staleWhileRevalidateSeconds are only for GET requests")
         }
+        let timeoutMs = reader.int(object, "timeoutMs", at: path, range: 1...3_600_000)
+        if (stale.ifErrorSeconds ?? 0) > 0,
+            Double(timeoutMs ?? context.timeouts.upstreamMs) >= context.timeouts.operationSeconds * 1000
+        {
+            reader.warning(
+                "\(path).staleIfErrorSeconds",
+                "an upstream timeout is stood in for only when timeoutMs is below timeouts.operationSeconds; "
+                    + "otherwise the view fails with operation_timeout first")
+        }
         return RemoteOperationDefinition(
             url: url, method: method, headers: context.loader.readHeaders(object, at: path, reader: reader),
-            timeoutMs: reader.int(object, "timeoutMs", at: path, range: 1...3_600_000), retries: retries, schema: schema,
+            timeoutMs: timeoutMs, retries: retries, schema: schema,
             paginated: reader.bool(object, "paginated", at: path) ?? false,
             optional: reader.bool(object, "optional", at: path) ?? false,
             forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader), stalePolicy: stale)
