@@ -135,6 +135,40 @@ struct StaleContentTests {
         }
     }
 
+    @Test("staleWhileRevalidateSeconds with an upstream that gives no lifetime: the sessions answered stale follow the one refresh without asking again")
+    func revalidateWithoutLifetime() async throws {
+        let gate = ThreadGate()
+        let served = Locked(0)
+        let upstream = try TestUpstream { _ in
+            let number = served.withLock { $0 += 1; return $0 }
+            if number > 1 { gate.wait() }
+            return .respond(status: 200, body: Self.view(number == 1 ? "old" : "new"))
+        }
+        defer { gate.open(); upstream.stop() }
+        let clock = SteppedUpstreamClock()
+        let config = Self.config(
+            #"{ "kind": "remote", "url": "\#(upstream.url("/news"))", "staleWhileRevalidateSeconds": 60 }"#,
+            server: Self.manySessions)
+        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+            #expect(try await client.view("hub:news").json()["title"]?.stringValue == "old")
+            clock.advance(.seconds(1))
+            var sessions: [String] = []
+            for _ in 0..<10 {
+                let response = try await client.view("hub:news")
+                #expect(response.header("Hub-Stale") == "remote;age=1")
+                sessions.append(try #require(response.header("Hub-Session")))
+            }
+            gate.open()
+            for session in sessions {
+                #expect(try await eventually { try await client.session(session).json()["title"]?.stringValue == "new" })
+            }
+            let after = try await client.view("hub:news")
+            #expect(try after.json()["title"]?.stringValue == "new")
+            #expect(after.header("Hub-Stale") == nil)
+            #expect(upstream.requestCount == 2, "one refresh; the reloading sessions took its content")
+        }
+    }
+
     @Test("an SSE listener of a view built from stale content gets the fresh view when the upstream recovers")
     func listenerFollowsRecovery() async throws {
         let phase = Locked("good")

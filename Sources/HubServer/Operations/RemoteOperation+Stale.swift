@@ -7,7 +7,8 @@ import HubUpstream
 /// upstream last gave, and within `stale-while-revalidate` past freshness the content is served
 /// at once while one background refresh (per URL, for every session) goes upstream. Sessions
 /// answered stale reload when good content arrives again (a background retry looks for it
-/// while such a session waits).
+/// while such a session waits), and take that content for a second rather than each asking
+/// the upstream again.
 extension RemoteOperation {
     /// `hub:reload`: what a session answered stale performs when the content recovers.
     static let reloadAction = ComponentIdentifier(namespace: ActionRegistry.builtInNamespace, name: "reload")
@@ -27,6 +28,9 @@ extension RemoteOperation {
     func load(_ url: String, _ inputs: Inputs) async throws -> Loaded {
         let store = settings.services.stale
         let key = staleKey(url, inputs)
+        if let key, let body = store.reusable(key) {
+            return Loaded(value: try parse(body), staleAgeSeconds: nil)
+        }
         if let key, let served = store.whileRevalidating(key) {
             store.wait(key, waiter: inputs.session)
             refreshInBackground(url, key: key, inputs: inputs, retrying: false)

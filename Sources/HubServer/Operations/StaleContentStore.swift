@@ -38,6 +38,9 @@ final class StaleContentStore: Sendable {
         var whileRevalidateSeconds: Int
         var waiters: [ActionPerformer] = []
         var refreshing = false
+        /// Set when good content arrived while sessions waited: they reload now, and take this
+        /// body until then instead of asking the upstream once each (``reusable(_:)``).
+        var reuseUntil: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -48,6 +51,9 @@ final class StaleContentStore: Sendable {
 
     /// Most sessions remembered per entry for a reload when the content recovers.
     static let maximumWaiters = 1024
+
+    /// How long the sessions reloading after good content arrived take it from here.
+    static let reuseWindow = Duration.seconds(1)
 
     private let state = Locked(State())
     private let clock: UpstreamClock
@@ -85,12 +91,24 @@ final class StaleContentStore: Sendable {
             else { return old?.waiters ?? [] }
             let receivedAt = !confirmed && old?.body == body ? old!.receivedAt : now
             let freshUntil = max(response.freshUntil ?? receivedAt, receivedAt)
+            let waited = !(old?.waiters.isEmpty ?? true)
             state.entries[key] = Entry(
                 body: body, receivedAt: receivedAt, freshUntil: freshUntil, ifErrorSeconds: ifError,
-                whileRevalidateSeconds: whileRevalidate, refreshing: old?.refreshing ?? false)
+                whileRevalidateSeconds: whileRevalidate, refreshing: old?.refreshing ?? false,
+                reuseUntil: waited ? now.advanced(by: Self.reuseWindow) : old?.reuseUntil)
             state.bytes += body.count
             if state.entries.count > maximumEntries || state.bytes > maximumBytes { evict(&state) }
             return old?.waiters ?? []
+        }
+    }
+
+    /// `key`'s content just after it arrived for waiting sessions (``reuseWindow``): fresh, so
+    /// the sessions reloading for it do not each go upstream again (nor start another refresh).
+    func reusable(_ key: String) -> [UInt8]? {
+        let now = clock.now()
+        return state.withLock { state -> [UInt8]? in
+            guard let entry = state.entries[key], let until = entry.reuseUntil, now < until else { return nil }
+            return entry.body
         }
     }
 
