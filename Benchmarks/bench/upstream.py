@@ -15,7 +15,7 @@ Routes:
   /fault/huge?mb=N    200 with a valid JSON list of N MiB (default 16), above upstream.maxResponseBytes
   /stale/F?v=N        the first request of each URL: a valid list (no Cache-Control); later ones
                       fail as /fault/F does (slow, 500, reset, invalid)
-  /stale/swr?v=N      a valid list numbered by the request, Cache-Control: max-age=5 (after 1 s
+  /stale/swr?v=N      a valid list numbered by the request, Cache-Control: max-age=5 (after 0.5 s
                       from the second request on)
   /seen?url=U         {"requests": n}: requests of the URL U (path and query) so far
   /stats              {"requests": n, "connections": n} since start (or since /stats?reset=1)
@@ -122,7 +122,7 @@ class Handler(BaseHTTPRequestHandler):
             good = json.dumps([{"id": "good", "text": {"title": f"answer {count}"}}]).encode()
             if fault == "swr":
                 if count > 1:
-                    time.sleep(1)  # a slow refresh: the views meanwhile must not wait for it
+                    time.sleep(0.5)  # a slow refresh (below upstream.timeoutMs): the views meanwhile must not wait for it
                 self.send(200, good, cache="max-age=5")
             elif count == 1:
                 self.send(200, good, cache=None)

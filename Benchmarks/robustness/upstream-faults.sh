@@ -109,7 +109,7 @@ for fault in ["slow", "500", "reset", "invalid"]:
           f"Hub-Stale ({example}); slowest {worst:.0f} ms")
 
 # staleWhileRevalidateSeconds: fresh for 5 s (max-age=5), then 20 views at once while the one
-# refresh takes 1 s upstream: none waits for it.
+# refresh takes 0.5 s upstream: none waits for it.
 url = "/stale/swr?v=1"
 first = fetch("/view?uri=hub:swr%3Fv%3D1")
 time.sleep(5.2)
