@@ -1,4 +1,5 @@
 import Foundation
+import HubEngine
 import HubModel
 import HubServer
 import HubSync
@@ -281,5 +282,29 @@ struct StaleContentTests {
             $0.severity == .warning && $0.file == "features/s1.json" && $0.path == "$.operations[0].staleIfErrorSeconds"
         }, "\(issues)")
         #expect(!issues.contains { $0.file == "features/s2.json" }, "a timeout below the deadline: no warning")
+    }
+
+    /// A Swift operation that marks its content stale, with a name that is not a token.
+    struct ReportingOperation: ContentOperation {
+        var name: String { "cached \"feed\"" }
+        func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+            builder.title = "from the cache"
+            StaleContent.report(ageSeconds: 7)
+        }
+    }
+
+    @Test("a Swift operation reports stale content with StaleContent.report; a name that is not a token is a quoted string")
+    func swiftOperationReports() async throws {
+        var extensions = SwiftExtensions()
+        extensions.registerOperation("reporting") { _ in ReportingOperation() }
+        var config = TestConfig()
+        config.feature("cached", """
+            { "id": "cached", "title": "C", "match": { "uri": "hub:cached" }, "operations": [ { "kind": "swift", "name": "reporting" } ] }
+            """)
+        try await withHub(config, extensions: extensions) { client, _ async throws in
+            let response = try await client.view("hub:cached")
+            #expect(try response.json()["title"]?.stringValue == "from the cache")
+            #expect(response.header("Hub-Stale") == #""cached \"feed\"";age=7"#)
+        }
     }
 }
