@@ -21,18 +21,20 @@ enum OperationRunner {
     ) async -> Result {
         let clock = ContinuousClock()
         let start = clock.now
-        let report = StaleContent.Report()
-        let reporting: @Sendable (inout ViewModelBuilder) async throws -> Void = { builder in
-            try await StaleContent.$current.withValue(report) { try await body(&builder) }
-        }
         if inline {
             var copy = builder
             do {
-                try await reporting(&copy)
-                return Result(builder: copy, error: nil, duration: clock.now - start, staleAgeSeconds: report.ageSeconds)
+                try await body(&copy)
+                return Result(builder: copy, error: nil, duration: clock.now - start)
             } catch {
                 return Result(builder: copy, error: error, duration: clock.now - start)
             }
+        }
+        // Stale content comes from waiting on a source: only operations that wait can report it
+        // (inline ones pay nothing for it).
+        let report = StaleContent.Report()
+        let reporting: @Sendable (inout ViewModelBuilder) async throws -> Void = { builder in
+            try await StaleContent.$current.withValue(report) { try await body(&builder) }
         }
         let outcome = await raceDeadline(name: name, deadline: deadline, builder: builder, reporting)
         return Result(

@@ -19,7 +19,8 @@ public enum StaleContent {
     @TaskLocal static var current: Report?
 
     /// Marks the content the calling operation is adding as stale, `ageSeconds` old. Call it
-    /// from `perform` or `appendContent` (the task the chain runs them in); elsewhere it does nothing.
+    /// from `perform` or `appendContent` (the task the chain runs them in) of an operation that
+    /// does not complete synchronously; elsewhere it does nothing.
     public static func report(ageSeconds: Int) {
         current?.record(ageSeconds)
     }
