@@ -21,7 +21,7 @@ extension ViewEndpoints {
             throw HTTPError(
                 .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
-        let components = ClientComponents(request)
+        let components = state.clientComponents(of: request)
         let session = try await sessions.require(token, request: request, context: context, components: components).session
         if request.method == .head {
             var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
@@ -41,7 +41,8 @@ extension ViewEndpoints {
             var skip = lastEventID
             for await viewState in updates {
                 guard let viewModel = viewState.viewModel else { continue }
-                let rendered = responder.rendered(viewModel, for: components, shared: viewState.isMemoized)
+                let rendered = responder.rendered(
+                    viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
                 let id = Self.eventID(rendered.etag)
                 // Only the first event can be the one the client already has.
                 defer { skip = nil }

@@ -16,6 +16,7 @@ final class ServerMetrics: Sendable {
     let upstreamCacheHits: MetricFamily<Counter>
     let upstreamDuration: MetricFamily<Histogram>
     let sseStreamsFamily: MetricFamily<Gauge>
+    let componentFallbacks: MetricFamily<Counter>
     var sseStreams: Gauge { sseStreamsFamily.labels() }
 
     private struct RequestKey: Hashable {
@@ -86,6 +87,10 @@ final class ServerMetrics: Sendable {
             labels: ["kind"])
         upstreamDuration = registry.histogram(
             "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
+        componentFallbacks = registry.counter(
+            "hub_component_fallbacks_total",
+            help: "Components replaced by their fallback in responses, by feature, the view's component and reason (unsupported, kill_switch).",
+            labels: ["feature", "component", "reason"])
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
         _ = sseStreamsFamily.labels()  // 0 from the start, not absent until the first stream
         ProcessMetrics.register(on: registry)
