@@ -20,6 +20,8 @@ final class ServerState: Sendable {
     /// `components.killSwitches` now (replaced by a config reload).
     var killSwitches: KillSwitches { killSwitchStorage.withLock { $0 } }
     private let killSwitchStorage: Locked<KillSwitches>
+    /// Recent views of patch listeners and the patches between them (``ViewPatches``).
+    let viewPatches: ViewPatches
     /// Open event streams (ended when a drain starts).
     let streams = StreamRegistry()
     /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`,
@@ -42,6 +44,7 @@ final class ServerState: Sendable {
         self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
+        self.viewPatches = ViewPatches(registry: metrics.registry)
         self.logger = logger
         self.clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
         self.sessionLimiter = ClientRateLimiter(limit: settings.limits.sessionsPerClient)
