@@ -39,15 +39,20 @@ extension ViewEndpoints {
         let streams = state.streams
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         let patches = wantsPatches ? state.viewPatches : nil
-        let historyKey = ViewPatches.Key(session: session.id, variant: components?.variant ?? "")
+        let state = self.state
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
             var skip = lastEventID
             // What this listener has: a view the client named in Last-Event-ID, then each one sent.
-            var base = lastEventID.flatMap { patches?.recent($0, for: historyKey) }
+            var base = lastEventID.flatMap {
+                patches?.recent($0, for: ViewPatches.Key(session: session.id, variant: components?.variant ?? ""))
+            }
             for await viewState in updates {
                 guard let viewModel = viewState.viewModel else { continue }
+                // Read per event: a config reload's kill switches apply to open streams too.
+                let components = state.clientComponents(of: request)
+                let historyKey = ViewPatches.Key(session: session.id, variant: components?.variant ?? "")
                 let rendered = responder.rendered(
                     viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
                 let id = Self.eventID(rendered.etag)
