@@ -24,8 +24,6 @@ struct KillSwitches: Sendable, Equatable {
         self.rules = rules
     }
 
-    var isEmpty: Bool { rules.isEmpty }
-
     /// The components switched off for a client sending `Hub-Client: header`; empty when no
     /// rule applies (or the header is absent or not `platform/semver`).
     func killed(forClient header: String?) -> Set<ComponentIdentifier> {
