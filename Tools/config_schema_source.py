@@ -229,7 +229,7 @@ COMPONENTS = obj({
                        pattern="^[^/ \t]+$"),
         "below": text("Clients of that platform below this version (MAJOR[.MINOR[.PATCH]][-prerelease]) get the "
                       "component's fallback.",
-                      pattern="^[0-9]{1,9}(\\.[0-9]{1,9}){0,2}(-[^+]+)?(\\+.*)?$"),
+                      pattern="^[0-9]{1,9}(\\.[0-9]{1,9}){0,2}(-[^+]+)?(\\+.*)?$", maxLength=64),
     }, "One rule.", required=["component", "client", "below"])},
         "Components switched off for client versions: a client whose Hub-Client is that platform below that version "
         "gets the component's fallback (hub_component_fallbacks_total{reason=\"kill_switch\"}). A reload applies "
