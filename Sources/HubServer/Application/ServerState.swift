@@ -79,9 +79,10 @@ final class ServerState: Sendable {
         killSwitchStorage.withLock { $0 = killSwitches }
     }
 
-    /// What `request`'s client renders (``ClientComponents``), read once per request.
+    /// What `request`'s client renders (``ClientComponents``), read once per request. The kill
+    /// switches are read (under their lock) only for a request that names its client.
     func clientComponents(of request: HTTPRequest) -> ClientComponents? {
-        ClientComponents(request, killSwitches: killSwitches)
+        ClientComponents(request, killSwitches: request.headers["Hub-Client"] == nil ? KillSwitches() : killSwitches)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).
