@@ -116,6 +116,39 @@ struct FallbackMetricsTests {
         }
     }
 
+    @Test("an open event stream follows a reloaded kill switch from its next view")
+    func killSwitchReloadOnStream() async throws {
+        var config = TestConfig()
+        config.feature("live", """
+            { "id": "live", "title": "Live", "match": { "root": "hub:live" },
+              "operations": [
+                { "kind": "static", "json": { "body": [
+                  { "id": "card1", "component": { "id": "default:card", "category": "card" } } ] } },
+                { "kind": "swift", "name": "countAlways", "rescheduleOn": ["test:bump"] } ] }
+            """)
+        config["actions.json"] = #"{ "test": { "kind": "swift", "name": "test" } }"#
+        let directory = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = Fixture()
+        try await withHub(directory: directory, extensions: fixture.extensions, transport: .socket) { client, app async throws in
+            let session = try #require(try await client.view("hub:live").header("Hub-Session"))
+            let stream = try await client.events(
+                target: "/view/events?session=\(client.encode(session))", headers: [("Hub-Client", "ios/5.1")])
+            defer { stream.close() }
+            let first = try JSONParser().parse(try await stream.next().data)
+            #expect(first.component("card1")?["component"]?["id"]?.stringValue == "default:card")
+            try Data(TestConfig.withGenerousTimeouts(Self.killSwitchServer).utf8)
+                .write(to: URL(fileURLWithPath: directory + "/server.json"))
+            #expect(await app.reloadConfiguration(trigger: "test").succeeded)
+            _ = try await client.action(#"{"session":"\#(session)","action":"test:bump"}"#)
+            let next = try JSONParser().parse(try await stream.next().data)
+            #expect(next.component("card1")?["component"]?["id"]?.stringValue == "default:row")
+            #expect(try await client.metric(Self.killedLive) == 1)
+        }
+    }
+
+    static let killedLive = #"hub_component_fallbacks_total{feature="live",component="default:card",reason="kill_switch"}"#
+
     @Test("bad kill-switch rules are config errors naming the path")
     func badRules() async throws {
         let server = """
