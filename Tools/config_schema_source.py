@@ -223,7 +223,18 @@ COMPONENTS = obj({
     "defaultNamespace": text("Namespace of a component model that names none.", "default"),
     "defaultName": text("Name of a component model that names none.", "row"),
     "defaultCategory": text("Category of a component model that names none.", "row"),
-}, "What a component without a component id becomes.")
+    "killSwitches": described({"type": "array", "maxItems": 1000, "items": obj({
+        "component": described({"type": "string", "pattern": "^[^:]+:[^:]+$"}, "The component (namespace:name) to switch off."),
+        "client": text("The platform of Hub-Client (platform/semver), compared case-insensitively.",
+                       pattern="^[^/ \t]+$"),
+        "below": text("Clients of that platform below this version (MAJOR[.MINOR[.PATCH]][-prerelease]) get the "
+                      "component's fallback.",
+                      pattern="^[0-9]{1,9}(\\.[0-9]{1,9}){0,2}(-[^+]+)?(\\+.*)?$", maxLength=64),
+    }, "One rule.", required=["component", "client", "below"])},
+        "Components switched off for client versions: a client whose Hub-Client is that platform below that version "
+        "gets the component's fallback (hub_component_fallbacks_total{reason=\"kill_switch\"}). A reload applies "
+        "new rules to live sessions.", []),
+}, "What a component without a component id becomes, and kill switches.")
 
 LOG = obj({
     "level": enum(["debug", "info", "warning", "error"], "Lowest level logged (HUB_LOG_LEVEL overrides).", "info"),
@@ -275,10 +286,28 @@ PREVIEW = obj({
                        True),
 }, "The browser preview (docs/PREVIEW.md).")
 
+DEBUG = obj({
+    "explain": boolean("Answer GET /view?explain=1 with how each operation made the view (off: 400 "
+                       "explain_disabled). A change needs a restart.", False),
+}, "Debugging aids (docs/API.md \"Explain mode\").")
+
+STATE = obj({
+    "backend": enum(["memory", "sqlite", "postgres"], "Where operations' and actions' state lives: memory (ends "
+                    "with the process), sqlite (one file in the data directory: survives restarts of one node), "
+                    "postgres (shared by replicas, with a change feed). HUB_STATE_BACKEND overrides.", "sqlite"),
+    "path": text("The SQLite file, relative to the data directory.", "state.sqlite3"),
+    "url": text("The PostgreSQL connection string (HUB_STATE_URL overrides; keep it in a Secret)."),
+    "poolSize": integer(1, 256, "PostgreSQL connections at most.", 4),
+    "maxValueBytes": integer(1, 16 << 20, "Largest state value, in bytes of JSON: a bigger write is 413 "
+                             "state_too_large and changes nothing.", 65536),
+    "onReadError": enum(["fail", "serve-without-state"], "A read when the store is unavailable: fail the operation "
+                        "(503 state_unavailable), or serve the view without the state.", "fail"),
+}, "The state store (docs/CONFIG.md \"State\").")
+
 SERVER = root(
     "server.json", "HubServer server.json",
     "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, "
-    "CORS, hot reload, the browser preview. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
+    "CORS, hot reload, the browser preview, debugging aids. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
     "HUB_LOG_FORMAT, HUB_CONFIG_WATCH and HUB_DATA_DIR override their keys; HUB_SESSION_KEYS sets the session keys.",
     {
         "host": text("Listen address (HUB_HOST and serve --host override it).", "0.0.0.0"),
@@ -295,7 +324,9 @@ SERVER = root(
         "cors": CORS,
         "reload": RELOAD,
         "preview": PREVIEW,
-        "dataDirectory": text("Where the server keeps what it makes itself (a generated session key), relative to the "
+        "debug": DEBUG,
+        "state": STATE,
+        "dataDirectory": text("Where the server keeps what it makes itself (a generated session key, the SQLite state), relative to the "
                               "working directory (HUB_DATA_DIR overrides it).", ".hub-data"),
         "trustedProxies": described({"type": "array", "items": {"type": "string", "pattern": "^[0-9A-Fa-f.:]+(?:/[0-9]{1,3})?$"}},
                                     "Proxies (IP addresses or CIDR networks) whose X-Forwarded-For names the client "
@@ -332,6 +363,32 @@ METHOD = {
     "default": "GET",
     "anyOf": [{"enum": METHODS},
               {"type": "string", "pattern": "^(?:" + "|".join(case_insensitive(m) for m in METHODS) + ")$"}],
+}
+
+
+GET_ONLY = {"type": "string", "pattern": "^" + case_insensitive("GET") + "$"}
+
+# forwardHeaders: caller request headers sent upstream. Never hop-by-hop headers, Host, the
+# session token or the trace context (ForwardedHeaders.refused); Cookie only with forwardCookies.
+REFUSED_FORWARD = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
+                   "trailer", "transfer-encoding", "upgrade", "host", "content-length", "hub-session", "traceparent",
+                   "tracestate"]
+FORWARD_NAME = {"type": "string", "minLength": 1, "allOf": [
+    {"not": {"pattern": "[^!-9;-~]"}},
+    {"not": {"pattern": "^(?:" + "|".join(case_insensitive(name) for name in REFUSED_FORWARD) + ")$"}}]}
+COOKIE = {"type": "string", "pattern": "^" + case_insensitive("cookie") + "$"}
+FORWARDING = {
+    "forwardHeaders": {**one_or_list(FORWARD_NAME, "Caller request headers sent on to the upstream (e.g. "
+                                     "Authorization): such a chain is never memoized or cached across callers. Not "
+                                     "hop-by-hop headers, Host, Hub-Session or the trace context; Cookie only with "
+                                     "forwardCookies."), },
+    "forwardCookies": boolean("Allows Cookie in forwardHeaders (every cookie the caller holds for this server).",
+                              False),
+}
+FORWARDING["forwardHeaders"]["anyOf"][1]["maxItems"] = 16
+COOKIE_ONLY_WHEN_ALLOWED = {
+    "if": {"not": {"required": ["forwardCookies"], "properties": {"forwardCookies": {"const": True}}}},
+    "then": {"properties": {"forwardHeaders": {"not": {"anyOf": [COOKIE, {"type": "array", "contains": COOKIE}]}}}},
 }
 
 
@@ -372,9 +429,22 @@ OPERATIONS_DEFS = {
         "paginated": boolean("Fetched again for each next page, with {page} 1, 2, ...", False),
         "optional": boolean("On failure, log at a lower level (the error flows on as previousError either way).",
                             False),
+        **FORWARDING,
+        "staleIfErrorSeconds": integer(
+            0, 604_800, "Seconds past freshness the last good content stands in for a failing upstream (5xx, refused, "
+            "timeout, unreadable body), with a Hub-Stale header; wins over the upstream's stale-if-error; 0 is off. "
+            "GET only.", None),
+        "staleWhileRevalidateSeconds": integer(
+            0, 604_800, "Seconds past freshness the last good content is served at once while one background refresh "
+            "goes upstream; wins over the upstream's stale-while-revalidate; 0 is off. GET only.", None),
     }, required=["url"],
-        **{"if": {"required": ["retries"], "properties": {"retries": {"type": "integer", "minimum": 1}}},
-           "then": {"properties": {"method": {"type": "string", "pattern": "^" + case_insensitive("GET") + "$"}}}}),
+        allOf=[
+            {"if": {"required": ["retries"], "properties": {"retries": {"type": "integer", "minimum": 1}}},
+             "then": {"properties": {"method": GET_ONLY}}},
+            {"if": {"anyOf": [{"required": ["staleIfErrorSeconds"]}, {"required": ["staleWhileRevalidateSeconds"]}]},
+             "then": {"properties": {"method": GET_ONLY}}},
+            COOKIE_ONLY_WHEN_ALLOWED,
+        ]),
     "PatchOperation": operation("patch", "Changes components by id: set, then remove, then move.", {
         "set": {"type": "object", "description": "Component JSON merged into the component with that id (an id not "
                 "present is appended to the body).", "additionalProperties": {"type": "object"}},
@@ -459,8 +529,9 @@ ACTION_KINDS = {
         "url": url_template(HTTP, "http:// or https://", actions=True),
         "timeoutMs": integer(1, 3_600_000, "Total time in milliseconds (default: upstream.timeoutMs).", None),
         "headers": HEADERS,
+        **FORWARDING,
     }, "POSTs {action, viewURI, component, custom, session, trigger} as JSON: 2xx means performed, 4xx not performed, "
-       "5xx or a timeout answers 502/504.", required=["kind", "url"]),
+       "5xx or a timeout answers 502/504.", required=["kind", "url"], allOf=[COOKIE_ONLY_WHEN_ALLOWED]),
     "swift": obj({
         "kind": {"const": "swift"},
         "name": text("The name the embedding app registered the factory under (registerActionFactory)."),

@@ -24,7 +24,8 @@ public final class PostgresStateStore: StateStore {
     /// Calls queued or running per slot: a call goes to the least busy one.
     private let pending: Locked<[Int]>
     private let observer = Locked<(@Sendable (StateStoreEvent) -> Void)?>(nil)
-    private let health = Locked(StateStoreStatus(available: false, detail: "not connected yet"))
+    /// The last call's outcome; `nil` before the first (the change feed's connection tells then).
+    private let health = Locked<StateStoreStatus?>(nil)
     private let closed = Locked(false)
     private let schemaReady = Locked(false)
     private let listener: PostgresListener
@@ -46,7 +47,12 @@ public final class PostgresStateStore: StateStore {
 
     public var backend: String { "postgres" }
 
-    public var status: StateStoreStatus { health.withLock { $0 } }
+    public var status: StateStoreStatus {
+        let listening = listener.isConnected
+        var status = health.withLock { $0 } ?? StateStoreStatus(available: listening, detail: listening ? nil : "not connected yet")
+        status.changeFeedConnected = listening
+        return status
+    }
 
     /// Whether the change feed's connection is up.
     public var isListening: Bool { listener.isConnected }

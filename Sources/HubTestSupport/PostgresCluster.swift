@@ -24,6 +24,11 @@ public final class PostgresCluster: Sendable {
         return nil
     }
 
+    private static let sharedCluster: Result<PostgresCluster, any Error> = Result { try PostgresCluster() }
+
+    /// The test process's shared cluster, started on first use (tests use keys of their own).
+    public static func shared() throws -> PostgresCluster { try sharedCluster.get() }
+
     /// Makes and starts a cluster; throws ``HarnessError`` naming what failed.
     public init() throws {
         guard let binaries = Self.binariesDirectory else {

@@ -113,12 +113,13 @@ import Glibc
     }
 
     /// `hub-server serve ARGUMENTS` on 127.0.0.1, an ephemeral port, info logs; its output lines.
-    static func serve(_ arguments: [String]) throws -> (ChildProcess, LineReader) {
+    static func serve(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (ChildProcess, LineReader) {
         let binary = try #require(Self.binary, "hub-server should be built next to \(CommandLine.arguments[0])")
         var environment = ProcessInfo.processInfo.environment
         environment["HUB_HOST"] = "127.0.0.1"
         environment["HUB_PORT"] = "0"
         environment["HUB_LOG_LEVEL"] = "info"
+        environment.merge(extra) { _, new in new }
         let output = Pipe()
         let process = try ChildProcess(
             executable: binary.path, arguments: ["serve"] + arguments, environment: environment,

@@ -12,7 +12,7 @@ import Testing
 struct PostgresStateStoreTests {
     @Test("a write through one store instance (replica A) is reported to another (replica B) with its version")
     func notificationsCrossReplicas() async throws {
-        let url = try SharedPostgres.cluster().url
+        let url = try PostgresCluster.shared().url
         let replicaA = PostgresStateStore(url: url, poolSize: 2)
         let replicaB = PostgresStateStore(url: url, poolSize: 2)
         defer {

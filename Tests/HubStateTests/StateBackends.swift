@@ -14,17 +14,11 @@ enum StateBackend: String, CaseIterable, Sendable, CustomStringConvertible {
         switch self {
         case .memory: return MemoryStateStore()
         case .sqlite: return try SQLiteStateStore(path: TemporaryFiles.path("state.sqlite3"))
-        case .postgres: return PostgresStateStore(url: try SharedPostgres.cluster().url, poolSize: 4)
+        case .postgres: return PostgresStateStore(url: try PostgresCluster.shared().url, poolSize: 4)
         }
     }
 }
 
-/// The test process's PostgreSQL cluster, started on first use.
-enum SharedPostgres {
-    private static let shared: Result<PostgresCluster, any Error> = Result { try PostgresCluster() }
-
-    static func cluster() throws -> PostgresCluster { try shared.get() }
-}
 
 /// Unique paths under the test process's temporary directory.
 enum TemporaryFiles {

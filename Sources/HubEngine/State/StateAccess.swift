@@ -83,7 +83,10 @@ public struct StateAccess: Sendable {
         _ body: (inout JSONValue?) throws -> Bool
     ) async throws -> StateValue? {
         let key = try key(name, in: scope)
-        for _ in 0..<max(1, settings.maxUpdateAttempts) {
+        for attempt in 0..<max(1, settings.maxUpdateAttempts) {
+            // After a conflict, a random pause that grows with the attempts: writers that keep
+            // colliding spread out instead of colliding again in lockstep.
+            if attempt > 0 { try? await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 50))))) }
             let (current, version) = try await readCurrent(key, shape: shape)
             var value = current
             guard try body(&value) else { return current.map { StateValue(value: $0, version: version) } }

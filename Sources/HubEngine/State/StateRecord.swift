@@ -36,9 +36,13 @@ public struct StateStoreStatus: Sendable, Equatable {
     public var available: Bool
     /// Why it is unavailable (the database's message), or `nil`.
     public var detail: String?
+    /// For a store with a change feed between replicas (PostgreSQL's `LISTEN`): whether it is
+    /// connected now; `nil` for a store without one.
+    public var changeFeedConnected: Bool?
 
-    public init(available: Bool, detail: String? = nil) {
+    public init(available: Bool, detail: String? = nil, changeFeedConnected: Bool? = nil) {
         self.available = available
         self.detail = detail
+        self.changeFeedConnected = changeFeedConnected
     }
 }

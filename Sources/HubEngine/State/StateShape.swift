@@ -50,7 +50,7 @@ public struct StateSettings: Sendable {
     public var sessionValueTTL: Duration?
 
     public init(
-        maxValueBytes: Int = 64 << 10, onReadError: StateReadFailurePolicy = .fail, maxUpdateAttempts: Int = 32,
+        maxValueBytes: Int = 64 << 10, onReadError: StateReadFailurePolicy = .fail, maxUpdateAttempts: Int = 64,
         sessionValueTTL: Duration? = nil
     ) {
         self.sessionValueTTL = sessionValueTTL

@@ -22,9 +22,9 @@ public struct EnvironmentVariable: Sendable, Equatable {
         EnvironmentVariable("HUB_LOG_FORMAT", "json|text, over server.json log.format"),
         EnvironmentVariable("HUB_CONFIG_WATCH", "1|0: watch the config directory, over reload.watch"),
         EnvironmentVariable("HUB_SESSION_KEYS", "session-signing keys, comma-separated, first signs"),
-        EnvironmentVariable("HUB_DATA_DIR", "data directory (generated key, SQLite state), over dataDirectory"),
-        EnvironmentVariable("HUB_STATE_BACKEND", "memory|sqlite|postgres: the state store, over state.backend"),
-        EnvironmentVariable("HUB_STATE_URL", "PostgreSQL connection string of the state store, over state.url"),
+        EnvironmentVariable("HUB_DATA_DIR", "data directory (key, SQLite state), over dataDirectory"),
+        EnvironmentVariable("HUB_STATE_BACKEND", "memory|sqlite|postgres: state store, over state.backend"),
+        EnvironmentVariable("HUB_STATE_URL", "PostgreSQL URL of the state store, over state.url"),
     ]
 
     /// ``all`` as an indented two-column list, one variable a line.

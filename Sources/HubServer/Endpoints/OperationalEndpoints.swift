@@ -38,6 +38,7 @@ struct OperationalEndpoints {
         let status = store.status
         var described: JSONObject = ["backend": .string(store.backend), "available": .bool(status.available)]
         if let detail = status.detail { described["detail"] = .string(detail) }
+        if let connected = status.changeFeedConnected { described["changeFeed"] = .bool(connected) }
         let body: JSONValue = ["status": "ready", "state": .object(described)]
         return Self.uncached(body.jsonBytes)
     }

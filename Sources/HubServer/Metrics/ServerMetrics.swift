@@ -15,7 +15,10 @@ final class ServerMetrics: Sendable {
     let upstreamErrors: MetricFamily<Counter>
     let upstreamCacheHits: MetricFamily<Counter>
     let upstreamDuration: MetricFamily<Histogram>
+    let upstreamStaleServed: MetricFamily<Counter>
     let sseStreamsFamily: MetricFamily<Gauge>
+    let componentFallbacks: MetricFamily<Counter>
+    let ssePatchEvents: MetricFamily<Counter>
     var sseStreams: Gauge { sseStreamsFamily.labels() }
 
     private struct RequestKey: Hashable {
@@ -84,8 +87,20 @@ final class ServerMetrics: Sendable {
         upstreamCacheHits = registry.counter(
             "hub_upstream_cache_hits_total", help: "Upstream responses served from the HTTP cache (fresh or revalidated).",
             labels: ["kind"])
+        upstreamStaleServed = registry.counter(
+            "hub_upstream_stale_served_total",
+            help: "Remote operations answered from their last good content (upstream failing or being refreshed), by feature.",
+            labels: ["feature"])
         upstreamDuration = registry.histogram(
             "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
+        componentFallbacks = registry.counter(
+            "hub_component_fallbacks_total",
+            help: "Components replaced by their fallback in responses, by feature, the view's component and reason (unsupported, kill_switch).",
+            labels: ["feature", "component", "reason"])
+        ssePatchEvents = registry.counter(
+            "hub_sse_patch_listener_events_total",
+            help: "Events sent to listeners that asked for JSON Patch, by kind (patch, or view when no smaller patch exists).",
+            labels: ["kind"])
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
         _ = sseStreamsFamily.labels()  // 0 from the start, not absent until the first stream
         ProcessMetrics.register(on: registry)

@@ -15,9 +15,11 @@ indirect enum OperationBlueprint: Sendable {
         let initial: JSONValue?
         let rescheduleOn: Set<ComponentIdentifier>
         let paginated: Bool
+        /// The `kind` written in config (`static`, `remote`, `patch`, ...), for explain mode.
+        let kind: String
 
         func wrap(_ operation: any ContentOperation) -> any ContentOperation {
-            let configured = ConfiguredOperation(inner: operation, initial: initial, rescheduleOn: rescheduleOn)
+            let configured = ConfiguredOperation(inner: operation, initial: initial, rescheduleOn: rescheduleOn, kind: kind)
             if paginated, let pages = operation as? any ContentOperationWithPaginatedContent {
                 return PaginatedConfiguredOperation(base: configured, paginated: pages)
             }
@@ -32,8 +34,7 @@ struct BlueprintBuilder {
     let schemas: [String: JSONSchema]
     let toggles: [String: ToggleDefinition]
     let swift: SwiftExtensions
-    let client: any UpstreamClient
-    let freshness: RemoteFreshness
+    let remote: RemoteServices
     let logger: JSONLogger?
 
     func build(_ definitions: [OperationDefinition], feature: FeatureDefinition, path: String) -> [OperationBlueprint] {
@@ -57,7 +58,7 @@ struct BlueprintBuilder {
         }
         let wrapping = OperationBlueprint.Wrapping(
             initial: definition.initial, rescheduleOn: Set(definition.rescheduleOn),
-            paginated: paginated)
+            paginated: paginated, kind: definition.kind.configName)
         switch definition.kind {
         case .staticContent(let document):
             return .shared(
@@ -70,8 +71,8 @@ struct BlueprintBuilder {
             return .shared(wrapping.wrap(PatchOperation(definition: patch, memoKey: memoKey)))
         case .remote(let remote):
             let remoteSettings = RemoteOperation.Settings(
-                definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema, client: client,
-                freshness: freshness, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
+                definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema,
+                services: self.remote, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
                 jsonDepth: settings.limits.jsonDepth, logger: logger)
             return .perSession(wrap: wrapping) { _, _ in RemoteOperation(settings: remoteSettings) }
         case .swift(let name):
