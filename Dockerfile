@@ -6,7 +6,7 @@
 FROM swift:6.1-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config \
+        libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # SwiftPM refuses a manifest whose targets have no sources, even to build one product, so
@@ -24,7 +24,7 @@ RUN swift build -c release --product hub-server --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libcurl4 libssl3 zlib1g ca-certificates curl \
+        libcurl4 libssl3 zlib1g libsqlite3-0 libpq5 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin hub \
  && install -d -o hub -g hub -m 0700 /var/lib/hubserver
@@ -34,7 +34,9 @@ COPY Config ./Config
 USER hub
 # Every interface inside the container (`make run` on a workstation listens on 127.0.0.1 only).
 # Session keys: set HUB_SESSION_KEYS (replicas must share it); without it the server generates a
-# key into HUB_DATA_DIR, which lasts as long as that directory (mount a volume there).
+# key into HUB_DATA_DIR, which lasts as long as that directory (mount a volume there). The
+# default SQLite state store (docs/CONFIG.md "State") keeps its file there too; replicas share a
+# PostgreSQL instead (HUB_STATE_BACKEND=postgres, HUB_STATE_URL).
 ENV HUB_CONFIG=/app/Config HUB_HOST=0.0.0.0 HUB_PORT=8080 HUB_DATA_DIR=/var/lib/hubserver
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=2s --start-period=5s --retries=3 \

@@ -2,11 +2,11 @@
 # `make test`. Both install the Debian packages the build (and the README check) need when missing.
 
 SWIFT        ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config curl jq
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: check deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
+.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -18,16 +18,21 @@ define apt_install
 	fi
 endef
 
-## Install the system libraries (libcurl, OpenSSL's libcrypto, zlib) and the README check's tools (curl, jq) if any is missing.
+## Install the system libraries (libcurl, OpenSSL's libcrypto, zlib, SQLite, libpq) and the README check's tools (curl, jq) if any is missing.
 deps:
 	$(call apt_install,$(APT_PACKAGES),)
+
+## PostgreSQL's server binaries for the tests' throwaway clusters (initdb and pg_ctl in a
+## temporary directory, on a loopback port; the system service is never used).
+deps-postgres: deps
+	$(call apt_install,postgresql,--no-install-recommends)
 
 build: deps
 	$(SWIFT) build
 
 ## The fast check: build with the tests, then the Swift test suite (no browser, deploy or
 ## contract checks: those are `make test`).
-check: deps
+check: deps deps-postgres
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -41,7 +46,7 @@ run: deps
 ## server, the starter package as an outside package, the browser tests (CORS, the preview), the
 ## balancer configs and the dashboard and alert rules, then the contract checks (OpenAPI,
 ## view-model schema over every recorded view, schemathesis).
-test: deps deps-browser deps-deploy deps-contracts
+test: deps deps-postgres deps-browser deps-deploy deps-contracts
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_VIEW_DIR)
 	$(SWIFT) test --skip-build
@@ -139,12 +144,12 @@ test-monitoring: deps-contracts
 ## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one
 ## build; prints "stress: N of RUNS green" and fails unless every run passed.
 STRESS_RUNS ?= 10
-test-stress: deps
+test-stress: deps deps-postgres
 	$(SWIFT) build --build-tests
 	Tests/scripts/stress.sh $(STRESS_RUNS)
 
 ## The test suite under ThreadSanitizer (separate build folder).
-test-tsan: deps
+test-tsan: deps deps-postgres
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## The benchmark of Benchmarks/run.sh: HubServer vs nginx static vs Hummingbird 2 (wrk on

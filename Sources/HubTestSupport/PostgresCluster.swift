@@ -66,32 +66,25 @@ public final class PostgresCluster: Sendable {
         try Self.run(binaries + "/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql])
     }
 
-    /// Runs `tool` and waits for it (posix_spawn and waitpid: Foundation's `Process` can miss
-    /// the exit of a child whose grandchild, the server `pg_ctl start` leaves running, lives on).
-    /// Output goes to a file, never a pipe, for the same reason.
+    /// Runs `tool` and waits for it, its output in a file (never a pipe: the server `pg_ctl
+    /// start` leaves running would hold a pipe open). ``ChildProcess`` closes every other
+    /// descriptor in the child, so the long-lived server holds none of the test process's pipes.
     private static func run(_ tool: String, _ arguments: [String], asPostgres: Bool = false) throws {
         let argv = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", tool] + arguments : [tool] + arguments
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("hub-pg-output-\(UUID().uuidString)").path
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var pid: pid_t = 0
-        let cStrings = argv.map { strdup($0) }
-        defer { cStrings.forEach { free($0) } }
-        let spawned = (cStrings + [nil]).withUnsafeBufferPointer { buffer in
-            posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw HarnessError("cannot create \(outputPath)") }
+        defer {
+            close(output)
+            unlink(outputPath)
         }
-        guard spawned == 0 else { throw HarnessError("cannot run \(argv[0]): error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // Exited normally with 0 (the wait status's low byte is the signal, the next the code).
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+        let process = try ChildProcess(
+            executable: argv[0], arguments: Array(argv.dropFirst()), environment: ProcessInfo.processInfo.environment,
+            stdout: output, stderr: output)
+        process.waitUntilExit()
+        guard process.exitedNormally, process.exitCode == 0 else {
             let text = FileManager.default.contents(atPath: outputPath) ?? Data()
-            throw HarnessError("\((tool as NSString).lastPathComponent) failed (status \(status)): \(String(decoding: text, as: UTF8.self).suffix(600))")
+            throw HarnessError("\((tool as NSString).lastPathComponent) failed (\(process.exitCode)): \(String(decoding: text, as: UTF8.self).suffix(600))")
         }
     }
 

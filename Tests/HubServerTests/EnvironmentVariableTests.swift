@@ -1,5 +1,6 @@
 import Foundation
 import HubServer
+import HubTestSupport
 import Testing
 
 /// `hub-server serve --help` lists every environment variable the server reads, from one list

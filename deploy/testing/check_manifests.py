@@ -181,6 +181,10 @@ def main():
                    if e["name"] == "HUB_SESSION_KEYS" and "valueFrom" in e), None)
     result(bool(secret) and not secret.get("optional", False),
            "the pods share session keys: HUB_SESSION_KEYS from a Secret (required)", secret)
+    state_secret = next((e["valueFrom"]["secretKeyRef"] for e in container["env"]
+                         if e["name"] == "HUB_STATE_URL" and "valueFrom" in e), None)
+    result(env.get("HUB_STATE_BACKEND") == "postgres" and bool(state_secret) and not state_secret.get("optional", False),
+           "the pods share one PostgreSQL state store: HUB_STATE_URL from a Secret (required)", state_secret)
     result(env.get("HUB_CONFIG") == mounts["config"]["mountPath"] and "subPath" not in mounts["config"],
            "the ConfigMap is mounted as the directory HUB_CONFIG names (no subPath: updates arrive)")
     result(env.get("HUB_HOST") == "0.0.0.0", "the pod listens on every interface (HUB_HOST=0.0.0.0)", env.get("HUB_HOST"))
@@ -219,7 +223,11 @@ def main():
                and (service.get("environment") or {}).get("HUB_HOST") == "0.0.0.0"
                and "${HUB_SESSION_KEYS:?" in str((service.get("environment") or {}).get("HUB_SESSION_KEYS"))
                and seconds(service["stop_grace_period"]) > timeouts["drainDelaySeconds"] + timeouts["drainSeconds"]
-               and "/ready" in " ".join(service["healthcheck"]["test"]))
+               and "/ready" in " ".join(service["healthcheck"]["test"])
+               and (service.get("environment") or {}).get("HUB_STATE_BACKEND") == "postgres"
+               and "@postgres:5432/" in str((service.get("environment") or {}).get("HUB_STATE_URL"))
+               and "postgres" in (service.get("depends_on") or {}))
+    ok &= "postgres" in services and "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
     command = " ".join(services["balancer"]["command"])
     rewrite = re.search(r"s/(\S+)/(\S+)/'", command)
     shipped = open(os.path.join(ROOT, "deploy", "nginx", "hubserver.conf")).read()
@@ -229,7 +237,8 @@ def main():
         ok &= sorted(re.findall(r"server (hub\d):8080 ", renamed)) == replicas
     else:
         ok = False
-    result(ok, "deploy/compose.yaml: 3 read-only non-root replicas on every interface sharing HUB_SESSION_KEYS (required), "
+    result(ok, "deploy/compose.yaml: 3 read-only non-root replicas on every interface sharing HUB_SESSION_KEYS (required) "
+               "and one PostgreSQL state store (healthy before they start), "
                "checked on /ready with the drain's grace, "
                "and nginx's servers renamed to them")
     docker = shutil.which("docker")

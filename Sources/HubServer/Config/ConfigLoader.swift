@@ -58,6 +58,7 @@ public struct ConfigLoader: Sendable {
         var settings = ServerSettings(json: readJSON(directory, "server.json", reader: serverReader, optional: true), reader: serverReader)
         let environmentReader = ConfigReader(file: "environment")
         settings.applyEnvironment(environment, reader: environmentReader)
+        settings.state.checkComplete(reader: serverReader)
         issues += serverReader.issues + environmentReader.issues
         let jsonDepth = settings.limits.jsonDepth
 

@@ -53,7 +53,7 @@ public struct StateStoreSettings: Sendable, Equatable {
         }
     }
 
-    /// `HUB_STATE_BACKEND` and `HUB_STATE_URL` (a Kubernetes Secret), then the checks that need both.
+    /// `HUB_STATE_BACKEND` and `HUB_STATE_URL` (a Kubernetes Secret).
     mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let text = environment["HUB_STATE_BACKEND"], !text.isEmpty {
             if let backend = Backend(rawValue: text.lowercased()) { self.backend = backend } else {
@@ -61,6 +61,10 @@ public struct StateStoreSettings: Sendable, Equatable {
             }
         }
         if let url = environment["HUB_STATE_URL"], !url.isEmpty { self.url = url }
+    }
+
+    /// After the environment: the postgres backend needs a connection string from one or the other.
+    func checkComplete(reader: ConfigReader) {
         if backend == .postgres, (url ?? "").isEmpty {
             reader.error("$.state.url", "the postgres state backend needs a connection string: state.url or HUB_STATE_URL")
         }

@@ -1,26 +1,25 @@
 import Foundation
 import HubSync
-import HubTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A child process started with `posix_spawn`, for the tests that run real binaries
-/// (`hub-server`, `promtool`).
+/// (`hub-server`, `promtool`, PostgreSQL's `initdb` and `pg_ctl`).
 ///
 /// Why not `Foundation.Process`: on Linux, Swift 6.3.1's `Process.run()` crashes intermittently
 /// (SIGSEGV in a `memcpy` of `findMaximumOpenFromProcSelfFD`: it copies the whole 256-byte
 /// `d_name` of a `dirent` that `readdir` sized shorter; swift-corelibs-foundation PR #5472, not
 /// in this toolchain). It took the whole test process down about one run in five here.
 ///
-final class ChildProcess: Sendable {
-    let pid: pid_t
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
     /// The raw wait status once the child has been reaped.
     private let status = Locked<Int32?>(nil)
 
     /// Starts `executable` with `arguments` and `environment`; `stdin`, `stdout` and `stderr`
     /// become the given descriptors (`nil`: `/dev/null`).
-    init(
+    public init(
         executable: String, arguments: [String], environment: [String: String],
         stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil
     ) throws {
@@ -59,7 +58,7 @@ final class ChildProcess: Sendable {
     }()
 
     /// Reaps the child without blocking; `true` while it runs.
-    var isRunning: Bool {
+    public var isRunning: Bool {
         status.withLock { status in
             guard status == nil else { return false }
             var raw: Int32 = 0
@@ -70,7 +69,7 @@ final class ChildProcess: Sendable {
 
     /// Blocks until the child exits; returns its raw wait status.
     @discardableResult
-    func waitUntilExit() -> Int32 {
+    public func waitUntilExit() -> Int32 {
         if let reaped = status.withLock({ $0 }) { return reaped }
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
@@ -79,21 +78,21 @@ final class ChildProcess: Sendable {
     }
 
     /// `true` when the child exited (rather than being killed by a signal).
-    var exitedNormally: Bool {
+    public var exitedNormally: Bool {
         guard let raw = status.withLock({ $0 }) else { return false }
         return raw & 0x7F == 0
     }
 
     /// The exit code (valid when ``exitedNormally``).
-    var exitCode: Int32 {
+    public var exitCode: Int32 {
         guard let raw = status.withLock({ $0 }) else { return -1 }
         return (raw >> 8) & 0xFF
     }
 
-    func signal(_ number: Int32) { kill(pid, number) }
+    public func signal(_ number: Int32) { kill(pid, number) }
 
     /// SIGTERM, then reaps it.
-    func terminate() {
+    public func terminate() {
         guard isRunning else { return }
         kill(pid, SIGTERM)
         waitUntilExit()

@@ -1,0 +1,136 @@
+@testable import HubEngine
+import HubModel
+import HubSync
+import Testing
+
+/// The engine follows what operations read from the state store: a change re-runs exactly the
+/// sessions and operations that read the key; values are bounded, shaped and may be served
+/// without when the store is down.
+@Suite("State: reads followed, writes bounded")
+struct StateFollowingTests {
+    /// Shows the `title` value of `scope` (or "none"); counts its runs.
+    struct TitleFromState: ContentOperation {
+        let scope: StateScope
+        let runs: Locked<Int>
+        var name: String { "titleFromState" }
+
+        func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+            runs.withLock { $0 += 1 }
+            let stored = try await context.state.read("title", in: scope)
+            builder.title = stored?.value.stringValue ?? "none"
+        }
+    }
+
+    static func counting(_ runs: Locked<Int>) -> BlockContentOperation {
+        BlockContentOperation(name: "counting") { builder, _ in
+            runs.withLock { $0 += 1 }
+            builder.body["row"].title = "row"
+        }
+    }
+
+    @Test("a write from elsewhere re-runs every session that read the key, from the operation that read it, and pushes the view")
+    func changesFollowed() async throws {
+        let store = MemoryStateStore()
+        var configuration = EngineFixture.configuration
+        configuration.stateStore = store
+        let first = Locked(0), reads = Locked(0)
+        let engine = try EngineFixture.engine(
+            [Self.counting(first), TitleFromState(scope: .subject("list"), runs: reads)], configuration: configuration)
+        let (a, stateA) = try await engine.openSession(for: EngineFixture.request())
+        let (b, _) = try await engine.openSession(for: EngineFixture.request())
+        #expect(stateA.title == "none")
+        #expect(engine.sessionsFollowingState == 2)
+        let updates = await b.updates()
+        var iterator = updates.makeAsyncIterator()
+        _ = await iterator.next()  // the current view
+
+        let key = try StateKey("title", in: .subject("list"), sessionID: "any")
+        _ = try await store.write(key, bytes: JSONValue.string("shared").jsonBytes, shape: 1, expected: 0, expiresAt: nil, now: 0)
+        #expect(await iterator.next()?.title == "shared", "B's listener got the new view")
+        #expect(await a.settled().title == "shared")
+        #expect(first.withLock { $0 } == 2, "the operation before the reader did not run again")
+        #expect(engine.counters.stateReruns == 2)
+        // A key nobody read changes nothing.
+        _ = try await store.write(try StateKey("other", in: .subject("list"), sessionID: "any"), bytes: Array("1".utf8), shape: 1, expected: 0, expiresAt: nil, now: 0)
+        #expect(engine.counters.stateReruns == 2)
+    }
+
+    @Test("an action's write re-runs its own session once (the store's echo of the same version is not a second run)")
+    func actionWriteRerunsOnce() async throws {
+        let reads = Locked(0)
+        let factory = ClosureActionFactory([
+            "set": { context in
+                try await context.state.write("title", .string("set"), expecting: 0)
+                return .performed
+            },
+        ])
+        let (engine, session, _) = try await EngineFixture.session(
+            [TitleFromState(scope: .session, runs: reads)], actions: [("state", factory)])
+        let outcome = try await session.perform(ActionInvocation(action: ComponentIdentifier(namespace: "state", name: "set"), componentIdentifier: nil))
+        #expect(outcome.performed)
+        #expect(outcome.state.title == "set", "the action's answer carries the re-run view")
+        _ = await session.settled()
+        #expect(reads.withLock { $0 } == 2, "one first run, one re-run")
+        #expect(engine.counters.stateReruns == 0)
+    }
+
+    @Test("shapes: an older value is migrated on read, or dropped, and counted")
+    func shapes() async throws {
+        let store = MemoryStateStore()
+        let counters = EngineCounters()
+        let access = StateAccess(
+            store: store, settings: StateSettings(), sessionID: "s", log: nil, operationIndex: 0, counters: counters,
+            wallClock: { 0 })
+        try await access.write("v", .string("old"), expecting: 0, shape: .initial)
+        let migrating = StateShape(version: 2) { from, value in from == 1 ? .string("migrated " + (value.stringValue ?? "")) : nil }
+        #expect(try await access.read("v", shape: migrating)?.value == .string("migrated old"))
+        #expect(try await access.read("v", shape: StateShape(version: 2)) == nil, "no migration: dropped")
+        #expect(counters.stateShapes.migrated == 1 && counters.stateShapes.dropped == 1)
+        // update() over a dropped value writes the new shape in its place.
+        let updated = try await access.update("v", shape: StateShape(version: 2)) { value in
+            value = .string(value == nil ? "fresh" : "kept")
+            return true
+        }
+        #expect(updated?.value == .string("fresh") && updated?.version == 2)
+        #expect(try await store.read(try access.key("v"), now: 0)?.shape == 2)
+    }
+
+    @Test("a value over maxValueBytes is refused as tooLarge and the stored one stays")
+    func sizeCap() async throws {
+        let store = MemoryStateStore()
+        let access = StateAccess(store: store, sessionID: "s", settings: StateSettings(maxValueBytes: 16))
+        try await access.write("v", .string("small"), expecting: 0)
+        await #expect(throws: StateError.self) {
+            try await access.write("v", .string(String(repeating: "x", count: 40)), expecting: 1)
+        }
+        #expect(try await access.read("v")?.value == .string("small"))
+        #expect(try await access.read("v")?.version == 1)
+    }
+
+    @Test("an unavailable store fails the read, or answers no value under serve-without-state (counted)")
+    func readFailurePolicy() async throws {
+        let store = MemoryStateStore()
+        store.close()
+        let counters = EngineCounters()
+        func access(_ policy: StateReadFailurePolicy) -> StateAccess {
+            StateAccess(
+                store: store, settings: StateSettings(onReadError: policy), sessionID: "s", log: nil, operationIndex: 0,
+                counters: counters, wallClock: { 0 })
+        }
+        await #expect(throws: StateError.self) { try await access(.fail).read("v") }
+        #expect(try await access(.serveWithoutState).read("v") == nil)
+        #expect(counters.stateReadFallbacks == 1)
+        await #expect(throws: StateError.self) {
+            try await access(.serveWithoutState).write("v", .int(1), expecting: 0)
+        }
+    }
+
+    @Test("keys: empty names and subjects, control characters and overlong keys are refused")
+    func keyValidation() throws {
+        #expect(throws: StateError.self) { try StateKey("", in: .session, sessionID: "s") }
+        #expect(throws: StateError.self) { try StateKey("a", in: .subject(""), sessionID: "s") }
+        #expect(throws: StateError.self) { try StateKey("a\nb", in: .session, sessionID: "s") }
+        #expect(throws: StateError.self) { try StateKey(String(repeating: "k", count: 600), in: .session, sessionID: "s") }
+        #expect(try StateKey("cart", in: .subject("user:42"), sessionID: "s").rawValue == "subject/user:42/cart")
+    }
+}
