@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter
+.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -156,6 +156,17 @@ test-tsan: deps deps-postgres
 ## loopback, installs nginx and wrk if missing), then the figures; docs/PERFORMANCE.md.
 bench: deps
 	Benchmarks/run.sh
+
+## GET /view against nginx over view sizes, endpoints, reload policies, gzip, wrk threads and
+## connections, each cell a ratio to nginx with p99 (MATRIX_QUICK=1: a smoke run; docs/PERFORMANCE.md).
+bench-matrix: deps
+	$(SWIFT) build -c release --product hub-server
+	Benchmarks/bench/matrix.sh
+
+## Memory per held session for 1, 50 and 100 items on the todo list and a remote view (release; docs/PERFORMANCE.md).
+bench-session-memory: deps
+	$(SWIFT) build -c release --product hub-server
+	Benchmarks/memory/session-memory.sh
 
 ## Config hot reload: file write to SSE event on a live session, p50/p99 (release; docs/PERFORMANCE.md).
 bench-reload: deps

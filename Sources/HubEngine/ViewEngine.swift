@@ -13,6 +13,10 @@ public final class ViewEngine: Sendable {
         public var componentDefaults: ComponentDefaults
         /// Most sessions alive; the least recently used is evicted past it.
         public var maxSessions: Int
+        /// Most bytes the live sessions may hold, as they estimate it
+        /// (``ViewSession/retainedBytesEstimate``); past it, sessions are evicted as past
+        /// ``maxSessions``. `Int.max` (the default): no byte cap.
+        public var maxSessionBytes: Int = .max
         /// Sessions unused for this long expire.
         public var sessionIdleTimeout: Duration
         /// Memoized chain results kept (0 disables memoization).
@@ -111,7 +115,9 @@ public final class ViewEngine: Sendable {
                 features: features, actions: actions, operationDeadline: configuration.operationDeadline,
                 componentDefaults: configuration.componentDefaults))
         self.definitions = definitions
-        let sessions = SessionStore(capacity: configuration.maxSessions, idleTimeout: configuration.sessionIdleTimeout)
+        let sessions = SessionStore(
+            capacity: configuration.maxSessions, maxBytes: configuration.maxSessionBytes,
+            idleTimeout: configuration.sessionIdleTimeout)
         self.sessions = sessions
         self.environment = SessionEnvironment(
             definitions: definitions, maxPages: configuration.maxPages, activity: activity,
@@ -121,6 +127,7 @@ public final class ViewEngine: Sendable {
             counters: counters,
             withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) },
             replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) },
+            resized: { [weak sessions] session, bytes in sessions?.resize(session, to: bytes) },
             stateStore: configuration.stateStore,
             stateSettings: {
                 var settings = configuration.stateSettings

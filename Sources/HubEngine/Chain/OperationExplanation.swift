@@ -99,12 +99,13 @@ extension ViewSession {
         var explained: [OperationExplanation] = []
         explained.reserveCapacity(operations.count)
         for (index, operation) in operations.enumerated() {
-            let after = snapshots.indices.contains(index) ? snapshots[index]?.build() : nil
+            let released = lastSnapshotReleased && index == operations.count - 1
+            let after = released ? currentViewModel : snapshots.indices.contains(index) ? snapshots[index]?.build() : nil
             let error = errors.indices.contains(index) ? errors[index] : nil
             let previousFailed = index > 0 && errors.indices.contains(index - 1) && errors[index - 1] != nil
             let timing = timings.indices.contains(index) ? timings[index] : nil
             let outcome: OperationExplanation.Outcome
-            if snapshots.indices.contains(index) && snapshots[index] == nil {
+            if !released && snapshots.indices.contains(index) && snapshots[index] == nil {
                 outcome = .skipped
             } else if error != nil {
                 outcome = .failed

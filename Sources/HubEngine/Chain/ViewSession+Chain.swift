@@ -7,6 +7,7 @@ extension ViewSession {
     func runMain(from start: Int) async {
         if start == 0 { adoptPendingDefinition() }
         memoizedRunKey = nil
+        lastSnapshotReleased = false
         if start == 0 {
             pageIndex = 0
             let prepared = preparedMemoKey

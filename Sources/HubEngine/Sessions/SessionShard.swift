@@ -21,6 +21,8 @@ struct SessionShard {
         var isProtected: Bool
         /// What a reload-free load answers without the session's actor, once published.
         var settled: SettledView? = nil
+        /// The session's estimate of the bytes it holds (``ViewSession/retainedBytes``).
+        var bytes: Int = 0
     }
 
     struct Record {
@@ -33,6 +35,8 @@ struct SessionShard {
     var probation = RingQueue<Record>()
     var protected = RingQueue<Record>()
     var protectedCount = 0
+    /// The sum of the entries' `bytes`.
+    var bytes = 0
     var tick: UInt64 = 0
     var statistics = SessionStore.Statistics()
     var removals: RemovalLog
@@ -62,16 +66,30 @@ struct SessionShard {
     mutating func remove(_ id: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
         if entry.isProtected { protectedCount -= 1 }
+        bytes -= entry.bytes
         return entry
     }
 
     /// The least recently used probation session, removed; listened-to ones are promoted on
-    /// the way. `nil` when probation holds none.
-    mutating func popVictim(isListenedTo: (ViewSession) -> Bool, now: StoreTime) -> ViewSession? {
+    /// the way, and `sparing` (a session that just grew) moves to the back. `nil` when
+    /// probation holds none but `sparing`.
+    mutating func popVictim(
+        isListenedTo: (ViewSession) -> Bool, now: StoreTime, sparing: String? = nil
+    ) -> ViewSession? {
+        var spared = false
         while let record = probation.popFirst() {
             guard let entry = entries[record.id], entry.tick == record.tick, !entry.isProtected else { continue }
             if isListenedTo(entry.session) {
                 promote(record.id, at: now)
+                continue
+            }
+            if record.id == sparing {
+                guard !spared else {
+                    touch(record.id, at: now)
+                    return nil
+                }
+                spared = true
+                touch(record.id, at: now)
                 continue
             }
             return remove(record.id)?.session
@@ -92,6 +110,7 @@ struct SessionShard {
     mutating func refreshCounts() {
         statistics.active = entries.count
         statistics.protected = protectedCount
+        statistics.bytes = bytes
     }
 }
 

@@ -1,7 +1,8 @@
 import HubSync
 import Synchronization
 
-/// Live sessions by identifier, with a cap and an idle TTL. A session followed by a
+/// Live sessions by identifier, with a cap on their count and on the bytes they hold, and an
+/// idle TTL. A session followed by a
 /// Server-Sent Events listener is in use: it does not expire and is not evicted by sessions
 /// opened and never used again. A session whose loads all failed (no view model) is withdrawn by
 /// the engine (``Statistics/failed``).
@@ -25,27 +26,38 @@ public final class SessionStore: Sendable {
     private let shards: [Locked<SessionShard>]
     /// Each shard's share of the cap (they add up to `capacity`).
     private let shardCapacities: [Int]
+    /// Each shard's share of the byte cap (they add up to `maxBytes`).
+    private let shardByteCaps: [Int]
     /// The most sessions kept.
     public let capacity: Int
+    /// The most bytes the sessions may hold, as they estimate it (``ViewSession/retainedBytes``):
+    /// past it, probation sessions are evicted as past ``capacity``.
+    public let maxBytes: Int
     /// Sessions unused for this long expire.
     public let idleTimeout: Duration
 
-    public init(capacity: Int = 100_000, idleTimeout: Duration = .seconds(1800)) {
+    public init(capacity: Int = 100_000, maxBytes: Int = Int.max, idleTimeout: Duration = .seconds(1800)) {
         let total = max(1, capacity)
         self.capacity = total
+        self.maxBytes = max(1, maxBytes)
         self.idleTimeout = idleTimeout
         let shardCount = total >= 16_384 ? 16 : 1
         let shardCapacities = (0..<shardCount).map { index in
             total / shardCount + (index < total % shardCount ? 1 : 0)
         }
         self.shardCapacities = shardCapacities
-        // Each table is sized for its cap up front (up to a million sessions in all): growing it
-        // rehashes every session under the lock, which stalled all requests for tens of
-        // milliseconds as the store filled. Pages are only touched as sessions arrive.
+        let byteCap = self.maxBytes
+        shardByteCaps = (0..<shardCount).map { index in
+            byteCap == Int.max ? Int.max : byteCap / shardCount + (index < byteCap % shardCount ? 1 : 0)
+        }
+        // Each table starts at a few thousand sessions and grows by doubling: a table sized for
+        // the cap up front costs its pages as the first sessions land on them (about 7 KB per
+        // session for the first thousands: memory per session). A shard's growth rehashes at
+        // most its share of the cap under its lock.
         let removalCapacity = max(1024, min(total, 1 << 16)) / shardCount
         shards = shardCapacities.map { shardCapacity in
             var state = SessionShard(removalCapacity: removalCapacity)
-            state.entries.reserveCapacity(min(shardCapacity, (1 << 20) / shardCount))
+            state.entries.reserveCapacity(min(shardCapacity, 4096))
             return Locked(state)
         }
     }
@@ -76,21 +88,25 @@ public final class SessionStore: Sendable {
         let stamp = StoreTime(now)
         let index = shardIndex(session.id)
         let capacity = shardCapacities[index]
+        let byteCap = shardByteCaps[index]
+        let bytes = session.retainedBytesEstimate
         let (result, evicted): ((ViewSession, Bool), [ViewSession]) = shards[index].withLock { state in
             if let existing = state.entries[session.id] { return ((existing.session, true), []) }
             var victims: [ViewSession] = []
-            while state.entries.count >= capacity {
+            while state.entries.count >= capacity || state.bytes > byteCap - bytes {
                 guard let victim = state.popVictim(isListenedTo: Self.isListenedTo, now: stamp)
                 else { break }
                 victims.append(victim)
                 state.removals.record(victim.id, .evicted)
             }
             state.statistics.evicted += victims.count
-            guard state.entries.count < capacity else {
+            guard state.entries.count < capacity, state.bytes <= byteCap - bytes else {
                 state.refreshCounts()
                 return ((session, false), victims)
             }
-            state.entries[session.id] = SessionShard.Entry(session: session, lastUse: stamp, tick: 0, isProtected: false)
+            state.entries[session.id] = SessionShard.Entry(
+                session: session, lastUse: stamp, tick: 0, isProtected: false, bytes: bytes)
+            state.bytes += bytes
             state.touch(session.id, at: stamp)
             if protected { state.promote(session.id, at: stamp) }
             state.statistics.created += 1
@@ -100,6 +116,33 @@ public final class SessionStore: Sendable {
         }
         Self.close(evicted)
         return result
+    }
+
+    /// Records that `session` now holds `bytes` (its view changed). Past the byte cap, the least
+    /// recently used probation sessions nobody listens to are evicted, as past the count cap:
+    /// never a protected one, never one followed over SSE, never `session` itself. A no-op
+    /// for a session the store does not hold.
+    func resize(_ session: ViewSession, to bytes: Int, now: ContinuousClock.Instant = .now) {
+        let index = shardIndex(session.id)
+        let byteCap = shardByteCaps[index]
+        let stamp = StoreTime(now)
+        let evicted: [ViewSession] = shards[index].withLock { state in
+            guard let entry = state.entries[session.id], entry.session === session, entry.bytes != bytes else { return [] }
+            state.bytes += bytes - entry.bytes
+            state.entries[session.id]!.bytes = bytes
+            var victims: [ViewSession] = []
+            while state.bytes > byteCap,
+                let victim = state.popVictim(isListenedTo: Self.isListenedTo, now: stamp, sparing: session.id)
+            {
+                victims.append(victim)
+                state.removals.record(victim.id, .evicted)
+            }
+            state.statistics.evicted += victims.count
+            state.refreshCounts()
+            state.compact()
+            return victims
+        }
+        Self.close(evicted)
     }
 
     /// The session with this identifier, marked used (a session opened before is promoted to

@@ -16,6 +16,8 @@ extension SessionStore {
         public var rebuiltUnknown: Int = 0
         /// Used sessions (protected from eviction by sessions opened and never used again).
         public var protected: Int = 0
+        /// What the live sessions hold, as they estimate it (``ViewSession/retainedBytes``).
+        public var bytes: Int = 0
 
         public init() {}
 
@@ -30,6 +32,7 @@ extension SessionStore {
             rebuiltExpired += other.rebuiltExpired
             rebuiltUnknown += other.rebuiltUnknown
             protected += other.protected
+            bytes += other.bytes
         }
     }
 

@@ -21,6 +21,8 @@ public actor ViewSession {
     /// Live subscriber count, readable without the actor: the store closes an evicted or
     /// expired session only when someone is listening (closing ends their streams).
     nonisolated let subscriberGauge = Atomic<Int>(0)
+    /// What the session holds, as ``retainedBytesEstimate`` reads it without the actor.
+    nonisolated let retainedBytes = Atomic<Int>(ViewSession.baseBytes)
 
     var operations: [any ContentOperation]
     let environment: SessionEnvironment
@@ -40,6 +42,9 @@ public actor ViewSession {
     var timings: [OperationTiming]
     /// 0 until the first page; +1 per page chain; reset by a full reload (DESIGN.md).
     var pageIndex = 0
+    /// The last operation's snapshot was dropped once its view model was built
+    /// (``releaseUnneededSnapshots()``); the next run sets it again.
+    var lastSnapshotReleased = false
 
     var currentViewModel: ViewModel?
     var version = 0
@@ -105,6 +110,9 @@ public actor ViewSession {
             self.version = 1
             self.loadedAt = .now
             self.memoizedRunKey = memoized.key
+        }
+        if let injectedInitialViewModel {
+            retainedBytes.store(Self.baseBytes + injectedInitialViewModel.estimatedMemoryBytes, ordering: .relaxed)
         }
     }
 
@@ -246,7 +254,11 @@ public actor ViewSession {
         // a stored session always has a view model or work under way. A client never got its id
         // (the first load's answer was an error) and it would hold a slot until it expired.
         if currentViewModel == nil { environment.withdrawViewless(id) }
-        if queue.isEmpty { publishSettled() }
+        if queue.isEmpty {
+            releaseUnneededSnapshots()
+            publishSettled()
+        }
+        updateRetainedBytes()
         let current = state
         let resumed = waiters
         waiters.removeAll()
@@ -324,6 +336,8 @@ final class SessionEnvironment: Sendable {
     /// Replaces the session's published ``SettledView`` in the store (`nil` withdraws it);
     /// returns the one replaced. A no-op returning `nil` for a session the store does not hold.
     let replaceSettled: @Sendable (ViewSession, SettledView?) -> SettledView?
+    /// Tells the store what a session holds now (``ViewSession/retainedBytesEstimate``).
+    let resized: @Sendable (ViewSession, Int) -> Void
     /// Where operations' and actions' state lives, and how it is bounded.
     let stateStore: any StateStore
     let stateSettings: StateSettings
@@ -337,6 +351,7 @@ final class SessionEnvironment: Sendable {
         chainObserver: (@Sendable (ChainReport) -> Void)?, counters: EngineCounters = EngineCounters(),
         withdrawViewless: @escaping @Sendable (String) -> Void,
         replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil },
+        resized: @escaping @Sendable (ViewSession, Int) -> Void = { _, _ in },
         stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings(),
         wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock
     ) {
@@ -345,6 +360,7 @@ final class SessionEnvironment: Sendable {
         self.wallClock = wallClock
         self.counters = counters
         self.replaceSettled = replaceSettled
+        self.resized = resized
         self.definitions = definitions
         self.maxPages = maxPages
         self.activity = activity

@@ -89,6 +89,11 @@ extension HubApplication {
         metrics.registry.collectedGauge("hub_sessions_active", help: "Live view sessions.") {
             [(labels: [], value: Double(sessions.statistics.active))]
         }
+        metrics.registry.collectedGauge(
+            "hub_sessions_bytes", help: "Bytes the live sessions hold, as they estimate it (bounded by sessions.maxBytes)."
+        ) {
+            [(labels: [], value: Double(sessions.statistics.bytes))]
+        }
         metrics.registry.collectedCounter("hub_sessions_ended_total", help: "Sessions that ended, by reason.") {
             let statistics = sessions.statistics
             return [

@@ -44,11 +44,13 @@ extension ServerSettings {
         keys: SessionKeys = .ephemeral(), stateStore: any StateStore = MemoryStateStore(),
         chainObserver: (@Sendable (ChainReport) -> Void)?
     ) -> ViewEngine.Configuration {
-        ViewEngine.Configuration(
+        var configuration = ViewEngine.Configuration(
             operationDeadline: .seconds(timeouts.operationSeconds), componentDefaults: components,
             maxSessions: sessions.max, sessionIdleTimeout: .seconds(sessions.idleSeconds),
             memoEntries: caches.memoEntries, memoBytes: caches.memoBytes, maxPages: sessions.maxPages,
             chainObserver: chainObserver, sessionKeys: keys, tokenMaxAge: .seconds(sessions.tokenMaxAgeSeconds),
             maxConcurrentReruns: reload.maxConcurrentReruns, stateStore: stateStore, stateSettings: state.engineSettings)
+        configuration.maxSessionBytes = sessions.maxBytes ?? .max
+        return configuration
     }
 }

@@ -53,6 +53,9 @@ public struct ServerSettings: Sendable, Equatable {
 
     public struct Sessions: Sendable, Equatable {
         public var max = engineDefaults.maxSessions
+        /// Most bytes the live sessions may hold, as they estimate it; `nil`: no byte cap (only
+        /// ``max``). Past it, unused sessions are evicted as past ``max``.
+        public var maxBytes: Int?
         public var idleSeconds = engineDefaults.sessionIdleTimeout.inSeconds
         /// Next pages a session may load; past it `POST /view/next-page` changes nothing.
         public var maxPages = engineDefaults.maxPages
@@ -157,6 +160,8 @@ public struct ServerSettings: Sendable, Equatable {
         static let maxAge: ClosedRange<Double> = 0.001...31_536_000
         /// Byte limits: 1 byte to 1 GiB.
         static let bytes: ClosedRange<Int> = 1...1 << 30
+        /// `sessions.maxBytes`: 1 MiB to 1 TiB.
+        static let sessionBytes: ClosedRange<Int> = 1 << 20...1 << 40
     }
 
     /// Reads `server.json`; unknown keys are warnings, wrong types and ranges errors.
@@ -238,13 +243,14 @@ public struct ServerSettings: Sendable, Equatable {
         }
         if let sessions = reader.object(root["sessions"], at: "$.sessions") {
             let path = "$.sessions"
-            reader.checkKeys(sessions, at: path, known: ["max", "idleSeconds", "maxPages", "tokenMaxAgeSeconds", "keyFile"])
+            reader.checkKeys(sessions, at: path, known: ["max", "maxBytes", "idleSeconds", "maxPages", "tokenMaxAgeSeconds", "keyFile"])
             if let value = reader.seconds(sessions, "tokenMaxAgeSeconds", at: path, range: 60...31_536_000) {
                 self.sessions.tokenMaxAgeSeconds = value
             }
             if let value = reader.string(sessions, "keyFile", at: path) { self.sessions.keyFile = value }
             if let value = reader.int(sessions, "maxPages", at: path, range: 0...100_000) { self.sessions.maxPages = value }
             if let value = reader.int(sessions, "max", at: path, range: 1...100_000_000) { self.sessions.max = value }
+            if let value = reader.int(sessions, "maxBytes", at: path, range: Ranges.sessionBytes) { self.sessions.maxBytes = value }
             if let value = reader.seconds(sessions, "idleSeconds", at: path, range: Ranges.sessionIdle) { self.sessions.idleSeconds = value }
         }
         if let caches = reader.object(root["caches"], at: "$.caches") {

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Memory per held session, as the view grows (docs/PERFORMANCE.md "Memory per held session").
+
+Starts the release hub-server on a free loopback port with a temporary copy of Config/ (the
+state store in memory, the render cache and the chain memo at 1 byte so that they hold
+nothing), warms it up, then for each case opens SESSIONS sessions and brings each one's view to
+ITEMS rows, reads the view twice more, and reads the process's resident memory (VmRSS) before
+and after:
+
+  todo   the demo's todo list: GET /view?uri=hub:todo, then POST /action todo:add (or
+         todo:delete) until the list has ITEMS items, then GET /view?session= twice (the
+         method of issue 28). The list itself lives in the state store (memory backend): its
+         bytes (the list's JSON text plus about 100 bytes of key and table slot) are
+         subtracted, as are the caches' own bytes (hub_cache_bytes, near 0 here).
+  remote a view of its own per session from a local upstream (Cache-Control: no-store, never
+         memoized): GET /view?uri=hub:rows-ITEMS, then GET /view?session= twice.
+
+Prints, per case, the view's JSON bytes, the RSS bytes per session, and the budget
+2 x JSON + 4 KiB. Loopback only; bounded by the counts (a few minutes on two cores).
+
+  Benchmarks/memory/session_memory.py [--binary .build/release/hub-server]
+                                      [--sessions 400] [--items 1,50,100] [--views todo,remote]
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STARTER = ["Buy milk", "Write the HubServer talk", "Water the plants"]
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def row_title(session_index, item):
+    return f"Item {item} of session {session_index}: something to do today"
+
+
+def rows_view(count, seed):
+    """The remote view: `count` rows, each about as big as a todo row."""
+    return {"title": "Rows", "body": [
+        {"id": f"row-{i}", "component": {"id": "default:row", "category": "row"},
+         "text": {"title": f"Row {i} of {seed}: something to show today"},
+         "target": {"actions": ["rows:open"]}} for i in range(count)]}
+
+
+class Upstream(BaseHTTPRequestHandler):
+    """GET /rows/<count>/<session>: a view of `count` rows, never cached."""
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        parts = self.path.strip("/").split("/")
+        body = json.dumps(rows_view(int(parts[1]), parts[2])).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class Hub:
+    def __init__(self, binary, items, upstream_port, sessions_max):
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="hub-session-memory-")
+        config = os.path.join(self.dir, "config")
+        shutil.copytree(os.path.join(ROOT, "Config"), config)
+        with open(os.path.join(config, "server.json"), "w") as handle:
+            json.dump({"host": "127.0.0.1", "port": self.port,
+                       "limits": {"sessionsPerClient": {"perSecond": 100000, "burst": 100000}},
+                       "sessions": {"max": sessions_max},
+                       "caches": {"renderBytes": 1, "memoBytes": 1},
+                       "state": {"backend": "memory"},
+                       "reload": {"watch": False},
+                       "log": {"level": "warning"}}, handle)
+        for count in items:
+            with open(os.path.join(config, "features", f"rows-{count}.json"), "w") as handle:
+                json.dump({"id": f"rows-{count}", "title": "Rows", "match": {"uri": f"hub:rows-{count}"},
+                           "operations": [{"kind": "remote",
+                                           "url": f"http://127.0.0.1:{upstream_port}/rows/{count}/{{session}}"}]},
+                          handle)
+        env = dict(os.environ, HUB_DATA_DIR=os.path.join(self.dir, "data"))
+        self.log = open(os.path.join(self.dir, "server.log"), "w")
+        self.process = subprocess.Popen([binary, "serve", "--config", config], stdout=self.log,
+                                        stderr=self.log, env=env)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.get("/health")
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise RuntimeError("hub-server did not start: see " + self.log.name)
+                time.sleep(0.1)
+
+    def get(self, path):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def cache_bytes(self):
+        _, body = self.get("/metrics")
+        total = 0
+        for line in body.decode().splitlines():
+            if line.startswith("hub_cache_bytes{"):
+                total += int(float(line.split()[-1]))
+        return total
+
+    def sessions(self):
+        return json.loads(self.get("/health")[1])["sessions"]
+
+    def rss(self):
+        return rss_bytes(self.process.pid)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=60)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def request(connection, method, path, body=None, headers=None):
+    payload = json.dumps(body).encode() if body is not None else None
+    all_headers = {"Content-Type": "application/json"} if payload else {}
+    all_headers.update(headers or {})
+    connection.request(method, path, body=payload, headers=all_headers)
+    response = connection.getresponse()
+    data = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"{method} {path}: {response.status} {data[:200]!r}")
+    return response, data
+
+
+def todo_session(connection, index, items):
+    """One todo session brought to `items` items; returns the view's JSON bytes and the
+    state's JSON text length."""
+    response, _ = request(connection, "GET", "/view?uri=hub:todo")
+    token = response.getheader("Hub-Session")
+    titles = list(STARTER)
+    ids = [f"todo-{i + 1}" for i in range(len(STARTER))]
+    next_id = len(STARTER) + 1
+    while len(titles) > items:
+        request(connection, "POST", "/action", {"session": token, "action": "todo:delete", "custom": {"id": ids[0]}})
+        titles.pop(0)
+        ids.pop(0)
+    while len(titles) < items:
+        title = row_title(index, len(titles))
+        request(connection, "POST", "/action", {"session": token, "action": "todo:add", "custom": {"title": title}})
+        titles.append(title)
+        ids.append(f"todo-{next_id}")
+        next_id += 1
+    request(connection, "GET", "/view?session=" + token)
+    _, view = request(connection, "GET", "/view?session=" + token)
+    state = json.dumps({"next": next_id, "items": [{"id": i, "title": t} for i, t in zip(ids, titles)]},
+                       separators=(",", ":"))
+    return len(view), len(state.encode())
+
+
+def remote_session(connection, index, items):
+    response, _ = request(connection, "GET", f"/view?uri=hub:rows-{items}")
+    token = response.getheader("Hub-Session")
+    request(connection, "GET", "/view?session=" + token)
+    _, view = request(connection, "GET", "/view?session=" + token)
+    return len(view), 0
+
+
+def open_sessions(hub, kind, items, count, first_index, threads=4):
+    make = todo_session if kind == "todo" else remote_session
+    results, errors = [], []
+    lock = threading.Lock()
+
+    def worker(indexes):
+        connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=60)
+        try:
+            for index in indexes:
+                result = make(connection, index, items)
+                with lock:
+                    results.append(result)
+        except (OSError, http.client.HTTPException, RuntimeError) as error:
+            errors.append(repr(error))
+        finally:
+            connection.close()
+
+    indexes = list(range(first_index, first_index + count))
+    pool = [threading.Thread(target=worker, args=(indexes[i::threads],)) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    if errors:
+        raise RuntimeError(f"errors while opening sessions: {errors[:3]}")
+    return results
+
+
+def measure(binary, kind, items, sessions, upstream_port, all_items, sessions_max):
+    hub = Hub(binary, all_items, upstream_port, sessions_max)
+    try:
+        # Warm up every code path and the allocator with a tenth of the sessions, then settle.
+        open_sessions(hub, kind, items, max(8, sessions // 10), 1_000_000)
+        time.sleep(1)
+        sessions_before, rss_before, caches_before = hub.sessions(), hub.rss(), hub.cache_bytes()
+        results = open_sessions(hub, kind, items, sessions, 0)
+        time.sleep(1)
+        sessions_after, rss_after, caches_after = hub.sessions(), hub.rss(), hub.cache_bytes()
+        held = sessions_after - sessions_before
+        if held != sessions:
+            raise RuntimeError(f"{held} sessions held, not {sessions}")
+        view_bytes = sum(r[0] for r in results) / len(results)
+        state_bytes = sum(r[1] + 100 for r in results if r[1]) if kind == "todo" else 0
+        per = (rss_after - rss_before - (caches_after - caches_before) - state_bytes) / held
+        return view_bytes, per, (rss_after - rss_before) / held, state_bytes / held
+    finally:
+        hub.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "hub-server"))
+    parser.add_argument("--sessions", type=int, default=400)
+    parser.add_argument("--items", default="1,50,100")
+    parser.add_argument("--views", default="todo,remote")
+    parser.add_argument("--max", type=int, default=100000, help="sessions.max (default: the default)")
+    args = parser.parse_args()
+    items = [int(n) for n in args.items.split(",")]
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    print(f"{args.sessions} sessions per case; RSS per session with the caches' and the state's own bytes "
+          "subtracted; budget = 2 x view JSON + 4096")
+    print(f"{'view':<7} {'items':>5} {'view JSON':>10} {'per session':>12} {'(raw RSS)':>10} {'budget':>8}  within")
+    failed = False
+    for kind in args.views.split(","):
+        for count in items:
+            view_bytes, per, raw, _ = measure(args.binary, kind, count, args.sessions, upstream.server_port, items, args.max)
+            budget = 2 * view_bytes + 4096
+            within = per <= budget
+            failed |= not within
+            print(f"{kind:<7} {count:>5} {view_bytes:>10,.0f} {per:>12,.0f} {raw:>10,.0f} {budget:>8,.0f}  "
+                  f"{'yes' if within else 'NO'}", flush=True)
+    upstream.shutdown()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
