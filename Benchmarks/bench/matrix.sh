@@ -6,7 +6,8 @@
 # the rounds kept, so that a shared machine's drift hits both alike.
 #
 #   Benchmarks/bench/matrix.sh                 (make bench-matrix) the full run, about 50 minutes
-#   MATRIX_QUICK=1 Benchmarks/bench/matrix.sh  a smoke run: one 1 s round per server and cell
+#   MATRIX_QUICK=1 Benchmarks/bench/matrix.sh  a smoke run: one 1 s round per server and cell, no
+#                                              warm-up (about 5 minutes)
 #   knobs: MATRIX_ROUNDS=5 MATRIX_SECONDS=2 MATRIX_SIZES="1 16 64 256" MATRIX_THREADS="1 2"
 #          MATRIX_CONNS="32 512" MATRIX_OUT=FILE (the markdown table; default: stdout only)
 #
@@ -20,9 +21,11 @@ source "$(dirname "$0")/lib.sh"
 if [ "${MATRIX_QUICK:-0}" = 1 ]; then
     rounds=${MATRIX_ROUNDS:-1}
     seconds=${MATRIX_SECONDS:-1}
+    warm=0
 else
     rounds=${MATRIX_ROUNDS:-5}
     seconds=${MATRIX_SECONDS:-2}
+    warm=1
 fi
 sizes=${MATRIX_SIZES:-"1 16 64 256"}
 threads_list=${MATRIX_THREADS:-"1 2"}
@@ -91,8 +94,10 @@ for size in $sizes; do
                 for threads in $threads_list; do
                     for conns in $conns_list; do
                         hub_rates=() hub_p99=() nginx_rates=() nginx_p99=()
-                        run_wrk "$threads" "$conns" 1 "$hub_url" "${header[@]}" >/dev/null
-                        run_wrk "$threads" "$conns" 1 "$nginx_url" "${header[@]}" >/dev/null
+                        if [ "$warm" = 1 ]; then
+                            run_wrk "$threads" "$conns" 1 "$hub_url" "${header[@]}" >/dev/null
+                            run_wrk "$threads" "$conns" 1 "$nginx_url" "${header[@]}" >/dev/null
+                        fi
                         for _ in $(seq "$rounds"); do
                             read -r rate p99 < <(run_wrk "$threads" "$conns" "$seconds" "$hub_url" "${header[@]}")
                             hub_rates+=("$rate") hub_p99+=("$p99")
@@ -101,7 +106,7 @@ for size in $sizes; do
                         done
                         h=$(median "${hub_rates[@]}") n=$(median "${nginx_rates[@]}")
                         hp=$(median "${hub_p99[@]}") np=$(median "${nginx_p99[@]}")
-                        ratio=$(awk -v a="$h" -v b="$n" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+                        ratio=$(awk -v a="$h" -v b="$n" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
                         line="| $size | $endpoint | $reload | $gzip | $threads | $conns | $h | $n | **${ratio}x** | $hp | $np |"
                         log "$line"
                         table="$table

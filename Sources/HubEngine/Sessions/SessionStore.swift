@@ -50,14 +50,14 @@ public final class SessionStore: Sendable {
         shardByteCaps = (0..<shardCount).map { index in
             byteCap == Int.max ? Int.max : byteCap / shardCount + (index < byteCap % shardCount ? 1 : 0)
         }
-        // Each table starts at a few thousand sessions and grows by doubling: a table sized for
+        // Each table starts at 256 sessions and grows by doubling: a table sized for
         // the cap up front costs its pages as the first sessions land on them (about 7 KB per
         // session for the first thousands: memory per session). A shard's growth rehashes at
         // most its share of the cap under its lock.
         let removalCapacity = max(1024, min(total, 1 << 16)) / shardCount
         shards = shardCapacities.map { shardCapacity in
             var state = SessionShard(removalCapacity: removalCapacity)
-            state.entries.reserveCapacity(min(shardCapacity, 4096))
+            state.entries.reserveCapacity(min(shardCapacity, 256))
             return Locked(state)
         }
     }
