@@ -392,6 +392,14 @@ FAILED_VIEW = {
             ["operation_failed", "no_operations", "no_view_model", "internal_error"]),
     "502": ("An upstream failed (non-2xx, refused, reset, empty, unparseable or too large).", ["upstream_error"]),
     "504": ("An upstream or the operation deadline timed out.", ["upstream_timeout", "operation_timeout"]),
+    "503": ("An operation could not read the state store (state.onReadError fail); retry after Retry-After.",
+            ["state_unavailable"]),
+}
+
+# What an action that writes state may answer besides its view (docs/CONFIG.md "State").
+STATE_WRITES = {
+    "409": ("The state value kept changing under the action's compare-and-set (its retries ran out).", ["state_conflict"]),
+    "413": ("A state value the action wrote is over state.maxValueBytes (nothing changed).", ["state_too_large"]),
 }
 
 VIEW_HEADERS = {
@@ -512,6 +520,8 @@ PATHS = {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("The token does not verify (nothing is recorded).", ["session_not_found"]),
+                "503": ("The state store could not record the revocation: the token is refused by this replica only; "
+                        "retry after Retry-After.", ["state_unavailable"]),
                 **SESSION_LIMIT}),
         },
     },
@@ -596,6 +606,7 @@ PATHS = {
                 "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
                         "nor component).", ["invalid_body"]),
                 **SESSION_LIMIT,
+                **STATE_WRITES,
                 **FAILED_VIEW}),
         },
     },
