@@ -46,6 +46,16 @@ extension ViewEngine {
         held(text)?.session
     }
 
+    /// Reads the token text a request names, once: the session held here for exactly that text
+    /// (no MAC computed: ``held(_:)``), else the token verified (``verify(_:)``, a refusal
+    /// counted). The request's later engine calls (``loadHeld(_:request:)``,
+    /// ``resolve(_:request:admission:store:)`` with its ``PresentedToken/token``,
+    /// ``revoke(_:)``) take the value it answers.
+    public func presentedToken(_ text: String) -> PresentedToken {
+        if let held = held(text) { return PresentedToken(text: text, held: held, verification: nil) }
+        return PresentedToken(text: text, held: nil, verification: verify(text))
+    }
+
     /// A load of a held session (``loadHeld(_:request:)``).
     public enum HeldLoad: Sendable {
         /// Its published ``SettledView`` answers the request: no run, no hop onto its actor.
@@ -81,15 +91,18 @@ extension ViewEngine {
         }
     }
 
-    /// Loads the held session `text` names (exactly the token text it was issued, younger than
-    /// ``Configuration/tokenMaxAge``: ``held(_:)``) for the request `request(uri)` makes for its
-    /// view URI, without suspending: `ready` when its published ``SettledView`` answers (the same
-    /// answer the session would give, and the request is still recorded as the session's
-    /// latest), else `pending` with the load to run. `nil` when this process does not hold it.
-    public func loadHeld(_ text: String, request: (String) -> ViewRequest) -> HeldLoad? {
-        guard let (session, settled) = held(text) else { return nil }
+    /// Loads the held session `presented` names (exactly the token text it was issued, younger
+    /// than ``Configuration/tokenMaxAge``: ``PresentedToken/heldSession``) for the request
+    /// `request(uri)` makes for its view URI, without suspending: `ready` when its published
+    /// ``SettledView`` answers (the same answer the session would give, and the request is still
+    /// recorded as the session's latest), else `pending` with the load to run. `nil` when this
+    /// process does not hold it.
+    public func loadHeld(_ presented: PresentedToken, request: (String) -> ViewRequest) -> HeldLoad? {
+        guard let (session, settled) = presented.held else { return nil }
         let viewRequest = request(session.viewURI)
-        if let settled, settled.generation == definitions.generation, let state = settled.answer(viewRequest) {
+        if let settled, settled.generation == definitions.generation,
+            let state = settled.answer(viewRequest, now: environment.viewClock())
+        {
             return .ready(session, state)
         }
         return .pending(PendingLoad(engine: self, session: session, request: viewRequest))
@@ -138,17 +151,14 @@ extension ViewEngine {
         return .rebuilt(session, state, reason: reason)
     }
 
-    /// Revokes the token `text` (`DELETE /view`): when it verifies, its session ends here and the
-    /// token is refused in this process until it would have expired anyway; answers whether the
-    /// session was held. A token that does not verify is refused (and recorded nowhere).
-    public func revoke(_ text: String) -> Result<Bool, SessionToken.Rejection> {
-        switch verify(text) {
-        case .failure(let reason):
-            return .failure(reason)
-        case .success(let token):
-            revoked.revoke(token.id, until: token.expiry(maxAge: tokenMaxAgeSeconds))
-            return .success(sessions.remove(token.id))
-        }
+    /// Revokes the token `presented` is (`DELETE /view`): when it names a session (held, or
+    /// verified), its session ends here and the token is refused in this process until it would
+    /// have expired anyway; answers whether the session was held. A refused token is refused
+    /// (and recorded nowhere).
+    public func revoke(_ presented: PresentedToken) -> Result<Bool, SessionToken.Rejection> {
+        guard let token = presented.token else { return .failure(presented.rejection ?? .malformed) }
+        revoked.revoke(token.id, until: token.expiry(maxAge: tokenMaxAgeSeconds))
+        return .success(sessions.remove(token.id))
     }
 
     /// Revoked tokens remembered now (each until it would have expired).

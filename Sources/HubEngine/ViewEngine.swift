@@ -36,14 +36,19 @@ public final class ViewEngine: Sendable {
         /// The wall clock tokens are stamped and checked with, in seconds since the Unix epoch
         /// (tests inject their own).
         public var wallClock: @Sendable () -> Int64
+        /// The monotonic clock a view's age is measured with (the `maxAge` reload policy; tests
+        /// inject their own).
+        public var viewClock: @Sendable () -> ContinuousClock.Instant
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
             maxSessions: Int = 100_000, sessionIdleTimeout: Duration = .seconds(1800), memoEntries: Int = 1024,
             memoBytes: Int = 64 << 20, maxPages: Int = 100, chainObserver: (@Sendable (ChainReport) -> Void)? = nil,
             sessionKeys: SessionKeys = .ephemeral(), tokenMaxAge: Duration = EngineDefaults.tokenMaxAge,
-            wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock, maxConcurrentReruns: Int = 32
+            wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock, maxConcurrentReruns: Int = 32,
+            viewClock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
         ) {
+            self.viewClock = viewClock
             self.maxConcurrentReruns = maxConcurrentReruns
             self.sessionKeys = sessionKeys
             self.tokenMaxAge = tokenMaxAge
@@ -110,7 +115,7 @@ public final class ViewEngine: Sendable {
             memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries, budgetBytes: configuration.memoBytes) : nil,
             chainObserver: configuration.chainObserver,
             // Weak: the store holds the sessions, which hold this environment.
-            counters: counters,
+            counters: counters, viewClock: configuration.viewClock,
             withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) },
             replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) })
     }

@@ -22,7 +22,9 @@ extension ViewEndpoints {
                 .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
         let components = ClientComponents(request)
-        let session = try await sessions.require(token, request: request, context: context, components: components).session
+        let session = try await sessions.require(
+            state.engine.presentedToken(token), request: request, context: context, components: components
+        ).session
         if request.method == .head {
             var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
             response.headers.add(name: "Hub-Session", value: session.token.encoded)

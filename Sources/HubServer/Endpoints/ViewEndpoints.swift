@@ -27,7 +27,8 @@ struct ViewEndpoints {
         // A closure literal, not `sessions.viewRequests(...)`: no escaping closure context is
         // allocated on the settled path.
         let bridge = state.bridge
-        let held = state.engine.loadHeld(token) { uri in
+        let presented = state.engine.presentedToken(token)
+        let held = state.engine.loadHeld(presented) { uri in
             bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
         }
         if case .ready(let session, let viewState)? = held {
@@ -36,7 +37,7 @@ struct ViewEndpoints {
         return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
             if let (session, viewState) = try await sessions.loadView(
-                held, token, request: request, context: context, components: components, store: request.method != .head)
+                held, presented, request: request, context: context, components: components, store: request.method != .head)
             {
                 return try response(session, viewState, token: token, components: components)
             }
@@ -151,7 +152,9 @@ struct ViewEndpoints {
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
         let components = ClientComponents(request)
-        let session = try await sessions.require(token, request: request, context: context, components: components).session
+        let session = try await sessions.require(
+            state.engine.presentedToken(token), request: request, context: context, components: components
+        ).session
         let viewState = await session.loadNextPage()
         return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
     }
@@ -169,14 +172,13 @@ struct ViewEndpoints {
         }
         // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
-        if state.engine.session(for: text) == nil {
-            guard case .success = state.engine.verify(text) else { throw SessionLookup.notFound }
-            if case .refuse(let retryAfter) = state.admission(for: request)() {
-                throw ProblemMapping.engineError(
-                    EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
-            }
+        let presented = state.engine.presentedToken(text)
+        guard presented.token != nil else { throw SessionLookup.notFound }
+        if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request)() {
+            throw ProblemMapping.engineError(
+                EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
         }
-        guard case .success = state.engine.revoke(text) else { throw SessionLookup.notFound }
+        guard case .success = state.engine.revoke(presented) else { throw SessionLookup.notFound }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
 }
