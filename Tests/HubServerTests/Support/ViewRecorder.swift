@@ -5,7 +5,7 @@ import HubTestSupport
 /// `HUB_TEST_VIEW_DIR` is set, each 200 JSON body of GET /view, GET /view/initial and
 /// POST /view/next-page is written there as `view-*.json`, each POST /action body as
 /// `action-*.json` (its `view` is the view), and each SSE `view` event's data as `event-*.json`.
-/// `Tests/contracts/validate_views.py` validates them against docs/view-model.schema.json.
+/// `Tests/system/contracts/validate_views.py` validates them against docs/view-model.schema.json.
 enum ViewRecorder {
     static let directory: String? = {
         guard let path = ProcessInfo.processInfo.environment["HUB_TEST_VIEW_DIR"], !path.isEmpty else { return nil }
