@@ -19,12 +19,9 @@ import argparse
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.request
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +31,9 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/system/
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/system
+from hubserver import HubServer, free_port  # noqa: E402
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>HubServer CORS test</title></head>
@@ -83,12 +83,6 @@ function withTimeout(promise, ms, label) {
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve_page(directory, port):
     handler = partial(QuietHandler, directory=directory)
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
@@ -99,19 +93,6 @@ def serve_page(directory, port):
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
-
-
-def wait_ready(url, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                if response.status == 200:
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.2)
-    return False
 
 
 def metric(text, line_prefix):
@@ -129,8 +110,7 @@ def main():
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="hub-cors-")
-    api_port, page_port, other_port = free_port(), free_port(), free_port()
-    api = f"http://127.0.0.1:{api_port}"
+    page_port, other_port = free_port(), free_port()
     allowed_origin = f"http://127.0.0.1:{page_port}"
     other_origin = f"http://127.0.0.1:{other_port}"
 
@@ -157,16 +137,13 @@ def main():
         if not condition:
             failures.append(what)
 
-    env = dict(os.environ, HUB_PORT=str(api_port), HUB_CONFIG=config)
-    hub_log = open(os.path.join(work, "hub.log"), "w+")
-    hub = subprocess.Popen([args.server, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=hub_log)
+    hub = HubServer(args.server, config, log_dir=work)
+    api = hub.base
     page_server = serve_page(pages, page_port)
     other_server = serve_page(pages, other_port)
     driver = None
     try:
-        if not wait_ready(api + "/ready"):
-            failures.append("hub-server did not become ready")
-            raise RuntimeError("hub-server did not become ready")
+        hub.start()
         options = Options()
         options.binary_location = args.chromium
         for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -217,15 +194,9 @@ def main():
             driver.quit()
         page_server.shutdown()
         other_server.shutdown()
-        hub.terminate()
-        try:
-            hub.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            hub.kill()
+        hub.stop()
         if failures:
-            hub_log.seek(0)
-            print("hub-server log:\n" + hub_log.read()[-4000:])
-        hub_log.close()
+            print("hub-server log:\n" + hub.log_tail())
         shutil.rmtree(work, ignore_errors=True)
 
     if failures:

@@ -29,8 +29,6 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +42,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/system/
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/system
+from hubserver import HubServer  # noqa: E402
 WAIT = 30  # seconds: a deadline a loaded 2-core machine does not reach; waits end as soon as they hold
 RELOAD_TARGET = 2.0  # an edit shows within 2 s (reported; failing only past WAIT)
 
@@ -65,12 +66,6 @@ LAB_FEATURE = {
 }
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def fetch(url, method="GET", body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
@@ -78,20 +73,6 @@ def fetch(url, method="GET", body=None, headers=None):
         request.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(request, timeout=30) as response:
         return response.status, dict(response.headers), response.read()
-
-
-def wait_ready(url, process, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        try:
-            if fetch(url)[0] == 200:
-                return True
-        except OSError:
-            pass
-        time.sleep(0.2)
-    return False
 
 
 def sha256(text):
@@ -315,8 +296,6 @@ def main():
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="hub-preview-")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     config = os.path.join(work, "config")
     shutil.copytree(os.path.join(ROOT, "Config"), config)
     with open(os.path.join(config, "server.json")) as f:
@@ -331,13 +310,11 @@ def main():
             json.dump(LAB_FEATURE, f)
 
     failures = []
-    env = dict(os.environ, HUB_PORT=str(port), HUB_CONFIG=config)
-    hub_log = open(os.path.join(work, "hub.log"), "w+")
-    hub = subprocess.Popen([args.server, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=hub_log)
+    hub = HubServer(args.server, config, log_dir=work)
+    base = hub.base
     driver = None
     try:
-        if not wait_ready(base + "/ready", hub):
-            raise RuntimeError("hub-server did not become ready")
+        hub.start()
         options = Options()
         options.binary_location = args.chromium
         for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -371,15 +348,9 @@ def main():
     finally:
         if driver is not None:
             driver.quit()
-        hub.terminate()
-        try:
-            hub.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            hub.kill()
+        hub.stop()
         if failures:
-            hub_log.seek(0)
-            print("hub-server log:\n" + hub_log.read()[-4000:])
-        hub_log.close()
+            print("hub-server log:\n" + hub.log_tail())
         shutil.rmtree(work, ignore_errors=True)
 
     if failures:

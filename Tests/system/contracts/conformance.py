@@ -14,7 +14,6 @@ Prints PASS/FAIL; exits 1 on any failure.
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,31 +23,14 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 HERE = os.path.dirname(os.path.abspath(__file__))
 VENV_BIN = os.path.dirname(sys.executable)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/system/
+sys.path.insert(0, os.path.dirname(HERE))  # Tests/system
+from hubserver import HubServer  # noqa: E402
 
 
 def fetch(url, timeout=30):
     with urllib.request.urlopen(url, timeout=timeout) as response:
         return response.status, response.read()
-
-
-def wait_ready(base, process, seconds=120):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"hub-server exited with {process.returncode}")
-        try:
-            if fetch(base + "/ready", timeout=5)[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("hub-server did not become ready")
 
 
 def main():
@@ -64,13 +46,10 @@ def main():
         print("FAIL contracts: docs/ or the embedded copy is stale")
         return 1
 
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = tempfile.NamedTemporaryFile(prefix="hub-conformance-", suffix=".log", delete=False)
-    environment = dict(os.environ, HUB_CONFIG=args.config, HUB_HOST="127.0.0.1", HUB_PORT=str(port), HUB_LOG_LEVEL="warning")
-    server = subprocess.Popen([args.server, "serve"], stdout=log, stderr=log, env=environment)
+    server = HubServer(args.server, args.config, log_prefix="hub-conformance-")
+    base, log = server.base, server.log
     try:
-        wait_ready(base, server)
+        server.start()
         status, served = fetch(base + "/openapi.json")
         with open(os.path.join(ROOT, "docs", "openapi.json"), "rb") as handle:
             if status != 200 or served != handle.read():
@@ -93,8 +72,8 @@ def main():
         started = time.monotonic()
         result = subprocess.call(command, cwd=tempfile.mkdtemp(prefix="schemathesis-cwd-"))  # its .schemathesis/ cache goes there
         elapsed = time.monotonic() - started
-        if server.poll() is not None:
-            print(f"FAIL hub-server exited during the run ({server.returncode}); log: {log.name}")
+        if not server.running():
+            print(f"FAIL hub-server exited during the run ({server.process.returncode}); log: {log.name}")
             return 1
         print(f"{'PASS' if result == 0 else 'FAIL'} schemathesis ({elapsed:.0f} s, exit {result}); server log: {log.name}")
         return 0 if result == 0 else 1
@@ -102,11 +81,7 @@ def main():
         print(f"FAIL {error}; server log: {log.name}")
         return 1
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        server.stop()
 
 
 if __name__ == "__main__":

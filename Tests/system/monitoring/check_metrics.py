@@ -16,17 +16,18 @@ import argparse
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MONITORING = os.path.join(ROOT, "deploy", "monitoring")
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/system/
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/system
+from hubserver import HubServer  # noqa: E402
 DASHBOARD = os.path.join(MONITORING, "hubserver-dashboard.json")
 RULES = os.path.join(MONITORING, "alerts.yaml")
 RULE_TESTS = os.path.join(MONITORING, "alerts.test.yaml")
@@ -125,12 +126,6 @@ def rule_queries(rules, tests):
     return queries
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def request(base, path, method="GET", body=None, headers=None, timeout=10):
     data = json.dumps(body).encode() if body is not None else None
     call = urllib.request.Request(base + path, data=data, method=method, headers=headers or {})
@@ -145,24 +140,8 @@ def request(base, path, method="GET", body=None, headers=None, timeout=10):
 
 def served_metrics(server, config):
     """{family: type} and the set of sample names of a fresh server after a little traffic."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = tempfile.NamedTemporaryFile(prefix="hub-monitoring-", suffix=".log", delete=False)
-    environment = dict(os.environ, HUB_CONFIG=config, HUB_HOST="127.0.0.1", HUB_PORT=str(port), HUB_LOG_LEVEL="warning")
-    process = subprocess.Popen([server, "serve"], stdout=log, stderr=log, env=environment)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"hub-server exited with {process.returncode}; log: {log.name}")
-            try:
-                if request(base, "/ready", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"hub-server did not become ready; log: {log.name}")
-            time.sleep(0.2)
+    with HubServer(server, config, log_prefix="hub-monitoring-") as hub:
+        base = hub.base
         for uri in ("hub:home", "hub:catalog", "hub:nope"):
             request(base, f"/view?uri={uri}")
         status, headers, _ = request(base, "/view?uri=hub:todo")
@@ -173,12 +152,6 @@ def served_metrics(server, config):
         with urllib.request.urlopen(f"{base}/view/events?session={session}", timeout=10) as stream:
             stream.readline()  # the stream is open (counted) once its first line arrives
         _, _, body = request(base, "/metrics")
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
     families, samples = {}, set()
     for line in body.decode().splitlines():
         if line.startswith("# TYPE "):
