@@ -48,26 +48,32 @@ extension ViewEngine {
 
     /// Reads the token text a request names, once: the session held here for exactly that text
     /// (no MAC computed: ``held(_:)``), else the token verified (``verify(_:)``, a refusal
-    /// counted). The request's later engine calls (``loadHeld(_:request:)``,
-    /// ``resolve(_:request:admission:store:)`` with its ``PresentedToken/token``,
-    /// ``revoke(_:)``) take the value it answers.
+    /// counted). The request's later engine calls (``resolve(_:request:admission:store:)`` with
+    /// its ``PresentedToken/token``, ``revoke(_:)``) take the value it answers.
+    /// (`GET /view?session=` reads it with ``loadHeld(_:request:)``, which answers a settled view
+    /// without making this value.)
     public func presentedToken(_ text: String) -> PresentedToken {
         if let held = held(text) { return PresentedToken(text: text, held: held, verification: nil) }
         return PresentedToken(text: text, held: nil, verification: verify(text))
     }
 
-    /// A load of a held session (``loadHeld(_:request:)``).
+    /// A load of the session a token names (``loadHeld(_:request:)``).
     public enum HeldLoad: Sendable {
-        /// Its published ``SettledView`` answers the request: no run, no hop onto its actor.
+        /// Held: its published ``SettledView`` answers the request: no run, no hop onto its actor.
         case ready(ViewSession, ViewState)
-        /// The session decides (its reload policy may run the chain): ``PendingLoad/run()``.
+        /// Held: the session decides (its reload policy may run the chain): ``PendingLoad/run()``.
         case pending(PendingLoad)
+        /// Not held here: the token, read (verified or refused), to rebuild its session with
+        /// (``resolve(_:request:admission:store:)``) or to refuse.
+        case notHeld(PresentedToken)
 
-        /// The session and its state for this request, running a pending load.
+        /// The held session and its state for this request, running a pending load; `nil` when
+        /// not held.
         public func resolved() async -> (session: ViewSession, state: ViewState)? {
             switch self {
             case .ready(let session, let state): return (session, state)
             case .pending(let pending): return await pending.run()
+            case .notHeld: return nil
             }
         }
     }
@@ -91,14 +97,17 @@ extension ViewEngine {
         }
     }
 
-    /// Loads the held session `presented` names (exactly the token text it was issued, younger
-    /// than ``Configuration/tokenMaxAge``: ``PresentedToken/heldSession``) for the request
-    /// `request(uri)` makes for its view URI, without suspending: `ready` when its published
-    /// ``SettledView`` answers (the same answer the session would give, and the request is still
-    /// recorded as the session's latest), else `pending` with the load to run. `nil` when this
-    /// process does not hold it.
-    public func loadHeld(_ presented: PresentedToken, request: (String) -> ViewRequest) -> HeldLoad? {
-        guard let (session, settled) = presented.held else { return nil }
+    /// Reads the token text `text` once and loads the session it names, without suspending:
+    /// when this process holds it (exactly the token text it was issued, younger than
+    /// ``Configuration/tokenMaxAge``: ``held(_:)``), for the request `request(uri)` makes for its
+    /// view URI, `ready` when its published ``SettledView`` answers (the same answer the session
+    /// would give, and the request is still recorded as the session's latest), else `pending`
+    /// with the load to run; when it does not, `notHeld` with the token verified
+    /// (``presentedToken(_:)``).
+    public func loadHeld(_ text: String, request: (String) -> ViewRequest) -> HeldLoad {
+        guard let (session, settled) = held(text) else {
+            return .notHeld(PresentedToken(text: text, held: nil, verification: verify(text)))
+        }
         let viewRequest = request(session.viewURI)
         if let settled, settled.generation == definitions.generation,
             let state = settled.answer(viewRequest, now: environment.viewClock())

@@ -59,16 +59,17 @@ struct SessionLookup {
         { [state] uri in state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
     }
 
-    /// The view of the session `presented` names for `GET /view?session=` that needs waiting
-    /// for: `held`'s pending load (``ViewEngine/loadHeld(_:request:)``, asked first, without
-    /// suspending), or a rebuilt session's first load. `nil` when it names nothing this process
-    /// can serve (a held session whose load ended it, its feature removed by a reload, included:
-    /// its identifier is remembered as ended, so its token rebuilds nothing).
+    /// The view of the session a token names for `GET /view?session=` that needs waiting for,
+    /// from what ``ViewEngine/loadHeld(_:request:)`` answered without suspending: a held session's
+    /// pending load, or, for a token this process does not hold, a rebuilt session's first load.
+    /// `nil` when it names nothing this process can serve (a held session whose load ended it,
+    /// its feature removed by a reload, included: its identifier is remembered as ended, so its
+    /// token rebuilds nothing).
     nonisolated(nonsending) func loadView(
-        _ held: ViewEngine.HeldLoad?, _ presented: PresentedToken, request: HTTPRequest, context: RequestContext,
+        _ held: ViewEngine.HeldLoad, request: HTTPRequest, context: RequestContext,
         components: ClientComponents?, store: Bool = true
     ) async throws -> (session: ViewSession, state: ViewState)? {
-        if let held { return await held.resolved() }
+        guard case .notHeld(let presented) = held else { return await held.resolved() }
         guard let found = try await find(presented, request: request, context: context, components: components, store: store)
         else { return nil }
         if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }

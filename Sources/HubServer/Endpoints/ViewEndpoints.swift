@@ -27,17 +27,16 @@ struct ViewEndpoints {
         // A closure literal, not `sessions.viewRequests(...)`: no escaping closure context is
         // allocated on the settled path.
         let bridge = state.bridge
-        let presented = state.engine.presentedToken(token)
-        let held = state.engine.loadHeld(presented) { uri in
+        let held = state.engine.loadHeld(token) { uri in
             bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
         }
-        if case .ready(let session, let viewState)? = held {
+        if case .ready(let session, let viewState) = held {
             return .now(try response(session, viewState, token: token, components: components))
         }
         return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
             if let (session, viewState) = try await sessions.loadView(
-                held, presented, request: request, context: context, components: components, store: request.method != .head)
+                held, request: request, context: context, components: components, store: request.method != .head)
             {
                 return try response(session, viewState, token: token, components: components)
             }
