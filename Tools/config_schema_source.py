@@ -335,6 +335,32 @@ METHOD = {
 }
 
 
+GET_ONLY = {"type": "string", "pattern": "^" + case_insensitive("GET") + "$"}
+
+# forwardHeaders: caller request headers sent upstream. Never hop-by-hop headers, Host, the
+# session token or the trace context (ForwardedHeaders.refused); Cookie only with forwardCookies.
+REFUSED_FORWARD = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
+                   "trailer", "transfer-encoding", "upgrade", "host", "content-length", "hub-session", "traceparent",
+                   "tracestate"]
+FORWARD_NAME = {"type": "string", "minLength": 1, "allOf": [
+    {"not": {"pattern": "[^!-9;-~]"}},
+    {"not": {"pattern": "^(?:" + "|".join(case_insensitive(name) for name in REFUSED_FORWARD) + ")$"}}]}
+COOKIE = {"type": "string", "pattern": "^" + case_insensitive("cookie") + "$"}
+FORWARDING = {
+    "forwardHeaders": {**one_or_list(FORWARD_NAME, "Caller request headers sent on to the upstream (e.g. "
+                                     "Authorization): such a chain is never memoized or cached across callers. Not "
+                                     "hop-by-hop headers, Host, Hub-Session or the trace context; Cookie only with "
+                                     "forwardCookies."), },
+    "forwardCookies": boolean("Allows Cookie in forwardHeaders (every cookie the caller holds for this server).",
+                              False),
+}
+FORWARDING["forwardHeaders"]["anyOf"][1]["maxItems"] = 16
+COOKIE_ONLY_WHEN_ALLOWED = {
+    "if": {"not": {"required": ["forwardCookies"], "properties": {"forwardCookies": {"const": True}}}},
+    "then": {"properties": {"forwardHeaders": {"not": {"anyOf": [COOKIE, {"type": "array", "contains": COOKIE}]}}}},
+}
+
+
 def operation(kind, description, properties, required=(), **extra):
     properties = {"kind": {"const": kind, "description": description}, **properties, **COMMON_OPERATION}
     return obj(properties, description, required=["kind", *required], **extra)
@@ -372,9 +398,22 @@ OPERATIONS_DEFS = {
         "paginated": boolean("Fetched again for each next page, with {page} 1, 2, ...", False),
         "optional": boolean("On failure, log at a lower level (the error flows on as previousError either way).",
                             False),
+        **FORWARDING,
+        "staleIfErrorSeconds": integer(
+            0, 604_800, "Seconds past freshness the last good content stands in for a failing upstream (5xx, refused, "
+            "timeout, unreadable body), with a Hub-Stale header; wins over the upstream's stale-if-error; 0 is off. "
+            "GET only.", None),
+        "staleWhileRevalidateSeconds": integer(
+            0, 604_800, "Seconds past freshness the last good content is served at once while one background refresh "
+            "goes upstream; wins over the upstream's stale-while-revalidate; 0 is off. GET only.", None),
     }, required=["url"],
-        **{"if": {"required": ["retries"], "properties": {"retries": {"type": "integer", "minimum": 1}}},
-           "then": {"properties": {"method": {"type": "string", "pattern": "^" + case_insensitive("GET") + "$"}}}}),
+        allOf=[
+            {"if": {"required": ["retries"], "properties": {"retries": {"type": "integer", "minimum": 1}}},
+             "then": {"properties": {"method": GET_ONLY}}},
+            {"if": {"anyOf": [{"required": ["staleIfErrorSeconds"]}, {"required": ["staleWhileRevalidateSeconds"]}]},
+             "then": {"properties": {"method": GET_ONLY}}},
+            COOKIE_ONLY_WHEN_ALLOWED,
+        ]),
     "PatchOperation": operation("patch", "Changes components by id: set, then remove, then move.", {
         "set": {"type": "object", "description": "Component JSON merged into the component with that id (an id not "
                 "present is appended to the body).", "additionalProperties": {"type": "object"}},
@@ -459,8 +498,9 @@ ACTION_KINDS = {
         "url": url_template(HTTP, "http:// or https://", actions=True),
         "timeoutMs": integer(1, 3_600_000, "Total time in milliseconds (default: upstream.timeoutMs).", None),
         "headers": HEADERS,
+        **FORWARDING,
     }, "POSTs {action, viewURI, component, custom, session, trigger} as JSON: 2xx means performed, 4xx not performed, "
-       "5xx or a timeout answers 502/504.", required=["kind", "url"]),
+       "5xx or a timeout answers 502/504.", required=["kind", "url"], allOf=[COOKIE_ONLY_WHEN_ALLOWED]),
     "swift": obj({
         "kind": {"const": "swift"},
         "name": text("The name the embedding app registered the factory under (registerActionFactory)."),

@@ -242,6 +242,10 @@ HEADERS = {
                      "action results, problems).", "schema": {"type": "string"}},
     "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
     "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},
+    "HubStale": {"description": "Present when remote operations built the view from their last good content (the "
+                 "upstream failing, or one refresh under way): a structured-field list (RFC 8941) with one entry per "
+                 "such operation, its name and the content's age in seconds, e.g. remote;age=12.",
+                 "schema": {"type": "string"}},
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
     "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
@@ -311,7 +315,7 @@ FAILED_VIEW = {
 
 VIEW_HEADERS = {
     "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Cache-Control": h("CacheControl"), "Server-Timing": h("ServerTiming"),
-    "Hub-Version": h("HubVersion"), "X-Request-Id": h("XRequestId"),
+    "Hub-Version": h("HubVersion"), "Hub-Stale": h("HubStale"), "X-Request-Id": h("XRequestId"),
 }
 
 # Headers of a response no cache keeps (Cache-Control: no-store).
@@ -485,7 +489,8 @@ PATHS = {
             "responses": responses({
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
                         "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
-                                    "Cache-Control": h("CacheControl"), "X-Request-Id": h("XRequestId")},
+                                    "Hub-Stale": h("HubStale"), "Cache-Control": h("CacheControl"),
+                                    "X-Request-Id": h("XRequestId")},
                         "content": {"application/json": {"schema": ref("ActionResponse")}},
                         "links": {k: v for k, v in SESSION_LINKS.items() if k != "EndSession"}},
             }, {

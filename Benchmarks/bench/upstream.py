@@ -13,6 +13,11 @@ Routes:
   /fault/reset        the connection is reset (RST) before any answer
   /fault/invalid      200 application/json that is not JSON
   /fault/huge?mb=N    200 with a valid JSON list of N MiB (default 16), above upstream.maxResponseBytes
+  /stale/F?v=N        the first request of each URL: a valid list (no Cache-Control); later ones
+                      fail as /fault/F does (slow, 500, reset, invalid)
+  /stale/swr?v=N      a valid list numbered by the request, Cache-Control: max-age=5 (after 0.5 s
+                      from the second request on)
+  /seen?url=U         {"requests": n}: requests of the URL U (path and query) so far
   /stats              {"requests": n, "connections": n} since start (or since /stats?reset=1)
 """
 import json
@@ -32,6 +37,7 @@ ITEMS_ETAG = '"items-%08x"' % (hash(ITEMS) & 0xFFFFFFFF)
 
 lock = threading.Lock()
 stats = {"requests": 0, "connections": 0}
+seen = {}  # path and query -> requests (the /stale/ routes)
 
 
 def bump(key):
@@ -55,7 +61,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", cache)
+        if cache:
+            self.send_header("Cache-Control", cache)
         for name, value in extra:
             self.send_header(name, value)
         self.end_headers()
@@ -106,6 +113,33 @@ class Handler(BaseHTTPRequestHandler):
             chunk = b'{"id":"x","text":{"title":"' + b"y" * 1000 + b'"}},'
             count = (mib << 20) // len(chunk) + 1
             body = b"[" + chunk * count + b'{"id":"end"}]'
+            self.send(200, body)
+        elif path.startswith("/stale/"):
+            fault = path.rsplit("/", 1)[-1]
+            with lock:
+                seen[self.path] = seen.get(self.path, 0) + 1
+                count = seen[self.path]
+            good = json.dumps([{"id": "good", "text": {"title": f"answer {count}"}}]).encode()
+            if fault == "swr":
+                if count > 1:
+                    time.sleep(0.5)  # a slow refresh (below upstream.timeoutMs): the views meanwhile must not wait for it
+                self.send(200, good, cache="max-age=5")
+            elif count == 1:
+                self.send(200, good, cache=None)
+            elif fault == "slow":
+                time.sleep(3)
+                self.send(200, good, cache=None)
+            elif fault == "500":
+                self.send(500, b'{"error":"internal"}')
+            elif fault == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+            else:
+                self.send(200, b'{"body": [ {"id": "broken", ', cache=None)
+        elif path == "/seen":
+            with lock:
+                body = json.dumps({"requests": seen.get(query.get("url", [""])[0], 0)}).encode()
             self.send(200, body)
         elif path == "/stats":
             with lock:

@@ -10,9 +10,13 @@ public final class RefusingPort {
     public let port: Int
     private let fd: Int32
 
-    /// Binds the socket; throws when the system has no socket or port to give.
-    public init() throws {
-        let (fd, address) = try bindLoopbackSocket(listening: nil)
+    /// Binds the socket; throws when the system has no socket or port to give. `shared`: with
+    /// `SO_REUSEPORT`, so a ``TestUpstream`` of this process can listen on the same port
+    /// (``TestUpstream/init(sharing:handler:)``): connections reach that upstream while it
+    /// listens and are refused once it stops, and no other socket can take the port meanwhile.
+    /// An upstream URL that answers, then refuses, then answers again.
+    public init(shared: Bool = false) throws {
+        let (fd, address) = try bindLoopbackSocket(listening: nil, sharingPort: shared)
         self.fd = fd
         port = Int(UInt16(bigEndian: address.sin_port))
     }

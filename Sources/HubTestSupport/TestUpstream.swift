@@ -63,6 +63,17 @@ public final class TestUpstream: Sendable {
         thread.start()
     }
 
+    /// Listens on `refusing`'s port (made with `RefusingPort(shared: true)`): while this upstream
+    /// runs it answers there; once it stops, the port refuses again.
+    public init(sharing refusing: RefusingPort, handler: @escaping Handler) throws {
+        self.handler = handler
+        let (fd, address) = try bindLoopbackSocket(listening: 128, port: refusing.port, sharingPort: true)
+        listenFD = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
     /// Closes the listener and breaks every open connection.
     public func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }

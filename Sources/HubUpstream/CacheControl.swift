@@ -7,6 +7,11 @@ struct CacheControl: Equatable {
     var isPrivate = false
     var maxAge: Int?
     var sharedMaxAge: Int?
+    /// `stale-if-error=N` (RFC 5861): seconds past freshness a stale response may stand in for a failure.
+    var staleIfError: Int?
+    /// `stale-while-revalidate=N` (RFC 5861): seconds past freshness a stale response may be
+    /// served while one refresh runs in the background.
+    var staleWhileRevalidate: Int?
     var varyAll = false
     /// The `Age` the upstream (or a cache in front of it) reported, in seconds.
     var age = 0
@@ -52,6 +57,8 @@ struct CacheControl: Equatable {
             case "private": isPrivate = true
             case "max-age": maxAge = argument.flatMap { Self.deltaSeconds($0) } ?? 0
             case "s-maxage": sharedMaxAge = argument.flatMap { Self.deltaSeconds($0) } ?? 0
+            case "stale-if-error": staleIfError = argument.flatMap { Self.deltaSeconds($0) }
+            case "stale-while-revalidate": staleWhileRevalidate = argument.flatMap { Self.deltaSeconds($0) }
             default: break
             }
         }

@@ -49,6 +49,14 @@ public struct UpstreamResponse: Sendable {
         headers.first { $0.name.asciiCaseInsensitiveEquals(name) }?.value
     }
 
+    /// The upstream's `Cache-Control: stale-if-error=N, stale-while-revalidate=N` (RFC 5861), in
+    /// seconds (nil for a directive it did not send, or sent without valid delta-seconds), and
+    /// whether it said `no-store` (nothing may keep the response).
+    public var staleDirectives: (ifError: Int?, whileRevalidate: Int?, noStore: Bool) {
+        let control = CacheControl(headers: headers)
+        return (control.staleIfError, control.staleWhileRevalidate, control.noStore)
+    }
+
     /// Every value of the header `name`, in order, compared case-insensitively (ASCII).
     public func headers(named name: String) -> [String] {
         headers.filter { $0.name.asciiCaseInsensitiveEquals(name) }.map(\.value)

@@ -133,6 +133,10 @@ ROWS = [
         timeseries("Upstream HTTP cache hits", [(rate("hub_upstream_cache_hits_total", "kind"), "{{kind}}")], "ops"),
         timeseries("Upstream connections opened", [(rate("hub_upstream_connections_opened_total"), "opened")], "ops",
                    description="New libcurl connections; a rise against requests means connections are not reused."),
+        timeseries("Stale content served by feature (alert at 0.1/s)",
+                   [(rate("hub_upstream_stale_served_total", "feature"), "{{feature}}")], "ops",
+                   description="Remote operations answered from their last good content: the upstream failing within "
+                               "staleIfErrorSeconds, or one refresh under way within staleWhileRevalidateSeconds."),
     ]),
     ("Reloads", [
         stat("Last reload", f"min(hub_config_last_reload_successful{{{SEL}}})",

@@ -8,6 +8,8 @@ enum OperationRunner {
         var builder: ViewModelBuilder
         var error: (any Error)?
         var duration: Duration
+        /// What the operation reported with ``StaleContent/report(ageSeconds:)``.
+        var staleAgeSeconds: Int? = nil
     }
 
     /// Runs `body` on a copy of `builder`. Operations that complete synchronously run inline;
@@ -28,8 +30,16 @@ enum OperationRunner {
                 return Result(builder: copy, error: error, duration: clock.now - start)
             }
         }
-        let outcome = await raceDeadline(name: name, deadline: deadline, builder: builder, body)
-        return Result(builder: outcome.builder, error: outcome.error, duration: clock.now - start)
+        // Stale content comes from waiting on a source: only operations that wait can report it
+        // (inline ones pay nothing for it).
+        let report = StaleContent.Report()
+        let reporting: @Sendable (inout ViewModelBuilder) async throws -> Void = { builder in
+            try await StaleContent.$current.withValue(report) { try await body(&builder) }
+        }
+        let outcome = await raceDeadline(name: name, deadline: deadline, builder: builder, reporting)
+        return Result(
+            builder: outcome.builder, error: outcome.error, duration: clock.now - start,
+            staleAgeSeconds: outcome.error == nil ? report.ageSeconds : nil)
     }
 
     private struct Outcome: Sendable {

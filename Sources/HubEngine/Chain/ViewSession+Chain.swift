@@ -22,6 +22,8 @@ extension ViewSession {
                     await runOperations(from: 0)
                     // A deadline miss is the engine's verdict, not the operations' result: never share it.
                     guard !errors.contains(where: { $0 is OperationTimeoutError }) else { return }
+                    // Stale content stands in for a failed source: the next run should try it again.
+                    guard !timings.contains(where: { $0.staleAgeSeconds != nil }) else { return }
                     memo.store(ChainMemo.Entry(snapshots: snapshots, errors: errors, timings: timings), for: key)
                 }
                 memoizedRunKey = key
@@ -67,7 +69,9 @@ extension ViewSession {
             }
             snapshots[index] = result.builder
             errors[index] = result.error
-            timings[index] = OperationTiming(name: operation.name, duration: result.duration, failed: result.error != nil)
+            timings[index] = OperationTiming(
+                name: operation.name, duration: result.duration, failed: result.error != nil,
+                staleAgeSeconds: result.staleAgeSeconds)
         }
     }
 
@@ -99,7 +103,9 @@ extension ViewSession {
             }
             snapshots[index] = result.builder
             errors[index] = result.error
-            timings[index] = OperationTiming(name: operation.name, duration: result.duration, failed: result.error != nil)
+            timings[index] = OperationTiming(
+                name: operation.name, duration: result.duration, failed: result.error != nil,
+                staleAgeSeconds: result.staleAgeSeconds)
         }
         return true
     }

@@ -7,11 +7,15 @@ public struct OperationTiming: Sendable, Equatable {
     public let failed: Bool
     /// `true` when the result came from the chain memo, not from running the operation.
     public let memoized: Bool
+    /// The age in seconds of the content the operation built from, when it stood in for a
+    /// failed or refreshing source (``StaleContent/report(ageSeconds:)``); nil for fresh content.
+    public let staleAgeSeconds: Int?
 
-    public init(name: String, duration: Duration, failed: Bool, memoized: Bool = false) {
+    public init(name: String, duration: Duration, failed: Bool, memoized: Bool = false, staleAgeSeconds: Int? = nil) {
         self.name = name
         self.duration = duration
         self.failed = failed
         self.memoized = memoized
+        self.staleAgeSeconds = staleAgeSeconds
     }
 }

@@ -12,12 +12,12 @@ extension HubApplication {
     /// starts with and what a reload installs. Throws ``ConfigurationError`` (an unregistered
     /// Swift action factory, a duplicate feature identifier or action namespace).
     static func makeDefinitions(
-        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, logger: JSONLogger?
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, remote: RemoteServices, logger: JSONLogger?
     ) throws -> (features: FeatureRegistry, actions: ActionRegistry) {
         let settings = configuration.settings
         let builder = BlueprintBuilder(
             settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
-            client: client, freshness: RemoteFreshness(capacity: max(1, settings.upstream.cacheEntries)), logger: logger)
+            remote: remote, logger: logger)
         let features = configuration.features.map { definition in
             let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
             let blueprints = builder.build(definition.operations, feature: definition, path: "operations")
@@ -35,12 +35,12 @@ extension HubApplication {
         var factories: [(namespace: String, factory: any ActionFactory)] = []
         for (namespace, definition) in configuration.actions {
             switch definition {
-            case .remote(let url, let timeoutMs, let headers):
+            case .remote(let url, let timeoutMs, let headers, let forwardHeaders):
                 factories.append((
                     namespace,
                     RemoteActionFactory(
                         namespace: namespace, url: url, timeout: .milliseconds(timeoutMs ?? settings.upstream.timeoutMs),
-                        headers: headers, client: client)
+                        headers: headers, forwardHeaders: forwardHeaders, client: remote.client)
                 ))
             case .swift(let name):
                 guard let factory = extensions.actionFactories[name] else {
@@ -61,12 +61,12 @@ extension HubApplication {
     }
 
     static func makeEngine(
-        configuration: LoadedConfiguration, extensions: SwiftExtensions, client: any UpstreamClient, metrics: ServerMetrics,
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, remote: RemoteServices, metrics: ServerMetrics,
         logger: JSONLogger? = nil, keys: SessionKeys
     ) throws -> ViewEngine {
         let settings = configuration.settings
         let (features, actions) = try makeDefinitions(
-            configuration: configuration, extensions: extensions, client: client, logger: logger)
+            configuration: configuration, extensions: extensions, remote: remote, logger: logger)
         let engineConfiguration = settings.engineConfiguration(keys: keys) { report in
             // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
             if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {

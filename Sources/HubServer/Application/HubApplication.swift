@@ -25,6 +25,8 @@ public final class HubApplication: Sendable {
     let state: ServerState
     let http: HTTPServer
     let upstream: CurlUpstreamClient
+    /// What remote operations share: the client, the upstream clock, last good content.
+    let remote: RemoteServices
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
     private let sweeper = SweeperBox()
@@ -36,15 +38,17 @@ public final class HubApplication: Sendable {
     private let hangupListener = SweeperBox()
 
     /// Loads `directory` (default: `HUB_CONFIG`, else `Config`) and builds the application.
-    /// Throws ``ConfigurationError`` listing every problem.
+    /// Throws ``ConfigurationError`` listing every problem. `upstreamClock` is what upstream
+    /// freshness and stale windows are measured with (tests step their own).
     public static func load(
         directory: String? = nil, extensions: SwiftExtensions = SwiftExtensions(),
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, upstreamClock: UpstreamClock = .system
     ) throws -> HubApplication {
         let path = ConfigLoader.directory(directory, environment: environment)
         let loader = Self.loader(for: extensions, environment: environment)
         return try HubApplication(
-            configuration: try loader.load(directory: path), extensions: extensions, logger: nil, environment: environment)
+            configuration: try loader.load(directory: path), extensions: extensions, logger: nil, environment: environment,
+            upstreamClock: upstreamClock)
     }
 
     /// Builds the application from a loaded configuration. A reload reads
@@ -65,20 +69,27 @@ public final class HubApplication: Sendable {
     }
 
     init(
-        configuration: LoadedConfiguration, extensions: SwiftExtensions, logger: JSONLogger?, environment: [String: String]
+        configuration: LoadedConfiguration, extensions: SwiftExtensions, logger: JSONLogger?, environment: [String: String],
+        upstreamClock: UpstreamClock = .system
     ) throws {
         let settings = configuration.settings
         let logger = logger ?? JSONLogger(level: settings.logLevel, format: settings.logFormat)
         self.logger = logger
         let metrics = ServerMetrics()
 
-        let upstream = CurlUpstreamClient(configuration: settings.upstreamConfiguration)
+        var upstreamConfiguration = settings.upstreamConfiguration
+        upstreamConfiguration.clock = upstreamClock
+        let upstream = CurlUpstreamClient(configuration: upstreamConfiguration)
         self.upstream = upstream
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
+        let remote = RemoteServices(
+            client: client, clock: upstreamClock, cacheEntries: upstreamConfiguration.cacheEntries,
+            cacheBytes: upstreamConfiguration.cacheBytes, metrics: metrics)
+        self.remote = remote
 
         let (keys, keySource) = try SessionKeyring.resolve(settings, configDirectory: configuration.directory)
         let engine = try Self.makeEngine(
-            configuration: configuration, extensions: extensions, client: client, metrics: metrics, logger: logger, keys: keys)
+            configuration: configuration, extensions: extensions, remote: remote, metrics: metrics, logger: logger, keys: keys)
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
@@ -106,7 +117,7 @@ public final class HubApplication: Sendable {
         self.http = http
         self.reloader = ConfigReloader(
             configuration: configuration, loader: Self.loader(for: extensions, environment: environment),
-            extensions: extensions, engine: engine, state: state, client: client, logger: logger)
+            extensions: extensions, engine: engine, state: state, remote: remote, logger: logger)
 
         Self.registerCollectedMetrics(metrics: metrics, engine: engine, http: http, upstream: upstream)
         let renderCache = state.renderCache
@@ -219,6 +230,7 @@ public final class HubApplication: Sendable {
         if !(await engine.waitUntilIdle(timeout: .seconds(settings.timeouts.drainSeconds))) {
             logger.log(.warning, "chains still running at shutdown", ["running": .int(engine.runningChains)])
         }
+        remote.stale.close()
         upstream.shutdown()
         logger.log(.info, "stopped")
         logger.flush()

@@ -12,8 +12,8 @@ import HubSync
 ///   secret, so a session does not keep a copy of it) nor `Hub-Components` (read once per
 ///   request into the view request, ``ClientComponents``); any other `Hub-*` header only when the
 ///   config or the app names it;
-/// - the headers the config names: `{header.NAME}` placeholders of remote operations and
-///   remote actions, and toggles keyed by `header:NAME`;
+/// - the headers the config names: `{header.NAME}` placeholders and `forwardHeaders` of remote
+///   operations and remote actions, and toggles keyed by `header:NAME`;
 /// - the headers the embedding app declared with ``SwiftExtensions/retainRequestHeaders(_:)``.
 ///
 /// Each kept value is at most ``maximumValueBytes`` (longer values are dropped, never cut:
@@ -47,7 +47,9 @@ struct RetainedHeaders: Sendable {
         func collect(_ operations: [OperationDefinition]) {
             for operation in operations {
                 switch operation.kind {
-                case .remote(let remote): collect(remote.url)
+                case .remote(let remote):
+                    collect(remote.url)
+                    names.formUnion(remote.forwardHeaders)
                 case .variant(_, let variants): variants.values.forEach(collect)
                 default: break
                 }
@@ -55,7 +57,10 @@ struct RetainedHeaders: Sendable {
         }
         configuration.features.forEach { collect($0.operations) }
         for (_, action) in configuration.actions {
-            if case .remote(let url, _, _) = action { collect(url) }
+            if case .remote(let url, _, _, let forward) = action {
+                collect(url)
+                names.formUnion(forward)
+            }
         }
         for toggle in configuration.toggles.values {
             if case .header(let name)? = toggle.key { names.insert(name) }

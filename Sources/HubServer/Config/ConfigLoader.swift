@@ -95,7 +95,8 @@ public struct ConfigLoader: Sendable {
         var features: [FeatureDefinition] = []
         let context = FeatureReader.Context(
             directory: directory, schemas: Set(schemas.keys), toggles: toggles, jsonDepth: jsonDepth,
-            swiftOperationNames: swiftOperationNames, loader: self)
+            swiftOperationNames: swiftOperationNames, loader: self,
+            timeouts: (upstreamMs: settings.upstream.timeoutMs, operationSeconds: settings.timeouts.operationSeconds))
         for file in listJSON(directory, "features") {
             let reader = ConfigReader(file: "features/\(file)")
             if let json = readJSON(directory, "features/\(file)", reader: reader, depth: jsonDepth),
@@ -227,7 +228,8 @@ public struct ConfigLoader: Sendable {
             guard let kind = reader.string(object, "kind", at: path, required: true) else { continue }
             switch kind {
             case "remote":
-                reader.checkKeys(object, at: path, known: ["kind", "url", "timeoutMs", "headers"])
+                reader.checkKeys(
+                    object, at: path, known: ["kind", "url", "timeoutMs", "headers", "forwardHeaders", "forwardCookies"])
                 guard let urlText = reader.string(object, "url", at: path, required: true) else { continue }
                 let scheme = urlText.lowercased()
                 guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://") else {
@@ -242,7 +244,8 @@ public struct ConfigLoader: Sendable {
                 }
                 let timeout = reader.int(object, "timeoutMs", at: path, range: 1...3_600_000)
                 let headers = readHeaders(object, at: path, reader: reader)
-                actions.append((namespace, .remote(url: url, timeoutMs: timeout, headers: headers)))
+                let forward = readForwardHeaders(object, at: path, reader: reader)
+                actions.append((namespace, .remote(url: url, timeoutMs: timeout, headers: headers, forwardHeaders: forward)))
             case "swift":
                 reader.checkKeys(object, at: path, known: ["kind", "name"])
                 guard let name = reader.string(object, "name", at: path, required: true) else { continue }
@@ -275,5 +278,31 @@ public struct ConfigLoader: Sendable {
             headers.append((name, string))
         }
         return headers
+    }
+
+    /// Most headers one operation or action namespace may forward.
+    static let maximumForwardedHeaders = 16
+
+    /// `forwardHeaders` (caller headers sent on upstream) checked against what may never be
+    /// forwarded, with `forwardCookies` allowing `Cookie`; names deduplicated case-insensitively.
+    func readForwardHeaders(_ object: JSONObject, at path: String, reader: ConfigReader) -> [String] {
+        let allowCookie = reader.bool(object, "forwardCookies", at: path) ?? false
+        guard let names = reader.stringList(object, "forwardHeaders", at: path) else {
+            if allowCookie { reader.warning("\(path).forwardCookies", "has no effect without forwardHeaders: [\"Cookie\"]") }
+            return []
+        }
+        if names.count > Self.maximumForwardedHeaders {
+            reader.error("\(path).forwardHeaders", "at most \(Self.maximumForwardedHeaders) headers")
+            return []
+        }
+        var kept: [String] = []
+        for (index, name) in names.enumerated() {
+            if let refusal = ForwardedHeaders.refusal(name, allowCookie: allowCookie) {
+                reader.error("\(path).forwardHeaders[\(index)]", refusal)
+            } else if !kept.contains(where: { $0.lowercased() == name.lowercased() }) {
+                kept.append(name)
+            }
+        }
+        return kept
     }
 }

@@ -49,7 +49,8 @@ package struct ToggleDefinition: Sendable {
 /// `Config/actions.json` entry.
 package enum ActionDefinition: Sendable {
     /// POSTs the action context as JSON; 2xx performed, 4xx not performed, 5xx/timeout an error.
-    case remote(url: URLTemplate, timeoutMs: Int?, headers: [(name: String, value: String)])
+    /// `forwardHeaders`: caller request headers sent on (``ForwardedHeaders``).
+    case remote(url: URLTemplate, timeoutMs: Int?, headers: [(name: String, value: String)], forwardHeaders: [String])
     /// An action factory registered by name by the embedding app.
     case swift(name: String)
 }

@@ -11,6 +11,8 @@ struct FeatureReader {
         let jsonDepth: Int
         let swiftOperationNames: Set<String>?
         let loader: ConfigLoader
+        /// `upstream.timeoutMs` and `timeouts.operationSeconds` (a stale timeout needs the first below the second).
+        let timeouts: (upstreamMs: Int, operationSeconds: Double)
     }
 
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
@@ -156,7 +158,10 @@ struct FeatureReader {
         case "remote":
             reader.checkKeys(
                 object, at: path,
-                known: common.union(["url", "method", "headers", "timeoutMs", "retries", "schema", "paginated", "optional"]))
+                known: common.union([
+                    "url", "method", "headers", "timeoutMs", "retries", "schema", "paginated", "optional", "forwardHeaders",
+                    "forwardCookies", "staleIfErrorSeconds", "staleWhileRevalidateSeconds",
+                ]))
             guard let remote = readRemote(object, at: path) else { return nil }
             operationKind = .remote(remote)
         case "patch":
@@ -263,12 +268,32 @@ struct FeatureReader {
                 reader.error("\(path).schema", "no schema '\(name)' in schemas/")
             }
         }
+        let stale = StaleContentStore.Policy(
+            ifErrorSeconds: reader.int(object, "staleIfErrorSeconds", at: path, range: 0...Self.maximumStaleSeconds),
+            whileRevalidateSeconds: reader.int(
+                object, "staleWhileRevalidateSeconds", at: path, range: 0...Self.maximumStaleSeconds))
+        if method != "GET", !stale.isUnset {
+            reader.error(path, "staleIfErrorSeconds and staleWhileRevalidateSeconds are only for GET requests")
+        }
+        let timeoutMs = reader.int(object, "timeoutMs", at: path, range: 1...3_600_000)
+        if (stale.ifErrorSeconds ?? 0) > 0,
+            Double(timeoutMs ?? context.timeouts.upstreamMs) >= context.timeouts.operationSeconds * 1000
+        {
+            reader.warning(
+                "\(path).staleIfErrorSeconds",
+                "an upstream timeout is stood in for only when timeoutMs is below timeouts.operationSeconds; "
+                    + "otherwise the view fails with operation_timeout first")
+        }
         return RemoteOperationDefinition(
             url: url, method: method, headers: context.loader.readHeaders(object, at: path, reader: reader),
-            timeoutMs: reader.int(object, "timeoutMs", at: path, range: 1...3_600_000), retries: retries, schema: schema,
+            timeoutMs: timeoutMs, retries: retries, schema: schema,
             paginated: reader.bool(object, "paginated", at: path) ?? false,
-            optional: reader.bool(object, "optional", at: path) ?? false)
+            optional: reader.bool(object, "optional", at: path) ?? false,
+            forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader), stalePolicy: stale)
     }
+
+    /// The longest `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`: a week.
+    static let maximumStaleSeconds = 604_800
 
     /// `directory/relative` as an absolute, percent-encoded path for a file URL.
     static func absolutePath(_ directory: String, _ relative: String) -> String {

@@ -46,6 +46,11 @@ package struct RemoteOperationDefinition: Sendable {
     package let paginated: Bool
     /// Failure logs at debug level instead of warning (the error flows on either way).
     package let optional: Bool
+    /// Caller request headers sent on to the upstream (`forwardHeaders`, ``ForwardedHeaders``).
+    package let forwardHeaders: [String]
+    /// `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`; unset ones follow the upstream's
+    /// `Cache-Control` (``StaleContentStore``).
+    let stalePolicy: StaleContentStore.Policy
 }
 
 /// A `patch` operation's settings.

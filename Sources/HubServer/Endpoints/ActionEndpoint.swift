@@ -82,6 +82,7 @@ struct ActionEndpoint {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         headers.add(name: "Hub-Session", value: session.token.encoded)
         headers.add(name: "Hub-Version", value: String(outcome.state.version))
+        if let stale = ViewResponder.staleHeader(outcome.state.timings) { headers.add(name: "Hub-Stale", value: stale) }
         headers.add(name: "ETag", value: rendered.etag)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
     }

@@ -15,6 +15,7 @@ final class ServerMetrics: Sendable {
     let upstreamErrors: MetricFamily<Counter>
     let upstreamCacheHits: MetricFamily<Counter>
     let upstreamDuration: MetricFamily<Histogram>
+    let upstreamStaleServed: MetricFamily<Counter>
     let sseStreamsFamily: MetricFamily<Gauge>
     var sseStreams: Gauge { sseStreamsFamily.labels() }
 
@@ -84,6 +85,10 @@ final class ServerMetrics: Sendable {
         upstreamCacheHits = registry.counter(
             "hub_upstream_cache_hits_total", help: "Upstream responses served from the HTTP cache (fresh or revalidated).",
             labels: ["kind"])
+        upstreamStaleServed = registry.counter(
+            "hub_upstream_stale_served_total",
+            help: "Remote operations answered from their last good content (upstream failing or being refreshed), by feature.",
+            labels: ["feature"])
         upstreamDuration = registry.histogram(
             "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")

@@ -32,8 +32,7 @@ struct BlueprintBuilder {
     let schemas: [String: JSONSchema]
     let toggles: [String: ToggleDefinition]
     let swift: SwiftExtensions
-    let client: any UpstreamClient
-    let freshness: RemoteFreshness
+    let remote: RemoteServices
     let logger: JSONLogger?
 
     func build(_ definitions: [OperationDefinition], feature: FeatureDefinition, path: String) -> [OperationBlueprint] {
@@ -70,8 +69,8 @@ struct BlueprintBuilder {
             return .shared(wrapping.wrap(PatchOperation(definition: patch, memoKey: memoKey)))
         case .remote(let remote):
             let remoteSettings = RemoteOperation.Settings(
-                definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema, client: client,
-                freshness: freshness, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
+                definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema,
+                services: self.remote, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
                 jsonDepth: settings.limits.jsonDepth, logger: logger)
             return .perSession(wrap: wrapping) { _, _ in RemoteOperation(settings: remoteSettings) }
         case .swift(let name):

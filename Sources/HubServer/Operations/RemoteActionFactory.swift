@@ -10,6 +10,8 @@ struct RemoteActionFactory: ActionFactory {
     let url: URLTemplate
     let timeout: Duration
     let headers: [(name: String, value: String)]
+    /// Caller request headers sent on (``ForwardedHeaders``).
+    let forwardHeaders: [String]
     let client: any UpstreamClient
 
     /// Names are restricted to `[A-Za-z0-9_-]{1,128}`: the name becomes part of the upstream
@@ -49,7 +51,8 @@ struct RemoteAction: Action {
         var request = UpstreamRequest(url: url)
         request.method = "POST"
         request.body = JSONValue.object(body).jsonBytes
-        request.headers = factory.headers + [
+        request.headers = ForwardedHeaders.merge(
+            configured: factory.headers, forwarded: ForwardedHeaders.values(factory.forwardHeaders, from: context.request)) + [
             (name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json"),
         ]
         request.timeout = factory.timeout

@@ -11,14 +11,18 @@ final class RemoteFreshness: Sendable {
 
     private let entries = Locked<[String: Entry]>([:])
     private let capacity: Int
+    /// The upstream client's clock: freshness is measured as its cache measures it.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(capacity: Int = 10_000) {
+    init(capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.capacity = capacity
+        self.now = now
     }
 
     /// The fingerprint of `url`'s response while it is fresh.
-    func fingerprint(for url: String, now: ContinuousClock.Instant = .now) -> UInt64? {
-        entries.withLock { entries in
+    func fingerprint(for url: String) -> UInt64? {
+        let now = now()
+        return entries.withLock { entries in
             guard let entry = entries[url] else { return nil }
             guard entry.freshUntil > now else {
                 entries[url] = nil
@@ -30,14 +34,14 @@ final class RemoteFreshness: Sendable {
 
     /// Records a response that stays fresh until `freshUntil`.
     func record(url: String, body: [UInt8], freshUntil: ContinuousClock.Instant?) {
-        guard let freshUntil, freshUntil > .now else {
+        let now = now()
+        guard let freshUntil, freshUntil > now else {
             entries.withLock { _ = $0.removeValue(forKey: url) }
             return
         }
         let fingerprint = Self.fnv1a(body)
         entries.withLock { entries in
             if entries.count >= capacity, entries[url] == nil {
-                let now = ContinuousClock.now
                 entries = entries.filter { $0.value.freshUntil > now }
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             }

@@ -1,4 +1,5 @@
 import HubEngine
+import HubMetrics
 import HubModel
 import HubUpstream
 import HubSync
@@ -10,24 +11,46 @@ import Synchronization
 ///
 /// One instance per session: `prepare` starts the main fetch as the chain starts, so
 /// independent upstreams overlap; `perform` waits for it and applies it in chain order.
+/// A GET may stand in last good content for a failing or refreshing upstream
+/// (`RemoteOperation+Stale.swift`), and may forward caller headers (``ForwardedHeaders``).
 final class RemoteOperation: ContentOperationWithPaginatedContent {
     struct Settings: Sendable {
         let definition: RemoteOperationDefinition
         let schema: JSONSchema
-        let client: any UpstreamClient
-        let freshness: RemoteFreshness
+        let services: RemoteServices
         let defaultTimeout: Duration
         let jsonDepth: Int
         /// Failures are logged at warning level, or debug for `optional` operations.
         let logger: JSONLogger?
     }
 
-    let settings: Settings
-    /// Fetches started by `prepare`, by URL; made by the first `prepare` (an operation made only
-    /// for its memo key, by every memoized `GET /view?uri=`, never allocates it).
-    private let prefetches = AtomicLazyReference<Locked<[String: Task<[UInt8], any Error>]>>()
+    /// What a fetch takes from the run that starts it (`prepare` runs before `perform`).
+    struct Inputs: Sendable {
+        /// This server's span of the request's trace (W3C trace context).
+        var trace: [(name: String, value: String)]
+        /// The caller's values of the operation's `forwardHeaders`, in config order.
+        var forwarded: [(name: String, value: String)]
+        var feature: String
+        /// Reloads the session when content served stale recovers.
+        var session: ActionPerformer
+        /// For logs: the operation's index, the session and the request's `traceparent`.
+        var operationIndex: Int
+        var sessionID: String
+        var traceParent: String?
+    }
 
-    private var prefetched: Locked<[String: Task<[UInt8], any Error>]> {
+    /// The parsed upstream JSON, and its age when it is last good content standing in.
+    struct Loaded: Sendable {
+        let value: JSONValue
+        let staleAgeSeconds: Int?
+    }
+
+    let settings: Settings
+    /// Loads started by `prepare`, by URL; made by the first `prepare` (an operation made only
+    /// for its memo key, by every memoized `GET /view?uri=`, never allocates it).
+    private let prefetches = AtomicLazyReference<Locked<[String: Task<Loaded, any Error>]>>()
+
+    private var prefetched: Locked<[String: Task<Loaded, any Error>]> {
         prefetches.load() ?? prefetches.storeIfNil(Locked([:]))
     }
 
@@ -43,10 +66,18 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             URLTemplate.Values(request: context.request, page: page, sessionID: context.sessionID))
     }
 
+    func inputs(_ context: ContentContext) -> Inputs {
+        Inputs(
+            trace: Self.traceHeaders(context),
+            forwarded: ForwardedHeaders.values(settings.definition.forwardHeaders, from: context.request),
+            feature: context.feature.identifier, session: context.actions, operationIndex: context.operationIndex,
+            sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader))
+    }
+
     func prepare(context: ContentContext) {
         guard let url = try? url(for: context, page: 0) else { return }
-        let trace = Self.traceHeaders(context)
-        let task = Task { try await self.fetch(url, trace: trace) }
+        let inputs = inputs(context)
+        let task = Task { try await self.load(url, inputs) }
         let replaced = prefetched.withLock { $0.updateValue(task, forKey: url) }
         replaced?.cancel()
     }
@@ -54,10 +85,10 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
         let url = try url(for: context, page: 0)
         do {
-            let body: [UInt8]
+            let loaded: Loaded
             // Take this run's prefetch; any other is stale (a run that did not reach this
             // operation): cancel it rather than let it hold a connection and its body.
-            let taken: (task: Task<[UInt8], any Error>?, stale: [Task<[UInt8], any Error>])? =
+            let taken: (task: Task<Loaded, any Error>?, stale: [Task<Loaded, any Error>])? =
                 prefetches.load()?.withLock { prefetched in
                     let task = prefetched.removeValue(forKey: url)
                     let stale = Array(prefetched.values)
@@ -67,11 +98,11 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             let (task, stale) = taken ?? (nil, [])
             for other in stale { other.cancel() }
             if let task {
-                body = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+                loaded = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
             } else {
-                body = try await fetch(url, trace: Self.traceHeaders(context))
+                loaded = try await load(url, inputs(context))
             }
-            try apply(body, to: &builder)
+            try apply(loaded, to: &builder, context: context)
         } catch {
             log(error, url: url, context: context)
             throw error
@@ -82,7 +113,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         guard settings.definition.paginated else { return }
         let url = try url(for: context, page: pageIndex)
         do {
-            try apply(try await fetch(url, trace: Self.traceHeaders(context)), to: &builder)
+            try apply(try await load(url, inputs(context)), to: &builder, context: context)
         } catch {
             log(error, url: url, context: context)
             throw error
@@ -90,17 +121,26 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// The error flows on as `previousError` either way; `optional` only lowers the log level.
-    private func log(_ error: any Error, url: String, context: ContentContext) {
+    func log(_ error: any Error, url: String, context: ContentContext) {
+        log(error, url: url, feature: context.feature.identifier, operation: context.operationIndex,
+            page: context.pageIndex, traceParent: context.request.header(TraceContext.parentHeader),
+            sessionID: context.sessionID, message: "remote operation failed")
+    }
+
+    func log(
+        _ error: any Error, url: String, feature: String, operation: Int, page: Int, traceParent: String?,
+        sessionID: String, message: String
+    ) {
         guard let logger = settings.logger, !(error is CancellationError) else { return }
         let level: JSONLogger.Level = settings.definition.optional ? .debug : .warning
         guard logger.isEnabled(level) else { return }
         let detail = (error as? UpstreamError).map { $0.logDetail ?? $0.description } ?? "\(error)"
         logger.log(
-            level, "remote operation failed",
-            ["feature": .string(context.feature.identifier), "operation": .int(context.operationIndex),
-             "url": .string(Self.loggableURL(url)), "page": .int(context.pageIndex), "error": .string(detail),
-             "trace_id": .string(TraceContext.traceID(of: context.request.header(TraceContext.parentHeader)) ?? ""),
-             "session": .string(SessionIdentifier.logTag(context.sessionID))])
+            level, message,
+            ["feature": .string(feature), "operation": .int(operation),
+             "url": .string(Self.loggableURL(url)), "page": .int(page), "error": .string(detail),
+             "trace_id": .string(TraceContext.traceID(of: traceParent) ?? ""),
+             "session": .string(SessionIdentifier.logTag(sessionID))])
     }
 
     /// The URL as logs may show it: without its query and fragment (config secrets and
@@ -118,15 +158,25 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         return String(text)
     }
 
-    /// Deterministic while the upstream response for this URL is fresh.
+    /// Deterministic while the upstream response for this URL is fresh. Never for an operation
+    /// that forwards caller headers: its content is the caller's, so its chain is not shared.
     func memoizationKey(context: ContentContext) -> String? {
-        guard settings.definition.method == "GET" else { return nil }
+        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty else { return nil }
         guard let url = try? url(for: context, page: 0) else { return nil }
-        guard let fingerprint = settings.freshness.fingerprint(for: url) else { return nil }
+        guard let fingerprint = settings.services.freshness.fingerprint(for: url) else { return nil }
         return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
     }
 
-    private func apply(_ body: [UInt8], to builder: inout ViewModelBuilder) throws {
+    private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {
+        try builder.add(json: loaded.value, schema: settings.schema)
+        if let age = loaded.staleAgeSeconds {
+            StaleContent.report(ageSeconds: age)
+            settings.services.staleServed?.labels(context.feature.identifier).increment()
+        }
+    }
+
+    /// The body as view JSON: a view object or a list of body components.
+    func parse(_ body: [UInt8]) throws -> JSONValue {
         let value: JSONValue
         do {
             value = try JSONParser(options: .init(maxDepth: settings.jsonDepth, duplicateKeys: .keepLast)).parse(body)
@@ -136,10 +186,9 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         guard value.objectValue != nil || value.arrayValue != nil else {
             throw UpstreamError.invalidJSON(detail: "the body is neither a view object nor a list of components")
         }
-        try builder.add(json: value, schema: settings.schema)
+        return value
     }
 
-    /// One fetch with bounded retries (idempotent GETs only) and exponential backoff.
     /// A child span of the request's trace for one fetch (W3C trace context).
     static func traceHeaders(_ context: ContentContext) -> [(name: String, value: String)] {
         TraceContext.upstreamHeaders(
@@ -147,19 +196,25 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             traceState: context.request.header(TraceContext.stateHeader))
     }
 
-    private func fetch(_ url: String, trace: [(name: String, value: String)]) async throws -> [UInt8] {
+    /// One fetch with bounded retries (idempotent GETs only) and exponential backoff.
+    func fetch(_ url: String, _ inputs: Inputs) async throws -> UpstreamResponse {
         let definition = settings.definition
         var request = UpstreamRequest(url: url)
         request.method = definition.method
-        request.headers = definition.headers + [(name: "Accept", value: "application/json")]
+        request.headers = ForwardedHeaders.merge(configured: definition.headers, forwarded: inputs.forwarded)
+            + [(name: "Accept", value: "application/json")]
         request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
-        request.traceHeaders = trace
+        request.traceHeaders = inputs.trace
+        // A caller's credentials never share a cache entry or an in-flight fetch with another caller.
+        if !definition.forwardHeaders.isEmpty { request.cachePolicy = .bypass }
         var attempt = 0
         while true {
             do {
-                let response = try await settings.client.sendExpectingSuccess(request)
-                settings.freshness.record(url: url, body: response.body, freshUntil: response.freshUntil)
-                return response.body
+                let response = try await settings.services.client.sendExpectingSuccess(request)
+                if definition.forwardHeaders.isEmpty {
+                    settings.services.freshness.record(url: url, body: response.body, freshUntil: response.freshUntil)
+                }
+                return response
             } catch let error as UpstreamError where attempt < definition.retries && definition.method == "GET"
                 && Self.isRetryable(error)
             {

@@ -22,7 +22,7 @@ actor ConfigReloader {
     private let extensions: SwiftExtensions
     private let engine: ViewEngine
     private let state: ServerState
-    private let client: any UpstreamClient
+    private let remote: RemoteServices
     private let logger: JSONLogger
     private let reloads: MetricFamily<Counter>
     private let lastSuccessful: Gauge
@@ -31,14 +31,14 @@ actor ConfigReloader {
 
     init(
         configuration: LoadedConfiguration, loader: ConfigLoader, extensions: SwiftExtensions, engine: ViewEngine,
-        state: ServerState, client: any UpstreamClient, logger: JSONLogger
+        state: ServerState, remote: RemoteServices, logger: JSONLogger
     ) {
         self.current = Locked(configuration)
         self.loader = loader
         self.extensions = extensions
         self.engine = engine
         self.state = state
-        self.client = client
+        self.remote = remote
         self.logger = logger
         let registry = state.metrics.registry
         reloads = registry.counter(
@@ -69,7 +69,7 @@ actor ConfigReloader {
         do {
             loaded = try loader.load(directory: old.directory)
             definitions = try HubApplication.makeDefinitions(
-                configuration: loaded, extensions: extensions, client: client, logger: logger)
+                configuration: loaded, extensions: extensions, remote: remote, logger: logger)
         } catch let error as ConfigurationError {
             return refuse(error.issues, trigger: trigger)
         } catch {

@@ -58,8 +58,22 @@ struct ViewResponder {
             // every reload-free load of a held session: each list is formatted once per view.
             headers.add(name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming))
         }
+        if let stale = Self.staleHeader(viewState.timings) { headers.add(name: "Hub-Stale", value: stale) }
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
         return HTTPResponse(status: .ok, headers: headers, body: .representation(rendered.representation))
+    }
+
+    /// `Hub-Stale: remote;age=12`: a structured-field list (RFC 8941) with one entry per
+    /// operation that built from last good content, its name (a token, or a string when it is
+    /// not one) and the content's age in seconds; nil when none did.
+    static func staleHeader(_ timings: [OperationTiming]) -> String? {
+        var header = ""
+        for timing in timings {
+            guard let age = timing.staleAgeSeconds else { continue }
+            if !header.isEmpty { header += ", " }
+            header += StructuredField.item(timing.name) + ";age=\(age)"
+        }
+        return header.isEmpty ? nil : header
     }
 
     /// `op0;desc="static";dur=0.012, op1;desc="remote";dur=101.4`: one entry per operation, in ms.

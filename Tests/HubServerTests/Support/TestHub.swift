@@ -4,6 +4,7 @@ import HubModel
 import HubServer
 import HubSync
 import HubTestSupport
+import HubUpstream
 import Testing
 
 /// A configuration directory written into a fresh temp directory.
@@ -87,20 +88,24 @@ enum TestTransport {
 @discardableResult
 func withHub<T>(
     _ config: TestConfig, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = testEnvironment,
-    transport: TestTransport = .memory,
+    transport: TestTransport = .memory, upstreamClock: UpstreamClock = .system,
     _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
     let directory = try config.write()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try await withHub(directory: directory, extensions: extensions, environment: environment, transport: transport, body)
+    return try await withHub(
+        directory: directory, extensions: extensions, environment: environment, transport: transport,
+        upstreamClock: upstreamClock, body)
 }
 
 @discardableResult
 func withHub<T>(
     directory: String, extensions: SwiftExtensions = SwiftExtensions(), environment: [String: String] = testEnvironment,
-    transport: TestTransport = .memory, _ body: (HubClient, HubApplication) async throws -> T
+    transport: TestTransport = .memory, upstreamClock: UpstreamClock = .system,
+    _ body: (HubClient, HubApplication) async throws -> T
 ) async throws -> T {
-    let app = try HubApplication.load(directory: directory, extensions: extensions, environment: environment)
+    let app = try HubApplication.load(
+        directory: directory, extensions: extensions, environment: environment, upstreamClock: upstreamClock)
     let client: HubClient
     switch transport {
     case .memory:
