@@ -223,7 +223,18 @@ COMPONENTS = obj({
     "defaultNamespace": text("Namespace of a component model that names none.", "default"),
     "defaultName": text("Name of a component model that names none.", "row"),
     "defaultCategory": text("Category of a component model that names none.", "row"),
-}, "What a component without a component id becomes.")
+    "killSwitches": described({"type": "array", "maxItems": 1000, "items": obj({
+        "component": described({"type": "string", "pattern": "^[^:]+:[^:]+$"}, "The component (namespace:name) to switch off."),
+        "client": text("The platform of Hub-Client (platform/semver), compared case-insensitively.",
+                       pattern="^[^/ \t]+$"),
+        "below": text("Clients of that platform below this version (MAJOR[.MINOR[.PATCH]][-prerelease]) get the "
+                      "component's fallback.",
+                      pattern="^[0-9]{1,9}(\\.[0-9]{1,9}){0,2}(-[^+]+)?(\\+.*)?$", maxLength=64),
+    }, "One rule.", required=["component", "client", "below"])},
+        "Components switched off for client versions: a client whose Hub-Client is that platform below that version "
+        "gets the component's fallback (hub_component_fallbacks_total{reason=\"kill_switch\"}). A reload applies "
+        "new rules to live sessions.", []),
+}, "What a component without a component id becomes, and kill switches.")
 
 LOG = obj({
     "level": enum(["debug", "info", "warning", "error"], "Lowest level logged (HUB_LOG_LEVEL overrides).", "info"),
@@ -275,10 +286,15 @@ PREVIEW = obj({
                        True),
 }, "The browser preview (docs/PREVIEW.md).")
 
+DEBUG = obj({
+    "explain": boolean("Answer GET /view?explain=1 with how each operation made the view (off: 400 "
+                       "explain_disabled). A change needs a restart.", False),
+}, "Debugging aids (docs/API.md \"Explain mode\").")
+
 SERVER = root(
     "server.json", "HubServer server.json",
     "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, "
-    "CORS, hot reload, the browser preview. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
+    "CORS, hot reload, the browser preview, debugging aids. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
     "HUB_LOG_FORMAT, HUB_CONFIG_WATCH and HUB_DATA_DIR override their keys; HUB_SESSION_KEYS sets the session keys.",
     {
         "host": text("Listen address (HUB_HOST and serve --host override it).", "0.0.0.0"),
@@ -295,6 +311,7 @@ SERVER = root(
         "cors": CORS,
         "reload": RELOAD,
         "preview": PREVIEW,
+        "debug": DEBUG,
         "dataDirectory": text("Where the server keeps what it makes itself (a generated session key), relative to the "
                               "working directory (HUB_DATA_DIR overrides it).", ".hub-data"),
         "trustedProxies": described({"type": "array", "items": {"type": "string", "pattern": "^[0-9A-Fa-f.:]+(?:/[0-9]{1,3})?$"}},

@@ -135,6 +135,69 @@ VIEW_MODEL_DEFS = {
     },
 }
 
+def ids(description):
+    return {"type": "array", "items": string(), "description": description}
+
+
+VIEW_MODEL_DEFS["ExplainedView"] = {
+    "type": "object",
+    "description": "GET /view?explain=1 (server.json debug.explain): the view, exactly the fields of the plain answer, "
+    "plus 'explain'. Sent with Cache-Control: no-store and no ETag; never cached.",
+    "additionalProperties": False,
+    "required": ["explain"],
+    "properties": {**VIEW_MODEL_DEFS["ViewModel"]["properties"], "explain": {"$ref": "#/$defs/Explain"}},
+}
+VIEW_MODEL_DEFS["Explain"] = {
+    "type": "object",
+    "description": "How the chain's latest run made the view.",
+    "additionalProperties": False,
+    "required": ["operations"],
+    "properties": {"operations": {"type": "array", "description": "The operations in chain order.",
+                                  "items": {"$ref": "#/$defs/ExplainedOperation"}}},
+}
+VIEW_MODEL_DEFS["ExplainedOperation"] = {
+    "type": "object",
+    "description": "One operation: the components it created, modified (content changed), moved (position changed) and "
+    "removed, found by comparing the view before it with the view after it, by component id (header, body, overlays).",
+    "additionalProperties": False,
+    "required": ["name", "kind", "durationMs", "outcome", "created", "modified", "moved", "removed"],
+    "properties": {
+        "name": string("The operation's name (as in Server-Timing)."),
+        "kind": string("The kind as written in config: static, remote, patch, recover, variant, swift."),
+        "durationMs": {"type": "number", "minimum": 0, "description": "How long it ran (0 for a memo hit)."},
+        "outcome": {"enum": ["ran", "memo", "skipped", "failed", "recovered"],
+                    "description": "ran; memo (from the chain memo); skipped (did not run, or a recover operation "
+                    "without an error to handle); failed; recovered (succeeded after the operation before it failed)."},
+        "created": ids("Component ids it added."),
+        "modified": ids("Component ids whose content it changed."),
+        "moved": ids("Component ids whose position it changed."),
+        "removed": ids("Component ids it removed."),
+    },
+}
+VIEW_MODEL_DEFS["ViewPatchEvent"] = {
+    "type": "object",
+    "description": "The data of an 'event: patch' of GET /view/events?patch=json-patch: applying 'patch' (RFC 6902) to "
+    "the view whose event id is 'base' gives the view of this event's id (compare as JSON).",
+    "additionalProperties": False,
+    "required": ["base", "patch"],
+    "properties": {
+        "base": string("The event id (the ETag without quotes) of the view the patch applies to."),
+        "patch": {"type": "array", "items": {"$ref": "#/$defs/JSONPatchOperation"}},
+    },
+}
+VIEW_MODEL_DEFS["JSONPatchOperation"] = {
+    "type": "object",
+    "description": "An RFC 6902 operation as the server sends them: add, remove, replace and move.",
+    "required": ["op", "path"],
+    "additionalProperties": False,
+    "properties": {
+        "op": {"enum": ["add", "remove", "replace", "move"]},
+        "path": string("A JSON Pointer (RFC 6901)."),
+        "from": string("A JSON Pointer (move)."),
+        "value": {"description": "The value (add, replace)."},
+    },
+}
+
 VIEW_MODEL_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": SCHEMA_URL,
@@ -209,14 +272,30 @@ PARAMETERS = {
     "HubConnectivity": header_param("Hub-Connectivity", "online (default) or offline; a change reloads the "
                                     "session from its initial content. Any other value counts as online."),
     "AcceptLanguage": header_param("Accept-Language", "Languages for operations and localized titles (RFC 9110 12.5.4)."),
-    "HubClient": header_param("Hub-Client", "<platform>/<version> of the client."),
+    "HubClient": header_param("Hub-Client", "platform/semver of the client (ios/5.1.2, android/3.0.0-beta): "
+                              "components.killSwitches give a component's fallback to versions below a rule's."),
+    "explainQuery": {
+        "name": "explain", "in": "query", "description": "1 (or true): the view plus how each operation made it "
+        "('explain'; server.json debug.explain, off by default: 400 explain_disabled). 0 or false: the plain view.",
+        "schema": {"type": "string", "enum": ["0", "1", "false", "true"]},
+    },
+    "patchQuery": {
+        "name": "patch", "in": "query", "description": "json-patch: after the first view, each change is "
+        "'event: patch' with an RFC 6902 patch from the previous view (when smaller than the view). The query form "
+        "exists because EventSource cannot set headers; Hub-Accept-Patch does the same.",
+        "schema": {"type": "string", "enum": ["json-patch"]},
+    },
+    "HubAcceptPatch": header_param("Hub-Accept-Patch", "json-patch: as the patch query parameter; other values are "
+                                   "ignored (full views)."),
     "HubComponents": header_param("Hub-Components", "Comma-separated ns:name components the client renders; "
                                   "others get their category's fallback."),
     "HubToggle": header_param("Hub-Toggle", "name=value: a QA override of a toggle (when allowToggleOverride)."),
     "HubClientId": header_param("Hub-Client-Id", "A stable client id (the demo's rollout key)."),
     "IfNoneMatch": header_param("If-None-Match", "An ETag from an earlier response: 304 when it still matches."),
     "AcceptEncoding": header_param("Accept-Encoding", "gzip is used when preferred and the body is large enough."),
-    "LastEventID": header_param("Last-Event-ID", "Accepted on reconnection; the stream always starts with the current view."),
+    "LastEventID": header_param("Last-Event-ID", "Accepted on reconnection: the current view's id sends nothing until "
+                                "the next change; a recent view's id sends a patch from it (with patch=json-patch); "
+                                "any other id sends the current view."),
     "traceparent": header_param("traceparent", "W3C trace context; invalid or absent starts a new trace."),
     "tracestate": header_param("tracestate", "W3C trace state, forwarded with a valid traceparent."),
     "XRequestId": header_param("X-Request-Id", "Echoed when sane, else generated."),
@@ -331,12 +410,15 @@ def revalidated(ok):
                                            "X-Request-Id": h("XRequestId")}}}
 
 
-def view_ok(links=None, with_session=True):
+def view_ok(links=None, with_session=True, explained=False):
     headers = dict(VIEW_HEADERS)
     if not with_session:
         headers.pop("Hub-Session")
-    ok = {"description": "The view model.", "headers": headers,
-          "content": {"application/json": {"schema": ref("ViewModel")}}}
+    schema = {"oneOf": [ref("ViewModel"), ref("ExplainedView")]} if explained else ref("ViewModel")
+    description = ("The view model; with explain=1, the view plus 'explain' (Cache-Control: no-store, no ETag)."
+                   if explained else "The view model.")
+    ok = {"description": description, "headers": headers,
+          "content": {"application/json": {"schema": schema}}}
     if links:
         ok["links"] = links
     return {"200": ok, "304": {"description": "Not modified: If-None-Match matched.",
@@ -384,8 +466,10 @@ SESSION_LIMIT = {
 }
 
 VIEW_QUERY_PROBLEMS = {
-    "400": ("The query is invalid, or it and the Hub-Session header name different sessions.",
-            ["missing_uri", "invalid_uri", "duplicate_parameter", "session_mismatch", "unsafe_url"]),
+    "400": ("The query is invalid, it and the Hub-Session header name different sessions, or explain=1 while "
+            "server.json debug.explain is off.",
+            ["missing_uri", "invalid_uri", "duplicate_parameter", "session_mismatch", "unsafe_url", "invalid_parameter",
+             "explain_disabled"]),
 }
 
 PATHS = {
@@ -396,8 +480,9 @@ PATHS = {
             "description": "With uri: resolves the feature, opens a session and runs the content loading chain. With "
             "session: the session's view (its reload policy decides whether the chain re-runs); with both, an unknown "
             "session falls back to uri. One of them is required.",
-            "parameters": [p("uriQuery"), p("sessionQuery"), p("HubSessionHeader"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
-            "responses": responses(view_ok(SESSION_LINKS), {
+            "parameters": [p("uriQuery"), p("sessionQuery"), p("explainQuery"), p("HubSessionHeader"), p("IfNoneMatch")]
+            + ENGINE_HEADERS + COMMON_HEADERS,
+            "responses": responses(view_ok(SESSION_LINKS, explained=True), {
                 **VIEW_QUERY_PROBLEMS,
                 "404": ("No feature matches the URI, or the token does not verify (forged, tampered, another "
                         "server's key, expired, revoked; without uri).", ["feature_not_found", "session_not_found"]),
@@ -407,7 +492,8 @@ PATHS = {
         "head": {
             "operationId": "headView",
             "summary": "GET /view without the body; with uri it opens no session",
-            "parameters": [p("uriQuery"), p("sessionQuery"), p("HubSessionHeader"), p("IfNoneMatch")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("uriQuery"), p("sessionQuery"), p("explainQuery"), p("HubSessionHeader"), p("IfNoneMatch")]
+            + ENGINE_HEADERS + COMMON_HEADERS,
             "responses": responses({
                 "200": {"description": "The headers GET would send (Hub-Session only for a session).",
                         "headers": VIEW_HEADERS},
@@ -463,17 +549,22 @@ PATHS = {
             "limits.sseListenersPerSession or limits.sseStreamsPerClient (429) or limits.sseStreams (503). The server "
             "ends the stream when it drains and after 80-100% of timeouts.streamSeconds (default 600): reconnect with "
             "Last-Event-ID (EventSource does) and nothing is lost. When a config reload removes the view's "
-            "feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect.",
-            "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader"), p("LastEventID"), p("HubComponents"),
-                           p("AcceptEncoding")] + COMMON_HEADERS,
+            "feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect. "
+            "With patch=json-patch (or Hub-Accept-Patch: json-patch), each change after the first view is "
+            "'event: patch' whose data is a ViewPatchEvent {\"base\": id, \"patch\": [RFC 6902]} and whose id is the "
+            "new view's; a change whose patch would be larger than the view is a full 'event: view'.",
+            "parameters": [p("sessionQueryOrHeader"), p("patchQuery"), p("HubSessionHeader"), p("LastEventID"),
+                           p("HubAcceptPatch"), p("HubComponents"), p("HubClient"), p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({
-                "200": {"description": "The event stream; each event's data is a view model (application/json).",
+                "200": {"description": "The event stream; each 'view' event's data is a view model (application/json), "
+                        "each 'patch' event's a ViewPatchEvent.",
                         "headers": {"Hub-Session": h("HubSession"), "Cache-Control": h("CacheControl"),
                                     "X-Request-Id": h("XRequestId")},
                         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
             }, {
-                "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
-                        ["missing_session", "duplicate_parameter", "session_mismatch"]),
+                "400": ("The session is missing or repeated, the query and the Hub-Session header name different sessions, "
+                        "or patch is not json-patch.",
+                        ["missing_session", "duplicate_parameter", "session_mismatch", "invalid_parameter"]),
                 "404": ("No such session.", ["session_not_found"]),
                 "429": ("Too many streams for this session or this client (Retry-After: 10), or a rebuild past "
                         "limits.sessionsPerClient (Retry-After).", ["too_many_streams", "too_many_sessions"]),

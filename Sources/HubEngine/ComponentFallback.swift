@@ -23,29 +23,43 @@ public struct ComponentFallback: Sendable {
     /// fallback: header, body, overlays, children and target views. Returns the same instance
     /// when nothing changes.
     public func apply(to viewModel: ViewModel, renderable: Set<ComponentIdentifier>) -> ViewModel {
+        apply(to: viewModel, replacing: { !renderable.contains($0) }, replaced: { _ in })
+    }
+
+    /// `viewModel` with every component for which `replacing` answers `true` replaced by its
+    /// category's fallback (header, body, overlays, children and target views); `replaced` is
+    /// called with the original component identifier of each component that changed. Returns
+    /// the same instance when nothing changes.
+    public func apply(
+        to viewModel: ViewModel, replacing: (ComponentIdentifier) -> Bool, replaced: (ComponentIdentifier) -> Void
+    ) -> ViewModel {
         var changed = false
-        let header = viewModel.header.map { map($0, renderable, &changed) }
-        let body = viewModel.body.map { map($0, renderable, &changed) }
-        let overlays = viewModel.overlays.map { map($0, renderable, &changed) }
+        let header = viewModel.header.map { map($0, replacing, replaced, &changed) }
+        let body = viewModel.body.map { map($0, replacing, replaced, &changed) }
+        let overlays = viewModel.overlays.map { map($0, replacing, replaced, &changed) }
         guard changed else { return viewModel }
         return ViewModel(
             identifier: viewModel.identifier, title: viewModel.title, header: header, body: body, overlays: overlays,
             customData: viewModel.customData)
     }
 
-    private func map(_ model: ComponentModel, _ renderable: Set<ComponentIdentifier>, _ changed: inout Bool) -> ComponentModel {
+    private func map(
+        _ model: ComponentModel, _ replacing: (ComponentIdentifier) -> Bool, _ replaced: (ComponentIdentifier) -> Void,
+        _ changed: inout Bool
+    ) -> ComponentModel {
         var localChange = false
-        let identifier: ComponentIdentifier
-        if renderable.contains(model.componentIdentifier) {
-            identifier = model.componentIdentifier
-        } else {
+        var identifier = model.componentIdentifier
+        if replacing(model.componentIdentifier) {
             identifier = fallback(forCategory: model.componentCategory)
-            localChange = identifier != model.componentIdentifier
+            if identifier != model.componentIdentifier {
+                localChange = true
+                replaced(model.componentIdentifier)
+            }
         }
-        let children = model.children.map { map($0, renderable, &localChange) }
+        let children = model.children.map { map($0, replacing, replaced, &localChange) }
         var target = model.target
         if let view = target?.initialViewModel {
-            let mapped = apply(to: view, renderable: renderable)
+            let mapped = apply(to: view, replacing: replacing, replaced: replaced)
             if mapped !== view {
                 target?.initialViewModel = mapped
                 localChange = true

@@ -17,6 +17,11 @@ final class ServerState: Sendable {
     /// What crosses from HTTP requests into the engine (replaced by a config reload).
     var bridge: RequestBridge { bridgeStorage.withLock { $0 } }
     private let bridgeStorage: Locked<RequestBridge>
+    /// `components.killSwitches` now (replaced by a config reload).
+    var killSwitches: KillSwitches { killSwitchStorage.withLock { $0 } }
+    private let killSwitchStorage: Locked<KillSwitches>
+    /// Recent views of patch listeners and the patches between them (``ViewPatches``).
+    let viewPatches: ViewPatches
     /// Open event streams (ended when a drain starts).
     let streams = StreamRegistry()
     /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`,
@@ -34,10 +39,12 @@ final class ServerState: Sendable {
     init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge) {
         self.engine = engine
         self.bridgeStorage = Locked(bridge)
+        self.killSwitchStorage = Locked(settings.killSwitches)
         self.settings = settings
         self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
+        self.viewPatches = ViewPatches(registry: metrics.registry)
         self.logger = logger
         self.clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
         self.sessionLimiter = ClientRateLimiter(limit: settings.limits.sessionsPerClient)
@@ -65,6 +72,17 @@ final class ServerState: Sendable {
     /// Installs the bridge of a reloaded config (the headers it names).
     func replaceBridge(_ bridge: RequestBridge) {
         bridgeStorage.withLock { $0 = bridge }
+    }
+
+    /// Installs the kill switches of a reloaded config: the next response of every session follows them.
+    func replaceKillSwitches(_ killSwitches: KillSwitches) {
+        killSwitchStorage.withLock { $0 = killSwitches }
+    }
+
+    /// What `request`'s client renders (``ClientComponents``), read once per request. The kill
+    /// switches are read (under their lock) only for a request that names its client.
+    func clientComponents(of request: HTTPRequest) -> ClientComponents? {
+        ClientComponents(request, killSwitches: request.headers["Hub-Client"] == nil ? KillSwitches() : killSwitches)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).

@@ -62,3 +62,17 @@ package struct PatchDefinition: Sendable {
     /// Preferred indexes by component id.
     package let move: [(id: String, index: Int)]
 }
+
+extension OperationDefinition.Kind {
+    /// The `kind` as written in config.
+    var configName: String {
+        switch self {
+        case .staticContent: "static"
+        case .remote: "remote"
+        case .recover: "recover"
+        case .variant: "variant"
+        case .patch: "patch"
+        case .swift: "swift"
+        }
+    }
+}

@@ -117,6 +117,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var upstream = Upstream()
     public var gzip = Gzip()
     public var components = ComponentDefaults.standard
+    /// `components.killSwitches`: components switched off for client versions (``KillSwitches``).
+    var killSwitches = KillSwitches()
+    /// `debug.explain`: whether `GET /view?explain=1` answers how each operation made the view
+    /// (default `false`: the parameter is then `400 explain_disabled`).
+    public var explainEnabled = false
     public var logLevel = LogLevel.info
     public var logFormat = LogFormat.json
     /// Which requests write an access log line (`log.access`).
@@ -161,8 +166,12 @@ public struct ServerSettings: Sendable, Equatable {
             root, at: "$",
             known: [
                 "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
-                "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies",
+                "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "debug",
             ])
+        if let debug = reader.object(root["debug"], at: "$.debug") {
+            reader.checkKeys(debug, at: "$.debug", known: ["explain"])
+            if let flag = reader.bool(debug, "explain", at: "$.debug") { explainEnabled = flag }
+        }
         if let directory = reader.string(root, "dataDirectory", at: "$") { dataDirectory = directory }
         if let proxies = reader.stringList(root, "trustedProxies", at: "$") {
             for (index, text) in proxies.enumerated() {
@@ -259,7 +268,8 @@ public struct ServerSettings: Sendable, Equatable {
         }
         if let components = reader.object(root["components"], at: "$.components") {
             let path = "$.components"
-            reader.checkKeys(components, at: path, known: ["defaultNamespace", "defaultName", "defaultCategory"])
+            reader.checkKeys(components, at: path, known: ["defaultNamespace", "defaultName", "defaultCategory", "killSwitches"])
+            killSwitches = KillSwitches.read(components["killSwitches"], reader: reader, at: "\(path).killSwitches")
             if let value = reader.string(components, "defaultNamespace", at: path) { self.components.namespace = value }
             if let value = reader.string(components, "defaultName", at: path) { self.components.name = value }
             if let value = reader.string(components, "defaultCategory", at: path) { self.components.category = value }

@@ -44,7 +44,7 @@ struct ActionEndpoint {
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
-        let components = ClientComponents(request)
+        let components = state.clientComponents(of: request)
         var session: ViewSession?
         if let sessionID {
             session = try await views.sessions.find(
@@ -73,7 +73,8 @@ struct ActionEndpoint {
         state.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
 
         let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.token.encoded)
-        let rendered = views.responder.rendered(viewModel, for: components, shared: outcome.state.isMemoized)
+        let rendered = views.responder.rendered(
+            viewModel, for: components, shared: outcome.state.isMemoized, viewURI: session.viewURI)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rendered.bytes.count + 32)
         bytes.append(contentsOf: outcome.performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))

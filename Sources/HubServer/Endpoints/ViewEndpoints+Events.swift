@@ -11,6 +11,8 @@ extension ViewEndpoints {
     /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
     /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
+    /// A listener that asks for patches (``wantsPatches(_:)``) gets `event: patch` for each change
+    /// after the first view (``ViewPatches``), and for a reconnect naming a recent view.
     /// Beyond `limits.sseListenersPerSession`, `limits.sseStreamsPerClient` or `limits.sseStreams`
     /// the stream is refused
     /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
@@ -21,7 +23,8 @@ extension ViewEndpoints {
             throw HTTPError(
                 .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
-        let components = ClientComponents(request)
+        let components = state.clientComponents(of: request)
+        let wantsPatches = try Self.wantsPatches(request)
         let session = try await sessions.require(
             state.engine.presentedToken(token), request: request, context: context, components: components
         ).session
@@ -37,17 +40,40 @@ extension ViewEndpoints {
         let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
+        let patches = wantsPatches ? state.viewPatches : nil
+        let state = self.state
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
             var skip = lastEventID
+            // What this listener has: a view the client named in Last-Event-ID, then each one sent.
+            var base = lastEventID.flatMap {
+                patches?.recent($0, for: ViewPatches.Key(session: session.id, variant: components?.variant ?? ""))
+            }
             for await viewState in updates {
                 guard let viewModel = viewState.viewModel else { continue }
-                let rendered = responder.rendered(viewModel, for: components, shared: viewState.isMemoized)
+                // Read per event: a config reload's kill switches apply to open streams too.
+                let components = state.clientComponents(of: request)
+                let historyKey = ViewPatches.Key(session: session.id, variant: components?.variant ?? "")
+                let rendered = responder.rendered(
+                    viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
                 let id = Self.eventID(rendered.etag)
+                let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)
+                patches?.remember(current, for: historyKey)
                 // Only the first event can be the one the client already has.
-                defer { skip = nil }
+                defer {
+                    skip = nil
+                    base = current
+                }
                 if id == skip { continue }
+                if let patches, let base, base.id != id,
+                    let data = patches.patchEvent(from: base, to: current, variant: historyKey.variant)
+                {
+                    metrics.ssePatchEvents.labels("patch").increment()
+                    continuation.yield(ServerSentEvent(event: "patch", data: data, id: id))
+                    continue
+                }
+                if patches != nil { metrics.ssePatchEvents.labels("view").increment() }
                 continuation.yield(
                     ServerSentEvent(event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: id))
             }
@@ -87,6 +113,20 @@ extension ViewEndpoints {
         var response = HTTPResponse.serverSentEvents(events)
         response.headers.add(name: "Hub-Session", value: session.token.encoded)
         return response
+    }
+
+    /// Whether a listener asked for JSON Patch events: `patch=json-patch` (EventSource cannot
+    /// set headers) or `Hub-Accept-Patch: json-patch`. Another `patch` value is 400
+    /// `invalid_parameter`; another header value is ignored (full views).
+    static func wantsPatches(_ request: HTTPRequest) throws -> Bool {
+        if let value = try QueryParameters.single("patch", in: request) {
+            guard value == "json-patch" else {
+                throw HTTPError(.badRequest, code: "invalid_parameter", detail: "'patch' must be json-patch")
+            }
+            return true
+        }
+        guard let header = request.headers["Hub-Accept-Patch"] else { return false }
+        return header.split(separator: ",").contains { $0.trimmingOWS().lowercased() == "json-patch" }
     }
 
     /// The data of the `end` event sent when a reload removed the session's feature.

@@ -21,8 +21,15 @@ struct ViewEndpoints {
     /// Answered now, with no task, for a held session whose settled view answers the request and
     /// for a `GET` of a view the chain memo answers (and every 400 of the parameters); the rest
     /// is work for later, which carries what was made here (nothing is made twice).
+    /// `explain=1` (with `debug.explain` on) answers how the view was made instead
+    /// (``explained(uri:token:request:context:components:)``).
     func getView(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPAnswer {
-        let (uri, components, token) = try Self.parameters(of: request)
+        let (uri, components, token) = try parameters(of: request)
+        if try explainRequested(request) {
+            return .later { [self] in
+                try await explained(uri: uri, token: token, request: request, context: context, components: components)
+            }
+        }
         guard let token else { return try open(uri, request: request, context: context, components: components) }
         // A closure literal, not `sessions.viewRequests(...)`: no escaping closure context is
         // allocated on the settled path.
@@ -61,7 +68,8 @@ struct ViewEndpoints {
                 } catch {
                     throw ProblemMapping.engineError(error)
                 }
-                return try responder.response(for: viewState, sessionID: nil, components: components)
+                return try responder.response(
+                    for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI)
             }
         }
         let opening: ViewEngine.ViewOpening
@@ -72,7 +80,9 @@ struct ViewEndpoints {
         }
         switch opening {
         case .ready(let token, let viewState):
-            return .now(try responder.response(for: viewState, sessionID: token.encoded, components: components))
+            return .now(
+                try responder.response(
+                    for: viewState, sessionID: token.encoded, components: components, viewURI: viewRequest.viewURI))
         case .pending(let pending):
             return .later { [self] in
                 let opened: (token: SessionToken, state: ViewState)
@@ -81,19 +91,21 @@ struct ViewEndpoints {
                 } catch {
                     throw ProblemMapping.engineError(error)
                 }
-                return try responder.response(for: opened.state, sessionID: opened.token.encoded, components: components)
+                return try responder.response(
+                    for: opened.state, sessionID: opened.token.encoded, components: components,
+                    viewURI: viewRequest.viewURI)
             }
         }
     }
 
     /// What `GET /view` reads of a request: the `uri` (checked, even when a live session is named too), the client's
     /// `Hub-Components`, and the session token (`?session=` or the `Hub-Session` header).
-    private static func parameters(
+    private func parameters(
         of request: HTTPRequest
     ) throws -> (uri: String?, components: ClientComponents?, token: String?) {
         let uri = try QueryParameters.single("uri", in: request)
         if let uri { _ = try QueryParameters.viewURI(uri) }
-        let components = ClientComponents(request)
+        let components = state.clientComponents(of: request)
         let query = try QueryParameters.single("session", in: request)
         return (uri, components, try SessionReference.token(query, from: .query, in: request))
     }
@@ -104,7 +116,8 @@ struct ViewEndpoints {
         _ session: ViewSession, _ viewState: ViewState, token: String, components: ClientComponents?
     ) throws -> HTTPResponse {
         let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
-        return try responder.response(for: viewState, sessionID: sessionID, components: components)
+        return try responder.response(
+            for: viewState, sessionID: sessionID, components: components, viewURI: session.viewURI)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
@@ -124,7 +137,7 @@ struct ViewEndpoints {
     /// `GET /view/initial?uri=U`: the initial content only.
     nonisolated(nonsending) func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
-        let components = ClientComponents(request)
+        let components = state.clientComponents(of: request)
         let viewModel: ViewModel
         do {
             viewModel = try state.engine.initialViewModel(
@@ -132,7 +145,7 @@ struct ViewEndpoints {
         } catch {
             throw ProblemMapping.engineError(error)
         }
-        let clientModel = responder.clientViewModel(viewModel, for: components)
+        let clientModel = responder.clientViewModel(viewModel, for: components, viewURI: viewURI)
         return HTTPResponse(
             status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
             body: .representation(Representation(bytes: clientModel.jsonBytes())))
@@ -150,12 +163,13 @@ struct ViewEndpoints {
             throw HTTPError(
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
-        let components = ClientComponents(request)
+        let components = state.clientComponents(of: request)
         let session = try await sessions.require(
             state.engine.presentedToken(token), request: request, context: context, components: components
         ).session
         let viewState = await session.loadNextPage()
-        return try responder.response(for: viewState, sessionID: session.token.encoded, components: components)
+        return try responder.response(
+            for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI)
     }
 
     /// `DELETE /view?session=S` (or the `Hub-Session` header): revokes the token (204): its

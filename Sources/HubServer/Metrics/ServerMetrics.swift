@@ -17,6 +17,8 @@ final class ServerMetrics: Sendable {
     let upstreamDuration: MetricFamily<Histogram>
     let upstreamStaleServed: MetricFamily<Counter>
     let sseStreamsFamily: MetricFamily<Gauge>
+    let componentFallbacks: MetricFamily<Counter>
+    let ssePatchEvents: MetricFamily<Counter>
     var sseStreams: Gauge { sseStreamsFamily.labels() }
 
     private struct RequestKey: Hashable {
@@ -91,6 +93,14 @@ final class ServerMetrics: Sendable {
             labels: ["feature"])
         upstreamDuration = registry.histogram(
             "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
+        componentFallbacks = registry.counter(
+            "hub_component_fallbacks_total",
+            help: "Components replaced by their fallback in responses, by feature, the view's component and reason (unsupported, kill_switch).",
+            labels: ["feature", "component", "reason"])
+        ssePatchEvents = registry.counter(
+            "hub_sse_patch_listener_events_total",
+            help: "Events sent to listeners that asked for JSON Patch, by kind (patch, or view when no smaller patch exists).",
+            labels: ["kind"])
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
         _ = sseStreamsFamily.labels()  // 0 from the start, not absent until the first stream
         ProcessMetrics.register(on: registry)

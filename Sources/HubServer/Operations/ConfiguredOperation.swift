@@ -7,6 +7,8 @@ struct ConfiguredOperation: ContentOperationWithInitialContent, ActionObservingC
     let inner: any ContentOperation
     let initial: JSONValue?
     let rescheduleOn: Set<ComponentIdentifier>
+    /// The `kind` written in config (explain mode names it).
+    let kind: String
 
     var name: String { inner.name }
     var completesSynchronously: Bool { inner.completesSynchronously }
@@ -55,4 +57,14 @@ struct PaginatedConfiguredOperation: ContentOperationWithInitialContent, ActionO
         base.addInitialContent(to: &builder, context: context)
     }
     func actionPerformed(_ action: ObservedAction) -> Bool { base.actionPerformed(action) }
+}
+
+extension ContentOperation {
+    /// The `kind` this operation was configured with (`static`, `remote`, `patch`, `recover`,
+    /// `variant`, `swift`); an operation the embedding app adds in code is `swift`.
+    var configuredKind: String {
+        if let configured = self as? ConfiguredOperation { return configured.kind }
+        if let paginated = self as? PaginatedConfiguredOperation { return paginated.base.kind }
+        return "swift"
+    }
 }

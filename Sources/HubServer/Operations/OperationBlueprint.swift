@@ -15,9 +15,11 @@ indirect enum OperationBlueprint: Sendable {
         let initial: JSONValue?
         let rescheduleOn: Set<ComponentIdentifier>
         let paginated: Bool
+        /// The `kind` written in config (`static`, `remote`, `patch`, ...), for explain mode.
+        let kind: String
 
         func wrap(_ operation: any ContentOperation) -> any ContentOperation {
-            let configured = ConfiguredOperation(inner: operation, initial: initial, rescheduleOn: rescheduleOn)
+            let configured = ConfiguredOperation(inner: operation, initial: initial, rescheduleOn: rescheduleOn, kind: kind)
             if paginated, let pages = operation as? any ContentOperationWithPaginatedContent {
                 return PaginatedConfiguredOperation(base: configured, paginated: pages)
             }
@@ -56,7 +58,7 @@ struct BlueprintBuilder {
         }
         let wrapping = OperationBlueprint.Wrapping(
             initial: definition.initial, rescheduleOn: Set(definition.rescheduleOn),
-            paginated: paginated)
+            paginated: paginated, kind: definition.kind.configName)
         switch definition.kind {
         case .staticContent(let document):
             return .shared(

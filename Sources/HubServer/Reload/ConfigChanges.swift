@@ -51,10 +51,12 @@ struct ConfigChanges {
 
 extension ServerSettings {
     /// These settings with the values of `new` for everything a running server applies live:
-    /// the chain settings (``hasSameChainSettings(as:)``). Every other key keeps its value.
+    /// the chain settings (``hasSameChainSettings(as:)``) and the kill switches (applied per
+    /// response, so no chain re-runs for them). Every other key keeps its value.
     func applyingLiveSettings(of new: ServerSettings) -> ServerSettings {
         var settings = self
         settings.components = new.components
+        settings.killSwitches = new.killSwitches
         settings.timeouts.operationSeconds = new.timeouts.operationSeconds
         settings.upstream.timeoutMs = new.upstream.timeoutMs
         settings.allowToggleOverride = new.allowToggleOverride
@@ -87,6 +89,7 @@ extension ServerSettings {
         if live.cors != new.cors { keys.append("cors") }
         if live.reload != new.reload { keys.append("reload") }
         if live.previewEnabled != new.previewEnabled { keys.append("preview") }
+        if live.explainEnabled != new.explainEnabled { keys.append("debug") }
         return keys
     }
 }

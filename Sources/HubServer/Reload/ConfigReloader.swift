@@ -85,6 +85,7 @@ actor ConfigReloader {
         var served = loaded
         served.settings = settings
         current.withLock { $0 = served }
+        state.replaceKillSwitches(settings.killSwitches)
         state.replaceBridge(
             RequestBridge(retained: RetainedHeaders(configuration: served, extra: extensions.retainedRequestHeaders)))
         reloads.labels("success").increment()

@@ -65,10 +65,10 @@ final class RenderCache: Sendable {
     /// Entries and their charged bytes now.
     var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.totalCost) } }
 
-    /// The rendered form of `client` (the view model after component fallback, made by
-    /// `client` on a miss) for `original` and the component set `variant`.
+    /// The rendered form of `original` for the component set `variant` (after component
+    /// fallback, made by `render` on a miss).
     func rendered(
-        _ original: ViewModel, variant: String, shared: Bool, client: () -> ViewModel
+        _ original: ViewModel, variant: String, shared: Bool, render: () -> RenderedView
     ) -> RenderedView {
         let key = Key(model: ObjectIdentifier(original), variant: variant)
         if let recent = front.value(for: key)?.rendered { return recent }
@@ -89,9 +89,9 @@ final class RenderCache: Sendable {
                 front.remember(RenderedFront(model: original, rendered: rendered), for: key)
                 return rendered
             }
-            return render(client())
+            return render()
         }
-        let rendered = render(client())
+        let rendered = render()
         guard admit else { return rendered }
         let cost = rendered.bytes.count * Self.costFactor
         guard cost <= budgetBytes / 2 else { return rendered }  // one huge view never empties the cache
@@ -118,9 +118,5 @@ final class RenderCache: Sendable {
             state.entries[key] = nil
             state.totalCost -= entry.cost
         }
-    }
-
-    private func render(_ model: ViewModel) -> RenderedView {
-        RenderedView(bytes: model.jsonBytes(capacityHint: 32 * 1024))
     }
 }

@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubMetrics
 import HubSync
 import Synchronization
 
@@ -25,8 +26,18 @@ final class RenderedView: Sendable {
         }
     }
 
-    init(bytes: [UInt8]) {
+    /// `hub_component_fallbacks_total` children of the components this rendering replaced, with
+    /// how many each: every response that sends it adds them (render cache hits included).
+    let fallbacks: [(counter: Counter, count: UInt64)]
+
+    init(bytes: [UInt8], fallbacks: [(counter: Counter, count: UInt64)] = []) {
         representation = Representation(bytes: bytes)
+        self.fallbacks = fallbacks
+    }
+
+    /// Counts one response that sends this rendering in `hub_component_fallbacks_total`.
+    func countFallbacks() {
+        for (counter, count) in fallbacks { counter.increment(by: count) }
     }
 
     /// The JSON bytes.

@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubMetrics
 import HubModel
 import HubSync
 
@@ -10,21 +11,56 @@ struct ViewResponder {
     let state: ServerState
 
     /// The rendered form of `original` for this client: component fallback applied when it
-    /// said what it renders (`Hub-Components`, read once per request), cached per view model and
-    /// component set. `shared`: the view model is the chain memo's (many sessions answer with it).
-    func rendered(_ original: ViewModel, for components: ClientComponents?, shared: Bool) -> RenderedView {
+    /// said what it renders (`Hub-Components`, read once per request) or a kill switch matches
+    /// its `Hub-Client`, cached per view model and client variant. `shared`: the view model is
+    /// the chain memo's (many sessions answer with it). `viewURI` names the view's feature in
+    /// `hub_component_fallbacks_total`, which every call counts (one call per response sent).
+    func rendered(_ original: ViewModel, for components: ClientComponents?, shared: Bool, viewURI: String) -> RenderedView {
         guard let components else {
-            return state.renderCache.rendered(original, variant: "", shared: shared) { original }
+            return state.renderCache.rendered(original, variant: "", shared: shared) {
+                RenderedView(bytes: original.jsonBytes(capacityHint: Self.capacityHint))
+            }
         }
-        return state.renderCache.rendered(original, variant: components.variant, shared: shared) {
-            state.fallback.apply(to: original, renderable: components.identifiers)
+        let rendered = state.renderCache.rendered(original, variant: components.variant, shared: shared) {
+            let (client, fallbacks) = fallback(original, for: components, viewURI: viewURI)
+            return RenderedView(bytes: client.jsonBytes(capacityHint: Self.capacityHint), fallbacks: fallbacks)
         }
+        rendered.countFallbacks()
+        return rendered
     }
 
-    /// The view model a client should get: component fallback applied when it said what it renders.
-    func clientViewModel(_ viewModel: ViewModel, for components: ClientComponents?) -> ViewModel {
+    /// The first buffer size of a view's JSON.
+    static let capacityHint = 32 * 1024
+
+    /// The view model a client should get (component fallback applied when it said what it
+    /// renders or a kill switch matches it), counted in `hub_component_fallbacks_total`.
+    func clientViewModel(_ viewModel: ViewModel, for components: ClientComponents?, viewURI: String) -> ViewModel {
         guard let components else { return viewModel }
-        return state.fallback.apply(to: viewModel, renderable: components.identifiers)
+        let (client, fallbacks) = fallback(viewModel, for: components, viewURI: viewURI)
+        for (counter, count) in fallbacks { counter.increment(by: count) }
+        return client
+    }
+
+    /// `original` with component fallback applied for `components`, and the
+    /// `hub_component_fallbacks_total` children to add for each response that sends it: the
+    /// `component` label is the view's own component name, never one the client sent.
+    private func fallback(
+        _ original: ViewModel, for components: ClientComponents, viewURI: String
+    ) -> (ViewModel, [(counter: Counter, count: UInt64)]) {
+        var replaced: [ComponentIdentifier: (reason: ClientComponents.Reason, count: UInt64)] = [:]
+        let client = state.fallback.apply(
+            to: original, replacing: { components.replacementReason(for: $0) != nil },
+            replaced: { identifier in
+                guard let reason = components.replacementReason(for: identifier) else { return }
+                replaced[identifier, default: (reason, 0)].count += 1
+            })
+        guard !replaced.isEmpty else { return (client, []) }
+        let feature = state.engine.features.feature(for: viewURI)?.identifier ?? "unknown"
+        let counters = replaced.sorted { $0.key.identifierString < $1.key.identifierString }.map { identifier, entry in
+            (counter: state.metrics.componentFallbacks.labels(feature, identifier.identifierString, entry.reason.rawValue),
+             count: entry.count)
+        }
+        return (client, counters)
     }
 
     /// The view model of `viewState`, or the problem for its failure. The problem names the
@@ -44,9 +80,11 @@ struct ViewResponder {
     }
 
     /// The full response for a view.
-    func response(for viewState: ViewState, sessionID: String?, components: ClientComponents?) throws -> HTTPResponse {
+    func response(
+        for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String
+    ) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
-        let rendered = rendered(original, for: components, shared: viewState.isMemoized)
+        let rendered = rendered(original, for: components, shared: viewState.isMemoized, viewURI: viewURI)
         // Room for what follows here and in RepresentationMiddleware (Vary, ETag, Content-Encoding).
         var headers = HTTPHeaders([], reservingCapacity: 8)
         headers.add(name: "Content-Type", value: "application/json")

@@ -34,6 +34,7 @@ final class SSEStream: Sendable {
         while true {
             if let event = pending.withLock({ Self.takeEvent(&$0) }) {
                 if event.event == "view" { ViewRecorder.recordEvent(event.data) }
+                if event.event == "patch" { ViewRecorder.recordEvent(event.data, patch: true) }
                 return event
             }
             guard let chunk = try connection.readChunk() else { throw HarnessError("event stream ended") }

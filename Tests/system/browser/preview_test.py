@@ -13,7 +13,10 @@ text that tries to inject markup).
   - the lab view renders the unknown component as a labelled box with its model, and the
     injected markup as text (no script ran);
   - clicking a todo row removes it (performed); todo:clear is vetoed (not performed); an item
-    added by another client arrives over the event stream without a reload;
+    added by another client arrives over the event stream without a reload, as a JSON Patch
+    (patch=json-patch) the page applies, and the panel shows the bytes the patches saved;
+  - explain mode (debug.explain on in the copy): hovering a todo row shows the operation that
+    created it (GET /view?session=&explain=1); the header, the static operation's;
   - an edit of content/home.json shows in the open page without a reload, computed with the
     panel's toggle; removing the lab feature ends its open session and the page says so.
 
@@ -38,6 +41,7 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -242,6 +246,37 @@ class PreviewTest:
         pushed = self.until(lambda d: "Added by another client" in self.canvas_text())
         self.check(pushed and self.js("return window.__marker") == "kept",
                    "the page shows it from the event stream, without a reload")
+        facts = self.driver.find_element(By.ID, "session")
+        patches = int(facts.get_attribute("data-patch-events") or 0)
+        patch_bytes = int(facts.get_attribute("data-patch-bytes") or 0)
+        view_bytes = int(facts.get_attribute("data-view-bytes") or 0)
+        self.check(patches >= 1 and 0 < patch_bytes < view_bytes,
+                   "the change came as a JSON Patch the page applied, smaller than the view",
+                   f"{patches} patches, {patch_bytes} bytes for {view_bytes}")
+        self.check("saved" in facts.text, "the panel shows the bytes the patches saved", facts.text)
+        _, _, body = fetch(self.base + "/view?session=" + urllib.request.quote(token, safe=""))
+        shown = self.js("return JSON.parse(document.getElementById('raw').textContent)")
+        self.check(shown == json.loads(body), "the patched view is exactly the server's view")
+
+    def explain(self):
+        if not self.open("hub:todo"):
+            return
+        self.until(lambda d: self.component("todo-2"))
+        ActionChains(self.driver).move_to_element(self.component("todo-2")[0]).perform()
+        box = lambda d: d.find_element(By.ID, "explain")
+        shown = self.until(lambda d: box(d).get_attribute("data-component") == "todo-2"
+                           and box(d).get_attribute("data-touched") not in (None, ""))
+        operations = [item.get_attribute("data-operation") for item in self.driver.find_elements(By.CSS_SELECTOR, "#explain li")]
+        self.check(shown and operations == ["todoList"],
+                   "hovering a todo row shows the operation that created it (explain mode)", f"{operations}")
+        self.check("created" in box(self.driver).text and "swift" in box(self.driver).text,
+                   "with what it did and its kind", box(self.driver).text)
+        header = self.driver.find_elements(By.CSS_SELECTOR, "#canvas .hub-header[data-component-id]")
+        if header:
+            ActionChains(self.driver).move_to_element(header[0]).perform()
+            moved = self.until(lambda d: box(d).get_attribute("data-component") == header[0].get_attribute("data-component-id"))
+            operations = [item.get_attribute("data-operation") for item in self.driver.find_elements(By.CSS_SELECTOR, "#explain li")]
+            self.check(moved and operations == ["static"], "the header: the static operation's", f"{operations}")
 
     def live_edit(self):
         _, _, metrics = fetch(self.base + "/metrics")
@@ -303,6 +338,7 @@ def main():
     settings["host"] = "127.0.0.1"
     settings["log"] = {"level": "warning", "format": "text"}
     settings["timeouts"]["drainSeconds"] = 1
+    settings["debug"] = {"explain": True}  # the preview's explain view
     with open(os.path.join(config, "server.json"), "w") as f:
         json.dump(settings, f)
     if not args.screenshot:
@@ -340,6 +376,7 @@ def main():
         else:
             test.lab()
             test.todo()
+            test.explain()
             test.live_edit()
         test.console_errors()
     except Exception as error:  # a browser or driver failure is a test failure, reported plainly

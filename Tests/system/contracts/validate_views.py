@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Validates every view the Swift tests recorded (HUB_TEST_VIEW_DIR, see
 Tests/HubServerTests/Support/ViewRecorder.swift) against docs/view-model.schema.json with
-jsonschema's Draft 2020-12 validator; POST /action bodies are checked as {performed, view}.
+jsonschema's Draft 2020-12 validator; POST /action bodies are checked as {performed, view},
+GET /view?explain=1 bodies (explained-*) as its ExplainedView and SSE patch events (patch-*) as its
+ViewPatchEvent.
 
     validate_views.py DIR      prints PASS/FAIL, exits 1 on any invalid view or none at all
 """
@@ -20,6 +22,11 @@ def main():
     schema = json.load(open(os.path.join(ROOT, "docs", "view-model.schema.json")))
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    # The same document with its root pointing at another definition.
+    validators = {"explained": "ExplainedView", "patch": "ViewPatchEvent"}
+    validators = {kind: jsonschema.Draft202012Validator(dict(schema, **{"$ref": "#/$defs/" + name}),
+                                                        format_checker=jsonschema.FormatChecker())
+                  for kind, name in validators.items()}
     files = sorted(glob.glob(os.path.join(directory, "*.json")))
     failures = 0
     counts = {}
@@ -39,7 +46,7 @@ def main():
                 failures += 1
                 continue
             document = document["view"]
-        errors = list(validator.iter_errors(document))
+        errors = list(validators.get(kind, validator).iter_errors(document))
         if errors:
             failures += 1
             for error in errors[:3]:

@@ -8,6 +8,7 @@ function showView(view, meta) {
   // The view already shown (the same bytes): keep its DOM (and the images it loaded).
   const unchanged = etag !== null && etag === session.etag && !$("device").hidden && !meta.flash;
   session.etag = etag ?? session.etag;
+  rememberView(etag, view);
   if (meta.version) session.version = meta.version;
   session.updatedBy = meta.source;
   session.updatedAt = new Date();
@@ -57,8 +58,94 @@ function showFacts() {
     ["Hub-Session", session.token ?? "–"], ["ETag", session.etag ?? "–"], ["Hub-Version", session.version ?? "–"],
     ["stream", session.live], ["pushed views", String(session.streamUpdates)],
     ["last view", session.updatedAt ? session.updatedBy + " at " + session.updatedAt.toLocaleTimeString() : "–"],
+    ["patches", patchSummary()],
   ];
   for (const [name, value] of rows) facts.append(el("dt", null, name), el("dd", null, value));
+  facts.dataset.patchEvents = String(session.patches.events);
+  facts.dataset.patchBytes = String(session.patches.patchBytes);
+  facts.dataset.viewBytes = String(session.patches.viewBytes);
+}
+
+/** "2 · 310 B instead of 5.2 kB (94% saved)": the patch events and the bytes they saved. */
+function patchSummary() {
+  const { events, patchBytes, viewBytes } = session.patches;
+  if (events === 0) return "none yet";
+  const saved = viewBytes > 0 ? Math.round((100 * (viewBytes - patchBytes)) / viewBytes) : 0;
+  return events + " · " + formatBytes(patchBytes) + " instead of " + formatBytes(viewBytes) + " (" + saved + "% saved)";
+}
+
+function formatBytes(bytes) {
+  return bytes < 1024 ? bytes + " B" : (bytes / 1024).toFixed(1) + " kB";
+}
+
+// ---------------------------------------------------------------- explain mode
+
+// With server.json "debug": {"explain": true}, hovering a component shows the operations of the
+// session's latest run that created, modified, moved or removed it (GET /view?session=T&explain=1,
+// asked once per view). Off, the first answer is 400 explain_disabled and the page stops asking.
+const explain = { state: "unknown", etag: null, operations: null, pending: null, hovered: null };
+
+function onHover(event) {
+  const node = event.target.closest ? event.target.closest("[data-component-id]") : null;
+  if (!node || node.dataset.componentId === explain.hovered) return;
+  explain.hovered = node.dataset.componentId;
+  showExplain(explain.hovered);
+}
+
+async function explainOperations() {
+  if (explain.state === "off" || !session.token) return null;
+  if (explain.etag === session.etag && explain.operations) return explain.operations;
+  if (!explain.pending) {
+    const etag = session.etag;
+    explain.pending = call("GET", "/view?session=" + encodeURIComponent(session.token) + "&explain=1").then((response) => {
+      explain.pending = null;
+      if (response.status === 400 && isObject(response.json) && response.json.code === "explain_disabled") {
+        explain.state = "off";
+        return null;
+      }
+      const operations = isObject(response.json) && isObject(response.json.explain) ? response.json.explain.operations : null;
+      if (!response.ok || !Array.isArray(operations)) return null;
+      Object.assign(explain, { state: "on", etag, operations });
+      return operations;
+    });
+  }
+  return explain.pending;
+}
+
+async function showExplain(identifier) {
+  const box = $("explain");
+  const operations = await explainOperations();
+  if (identifier !== explain.hovered) return;  // the pointer moved on meanwhile
+  box.replaceChildren();
+  box.dataset.component = identifier;
+  box.dataset.state = explain.state;
+  if (explain.state === "off") {
+    box.append(el("p", "hint", "Explain mode is off: set \"debug\": {\"explain\": true} in server.json."));
+    return;
+  }
+  if (!operations) {
+    box.append(el("p", "hint", "No explanation for this view."));
+    return;
+  }
+  box.append(el("p", "mono", identifier));
+  const list = el("ol");
+  let touched = 0;
+  for (const operation of operations) {
+    if (!isObject(operation)) continue;
+    const what = ["created", "modified", "moved", "removed"]
+      .filter((kind) => Array.isArray(operation[kind]) && operation[kind].includes(identifier));
+    if (what.length === 0) continue;
+    touched += 1;
+    const item = el("li");
+    item.dataset.operation = str(operation.name) ?? "";
+    const ms = typeof operation.durationMs === "number" ? operation.durationMs.toFixed(2) + " ms" : "";
+    item.append(el("span", "mono", (str(operation.name) ?? "?") + " (" + (str(operation.kind) ?? "?") + ")"),
+      " " + what.join(", ") + " · " + (str(operation.outcome) ?? "") + " " + ms);
+    list.append(item);
+  }
+  box.dataset.touched = String(touched);
+  if (touched === 0) box.append(el("p", "hint", "No operation of the latest run touched it."));
+  else box.append(list);
 }
 
 /** `op0;desc="static";dur=0.012, op1;...`: one row per operation, with a bar. */
@@ -209,6 +296,8 @@ async function start() {
     $("hub-components").dispatchEvent(new Event("change"));
   });
   $("action-form").addEventListener("submit", performAction);
+  $("canvas").addEventListener("mouseover", onHover);
+  $("canvas").addEventListener("focusin", onHover);
   $("next-page").addEventListener("click", nextPage);
   addEventListener("pagehide", () => {
     if (session.token) endSession(session.token);

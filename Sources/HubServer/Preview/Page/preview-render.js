@@ -1,4 +1,5 @@
-// The view model as DOM (HubFramework's default schema, as /schema/view-model.json describes it).
+// The view model as DOM (HubFramework default schema, as /schema/view-model.json describes it), and
+// the JSON Patch (RFC 6902) applier the event stream's patches go through.
 // Model text reaches the page only through textContent, dataset, title and checked image URLs,
 // never parsed as markup, so a view model cannot inject elements or script.
 
@@ -261,4 +262,70 @@ function renderMeta(model, options) {
     extra.push(initial);
   }
   return extra;
+}
+
+// ---------------------------------------------------------------- JSON Patch (RFC 6902)
+
+function byteLength(text) {
+  return new TextEncoder().encode(text).length;
+}
+
+/** RFC 6902 on a copy of `document`: add, remove, replace, move, copy, test; throws on any error. */
+function applyPatch(document, operations) {
+  if (!Array.isArray(operations)) throw new Error("a patch is an array");
+  let root = structuredClone(document);
+  const tokens = (pointer) => {
+    if (pointer === "") return [];
+    if (typeof pointer !== "string" || !pointer.startsWith("/")) throw new Error("bad pointer " + pointer);
+    return pointer.slice(1).split("/").map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+  };
+  const parentOf = (path) => {
+    const parts = tokens(path);
+    if (parts.length === 0) return { parent: null, key: null };
+    let parent = root;
+    for (const part of parts.slice(0, -1)) {
+      if (parent === null || typeof parent !== "object" || !(part in parent)) throw new Error("no " + path);
+      parent = parent[part];
+    }
+    if (parent === null || typeof parent !== "object") throw new Error("no parent for " + path);
+    return { parent, key: parts[parts.length - 1] };
+  };
+  const index = (array, key, adding) => {
+    if (adding && key === "-") return array.length;
+    const value = Number(key);
+    if (!/^(0|[1-9][0-9]*)$/.test(key) || value > array.length || (!adding && value === array.length)) {
+      throw new Error("bad index " + key);
+    }
+    return value;
+  };
+  const get = (path) => {
+    const { parent, key } = parentOf(path);
+    if (parent === null) return root;
+    if (Array.isArray(parent)) return parent[index(parent, key, false)];
+    if (!Object.prototype.hasOwnProperty.call(parent, key)) throw new Error("no " + path);
+    return parent[key];
+  };
+  const remove = (path) => {
+    const value = get(path);
+    const { parent, key } = parentOf(path);
+    if (Array.isArray(parent)) parent.splice(index(parent, key, false), 1); else delete parent[key];
+    return value;
+  };
+  const add = (path, value) => {
+    const { parent, key } = parentOf(path);
+    if (parent === null) root = value;
+    else if (Array.isArray(parent)) parent.splice(index(parent, key, true), 0, value);
+    else parent[key] = value;
+  };
+  for (const operation of operations) {
+    const { op, path } = operation;
+    if (op === "add") add(path, structuredClone(operation.value));
+    else if (op === "remove") remove(path);
+    else if (op === "replace") { remove(path); add(path, structuredClone(operation.value)); }
+    else if (op === "move") add(path, remove(operation.from));
+    else if (op === "copy") add(path, structuredClone(get(operation.from)));
+    else if (op === "test") { if (JSON.stringify(get(path)) !== JSON.stringify(operation.value)) throw new Error("test failed"); }
+    else throw new Error("unknown op " + op);
+  }
+  return root;
 }

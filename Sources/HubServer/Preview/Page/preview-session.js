@@ -14,6 +14,8 @@
 // - Hub-Components is applied to each response, not kept by the session: with it set, an event
 //   is only a signal, and the page fetches GET /view?session=T to get the view rendered for
 //   those components.
+// - The stream asks for JSON Patch events (patch=json-patch): a patch applies to a recent view
+//   the page has (by its ETag); without that view the page fetches the whole one.
 
 const params = new URLSearchParams(location.search);
 const viewURI = params.get("uri");
@@ -24,6 +26,8 @@ const session = {
   token: null, etag: null, eventID: null, version: null, source: null, generation: 0,
   retryDelay: 1000, retryTimer: 0, refreshing: false, refreshAgain: false,
   streamUpdates: 0, updatedBy: "", updatedAt: null, live: "off",
+  // Recent views by bare ETag (what patches apply to), and what patches saved.
+  views: new Map(), patches: { events: 0, patchBytes: 0, viewBytes: 0 },
 };
 const panel = loadPanel();
 let listedToggles = new Map();
@@ -140,7 +144,7 @@ function adoptToken(token) {
 
 function subscribe() {
   stopStream();
-  const source = new EventSource("/view/events?session=" + encodeURIComponent(session.token));
+  const source = new EventSource("/view/events?session=" + encodeURIComponent(session.token) + "&patch=json-patch");
   session.source = source;
   source.addEventListener("open", () => {
     if (session.source !== source) return;
@@ -150,6 +154,9 @@ function subscribe() {
   });
   source.addEventListener("view", (event) => {
     if (session.source === source) onViewEvent(event);
+  });
+  source.addEventListener("patch", (event) => {
+    if (session.source === source) onPatchEvent(event);
   });
   // A config reload removed the view's feature: the session ended and its token answers 404.
   source.addEventListener("end", (event) => {
@@ -213,6 +220,45 @@ function onViewEvent(event) {
   session.streamUpdates += 1;
   log("event view " + id);
   showView(view, { etag: id, version: null, source: "event stream", flash: true });
+}
+
+/** `event: patch`: {"base": id, "patch": [RFC 6902]} applied to the view with that id. */
+function onPatchEvent(event) {
+  const id = event.lastEventId;
+  if (id && id === session.eventID) return;
+  session.eventID = id;
+  if (panelHeaders()["Hub-Components"]) {
+    refresh();
+    return;
+  }
+  if (id && id === session.etag) return;
+  let view;
+  try {
+    const data = JSON.parse(event.data);
+    const base = session.views.get(str(data.base));
+    if (base === undefined) throw new Error("its base view " + str(data.base) + " is not here");
+    view = applyPatch(base, data.patch);
+  } catch (error) {
+    log("event patch " + id + ": " + error.message + "; fetching the view");
+    refresh();
+    return;
+  }
+  const patchBytes = byteLength(event.data);
+  const viewBytes = byteLength(JSON.stringify(view));
+  session.patches.events += 1;
+  session.patches.patchBytes += patchBytes;
+  session.patches.viewBytes += viewBytes;
+  session.streamUpdates += 1;
+  log("event patch " + id + ": " + patchBytes + " bytes instead of about " + viewBytes);
+  showView(view, { etag: id, version: null, source: "event stream (patch)", flash: true });
+}
+
+/** Remembers a shown view by its bare ETag: a later patch may apply to it (the last 4 kept). */
+function rememberView(tag, view) {
+  if (!tag) return;
+  session.views.delete(tag);
+  session.views.set(tag, view);
+  while (session.views.size > 4) session.views.delete(session.views.keys().next().value);
 }
 
 /** The session's view rendered for this panel's Hub-Components (one fetch at a time). */

@@ -1,0 +1,97 @@
+import HubEngine
+import HubHTTP
+import HubModel
+import HubSync
+
+extension ViewEndpoints {
+    /// Whether `GET /view` asks for explain mode: `explain=1` (or `true`); `0`, `false` or no
+    /// parameter is the plain view. Another value is 400 `invalid_parameter`; asking while
+    /// `debug.explain` is off is 400 `explain_disabled`.
+    func explainRequested(_ request: HTTPRequest) throws -> Bool {
+        guard let value = try QueryParameters.single("explain", in: request) else { return false }
+        switch value {
+        case "0", "false": return false
+        case "1", "true": break
+        default:
+            throw HTTPError(.badRequest, code: "invalid_parameter", detail: "'explain' must be 1 or 0")
+        }
+        guard state.settings.explainEnabled else {
+            throw HTTPError(
+                .badRequest, code: "explain_disabled",
+                detail: "explain mode is off on this server: set \"debug\": {\"explain\": true} in server.json")
+        }
+        return true
+    }
+
+    /// `GET /view?explain=1` with `uri` or a session: the view (exactly the plain answer's
+    /// fields, component fallback included) plus a top-level `"explain"` object listing the
+    /// operations of the run that made it. Never cached (`no-store`, no ETag, not in the render
+    /// cache); a plain request's bytes and ETag stay what they were.
+    func explained(
+        uri: String?, token: String?, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) async throws -> HTTPResponse {
+        var session: ViewSession?
+        var viewState: ViewState?
+        var operations: [OperationExplanation] = []
+        if let token, let loaded = try await sessions.loadView(
+            state.engine.loadHeld(token, request: sessions.viewRequests(request, context: context, components: components)),
+            request: request, context: context, components: components, store: request.method != .head)
+        {
+            session = loaded.session
+            viewState = loaded.state
+            operations = await loaded.session.explanation()
+        } else {
+            if token != nil && uri == nil { throw SessionLookup.notFound }
+            let viewRequest = state.bridge.viewRequest(
+                viewURI: try QueryParameters.viewURI(uri), from: request, context: context, components: components)
+            do throws(EngineError) {
+                (viewState, operations) = try await state.engine.explainView(for: viewRequest)
+            } catch {
+                throw ProblemMapping.engineError(error)
+            }
+        }
+        guard let viewState else { throw HTTPError.internalError }
+        let sessionID = session?.token.encoded
+        let original = try responder.viewModel(of: viewState, sessionID: sessionID)
+        let viewURI = try session?.viewURI ?? QueryParameters.viewURI(uri)
+        let client = responder.clientViewModel(original, for: components, viewURI: viewURI)
+        let body = Self.explainedBody(view: client.jsonBytes(), operations: operations)
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
+        headers.add(name: "Hub-Version", value: String(viewState.version))
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
+    }
+
+    /// The view's JSON object with `"explain": {"operations": [...]}` added as its last field.
+    static func explainedBody(view: [UInt8], operations: [OperationExplanation]) -> [UInt8] {
+        var list: [JSONValue] = []
+        list.reserveCapacity(operations.count)
+        for operation in operations {
+            let outcome: String =
+                operation.operation.configuredKind == "recover" && !operation.previousFailed && operation.outcome == .ran
+                ? "skipped" : operation.outcome.rawValue
+            list.append(
+                .object(
+                    JSONObject([
+                        ("name", .string(operation.name)),
+                        ("kind", .string(operation.operation.configuredKind)),
+                        ("durationMs", .double((operation.duration.inMilliseconds * 1000).rounded() / 1000)),
+                        ("outcome", .string(outcome)),
+                        ("created", .array(operation.created.map { .string($0) })),
+                        ("modified", .array(operation.modified.map { .string($0) })),
+                        ("moved", .array(operation.moved.map { .string($0) })),
+                        ("removed", .array(operation.removed.map { .string($0) })),
+                    ])))
+        }
+        let explain = JSONValue.object(JSONObject([("operations", .array(list))]))
+        var bytes = view
+        // The view is a JSON object: its last byte is `}`.
+        guard bytes.last == UInt8(ascii: "}") else { return bytes }
+        bytes.removeLast()
+        let isEmpty = bytes.last == UInt8(ascii: "{")
+        bytes.append(contentsOf: Array((isEmpty ? "\"explain\":" : ",\"explain\":").utf8))
+        bytes.append(contentsOf: explain.jsonBytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+}
