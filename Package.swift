@@ -78,15 +78,17 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: ["HubModel", "HubEngine", "HubState", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "CCrypto"],
-            // The preview page's sources: Tools/contracts.py assembles them into Resources/preview.html.
-            exclude: ["Preview/Page"],
-            // Data files written by Tools/contracts.py (the same bytes as docs/), embedded in the
-            // binary as `PackageResources` byte arrays: the contract documents and the preview page.
+            // Data files embedded in the binary as `PackageResources` byte arrays: the contract
+            // documents Tools/contracts.py writes (the same bytes as docs/), and the preview page's
+            // files, which PreviewPage assembles on first use.
             resources: [
-                "openapi.json", "view-model.schema.json", "preview.html",
+                "openapi.json", "view-model.schema.json",
                 "schema/actions.json", "schema/custom-schema.json", "schema/feature.json", "schema/server.json",
                 "schema/toggles.json",
-            ].map { .embedInCode("Resources/" + $0) },
+            ].map { .embedInCode("Resources/" + $0) }
+                + ["preview.html", "preview.css", "preview-render.js", "preview-session.js", "preview-panel.js"].map {
+                    .embedInCode("Preview/Page/" + $0)
+                },
             swiftSettings: swiftSettings
         ),
         .target(name: "HubDemo", dependencies: ["HubServer", "HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),

@@ -41,12 +41,12 @@ app)
     # HubServer's embedded resources (Package.swift `.embedInCode`), written as SwiftPM writes them.
     python3 - "$mods/HubServerResources.swift" <<'PY'
 import os, re, sys
-root = "Sources/HubServer/Resources"
 lines = ["struct PackageResources {"]
-for directory, _, names in sorted(os.walk(root)):
-    for name in sorted(names):
-        data = open(os.path.join(directory, name), "rb").read()
-        lines.append("static let %s: [UInt8] = [%s]" % (re.sub(r"[^A-Za-z0-9_]", "_", name), ",".join(map(str, data))))
+for root in ("Sources/HubServer/Resources", "Sources/HubServer/Preview/Page"):
+    for directory, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            data = open(os.path.join(directory, name), "rb").read()
+            lines.append("static let %s: [UInt8] = [%s]" % (re.sub(r"[^A-Za-z0-9_]", "_", name), ",".join(map(str, data))))
 open(sys.argv[1], "w").write("\n".join(lines + ["}", ""]))
 PY
     for module in HubSync HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do

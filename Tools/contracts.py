@@ -7,8 +7,7 @@ One source of truth, these outputs:
   docs/view-model.schema.json                    the view model (GET /schema/view-model.json)
   docs/schema/NAME.json                          the config files (GET /schema/config/NAME.json)
   Sources/HubServer/Resources/                   the same files, embedded in the binary by SwiftPM
-                                                 (Package.swift), and the browser preview's page,
-                                                 preview.html (Tools/preview_page.py)
+                                                 (Package.swift)
 
   python3 Tools/contracts.py           write the files
   python3 Tools/contracts.py --check   exit 1 when any file differs from what this script writes
@@ -24,8 +23,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in Tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import preview_page  # noqa: E402  (Tools/ is not a package)
-import config_schema_source as config_schemas  # noqa: E402
+import config_schema_source as config_schemas  # noqa: E402  (Tools/ is not a package)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_URL = "/schema/view-model.json"
@@ -799,7 +797,7 @@ def outputs():
     }
     for name, (document, _) in config_schemas.SCHEMAS.items():
         documents["schema/" + name] = serialize(document)
-    result = dict(preview_page.outputs(ROOT))
+    result = {}
     for name, text in documents.items():
         result["docs/" + name] = text
         result[RESOURCES + "/" + name] = text

@@ -21,12 +21,12 @@ REPLICA_B_PORT=${REPLICA_B_PORT:-18091}
 
 demo_setup '{ "host": "127.0.0.1", "log": { "level": "warning" }, "reload": { "watch": false },
              "limits": { "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 } } }'
-build_hub  # always: the state store is new; a stale release binary would measure the old code
+build_hub_server release  # always: the state store is new; a stale release binary would measure the old code
 
 # A throwaway PostgreSQL cluster.
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-pg_dir="$BENCH_TMP/pg"
+pg_dir="$WORK_TMP/pg"
 mkdir -p "$pg_dir"
 [ "$(id -u)" = 0 ] && chown postgres:postgres "$pg_dir"
 require_ports "$PG_PORT" "$REPLICA_B_PORT"
@@ -34,16 +34,16 @@ as_postgres "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U postgres --no-sync -E
 as_postgres "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w \
     -o "-p $PG_PORT -k $pg_dir -c listen_addresses=127.0.0.1 -c max_connections=100" start >/dev/null
 stop_pg() { as_postgres "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate -w stop >/dev/null 2>&1 || true; }
-trap 'stop_pg; bench_cleanup' EXIT
+trap 'stop_pg; cleanup' EXIT
 pg_url="postgresql://postgres@127.0.0.1:$PG_PORT/postgres"
 log "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT"
 
 # start_backend NAME [PORT]: hub-server with that state backend (its own data directory).
 start_backend() {
     local name=$1 port=${2:-$HUB_PORT_BENCH}
-    mkdir -p "$BENCH_TMP/data-$name"
-    HUB_DATA_DIR="$BENCH_TMP/data-$name" HUB_STATE_BACKEND=$name HUB_STATE_URL=$pg_url \
-        start_hub "$config" "$port" "$BENCH_TMP/hub-$name-$port.log"
+    mkdir -p "$WORK_TMP/data-$name"
+    HUB_DATA_DIR="$WORK_TMP/data-$name" HUB_STATE_BACKEND=$name HUB_STATE_URL=$pg_url \
+        start_hub "$config" "$port" "$WORK_TMP/hub-$name-$port.log"
 }
 
 stop_hub() { kill "$HUB_PID" 2>/dev/null || true; wait "$HUB_PID" 2>/dev/null || true; }
@@ -52,8 +52,8 @@ stop_hub() { kill "$HUB_PID" 2>/dev/null || true; wait "$HUB_PID" 2>/dev/null ||
 measure() {
     local name=$1 base="http://127.0.0.1:$HUB_PORT_BENCH"
     start_backend "$name"
-    : >"$BENCH_TMP/tokens"
-    python3 - "$HUB_PORT_BENCH" "$sessions" >"$BENCH_TMP/tokens" <<'PY'
+    : >"$WORK_TMP/tokens"
+    python3 - "$HUB_PORT_BENCH" "$sessions" >"$WORK_TMP/tokens" <<'PY'
 import http.client, sys
 connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
 for _ in range(int(sys.argv[2])):
@@ -61,9 +61,9 @@ for _ in range(int(sys.argv[2])):
     response = connection.getresponse(); response.read()
     print(response.getheader("Hub-Session"))
 PY
-    cat >"$BENCH_TMP/todo.lua" <<LUA
+    cat >"$WORK_TMP/todo.lua" <<LUA
 local tokens, n = {}, 0
-for line in io.lines("$BENCH_TMP/tokens") do n = n + 1; tokens[n] = line end
+for line in io.lines("$WORK_TMP/tokens") do n = n + 1; tokens[n] = line end
 local i, bad = 0, 0
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -80,7 +80,7 @@ done = function(summary, latency, requests)
 end
 LUA
     local out
-    out=$(wrk -t2 -c32 -d"${seconds}s" --latency -s "$BENCH_TMP/todo.lua" "$base" 2>&1)
+    out=$(wrk -t2 -c32 -d"${seconds}s" --latency -s "$WORK_TMP/todo.lua" "$base" 2>&1)
     local non2xx
     non2xx=$(printf '%s\n' "$out" | awk '/Non-2xx/ {print $4}')
     local performed

@@ -34,7 +34,8 @@ extension ViewEndpoints {
         var viewState: ViewState?
         var operations: [OperationExplanation] = []
         if let token, let loaded = try await sessions.loadView(
-            nil, token, request: request, context: context, components: components, store: request.method != .head)
+            state.engine.loadHeld(token, request: sessions.viewRequests(request, context: context, components: components)),
+            request: request, context: context, components: components, store: request.method != .head)
         {
             session = loaded.session
             viewState = loaded.state
