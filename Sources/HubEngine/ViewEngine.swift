@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 import Synchronization
 import HubModel
 

@@ -1,4 +1,5 @@
 import HubEngine
+import HubPrimitives
 import HubSync
 
 /// The embedded ``StateStore``: one SQLite database file (WAL mode) in the server's data

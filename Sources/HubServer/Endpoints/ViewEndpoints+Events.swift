@@ -2,6 +2,7 @@ import HubEngine
 import HubHTTP
 import HubMetrics
 import HubModel
+import HubPrimitives
 import HubSync
 
 extension ViewEndpoints {

@@ -1,7 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
-import HubSync
+import HubPrimitives
 
 extension ViewEndpoints {
     /// Whether `GET /view` asks for explain mode: `explain=1` (or `true`); `0`, `false` or no

@@ -2,7 +2,6 @@ import HubMetrics
 import HubEngine
 import HubHTTP
 import HubModel
-import HubSync
 
 /// `GET /view`, `GET /view/initial`, `POST /view/next-page`, `DELETE /view`, `GET /view/events`.
 struct ViewEndpoints {

@@ -1,3 +1,4 @@
+import HubSync
 #if canImport(Glibc)
 import Glibc
 #endif
