@@ -50,7 +50,7 @@ test: deps deps-postgres deps-browser deps-deploy deps-contracts
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_VIEW_DIR)
 	$(SWIFT) test --skip-build
-	Tests/scripts/readme.sh
+	Tests/system/readme.sh
 	$(MAKE) --no-print-directory test-starter test-browser test-deploy test-monitoring
 	$(MAKE) --no-print-directory test-contracts
 
@@ -72,16 +72,16 @@ deps-browser:
 
 ## Examples/Starter as an outside package: a copy in a temporary directory, its dependency
 ## pointed at this repository by path; swift build, swift test, and swift run serving its own
-## feature over HTTP on loopback (Tests/scripts/starter.sh; a debug build of its own, a few minutes).
+## feature over HTTP on loopback (Tests/system/starter.sh; a debug build of its own, a few minutes).
 test-starter: deps
-	SWIFT=$(SWIFT) Tests/scripts/starter.sh
+	SWIFT=$(SWIFT) Tests/system/starter.sh
 
 ## In headless Chromium (debug build): a page on one loopback origin uses the API on another
 ## (CORS), and the browser preview renders, follows and acts on views (GET /preview).
 test-browser: deps-browser
 	$(SWIFT) build --product hub-server
-	$(VENV)/bin/python Tests/browser/cors_test.py --server .build/debug/hub-server
-	$(VENV)/bin/python Tests/browser/preview_test.py --server .build/debug/hub-server
+	$(VENV)/bin/python Tests/system/browser/cors_test.py --server .build/debug/hub-server
+	$(VENV)/bin/python Tests/system/browser/preview_test.py --server .build/debug/hub-server
 
 ## nginx and HAProxy for the configs in deploy/ (their system services are not used: the checks
 ## run them on loopback), openssl for the TLS example's throwaway certificate, and
@@ -110,23 +110,23 @@ deps-contracts: deps-browser
 ## Swift tests recorded validates against docs/view-model.schema.json, every config file and the
 ## config cases validate against docs/schema/ as the loader judges them, /openapi.json validates,
 ## and schemathesis (all checks, negative data, stateful links) finds nothing against the demo
-## Config/ within SCHEMATHESIS_SECONDS. See Tests/contracts/.
+## Config/ within SCHEMATHESIS_SECONDS. See Tests/system/contracts/.
 SCHEMATHESIS_SECONDS ?= 200
 test-contracts: deps-contracts
 	$(SWIFT) build --product hub-server
-	@if [ -d $(TEST_VIEW_DIR) ]; then $(VENV)/bin/python Tests/contracts/validate_views.py $(TEST_VIEW_DIR); \
+	@if [ -d $(TEST_VIEW_DIR) ]; then $(VENV)/bin/python Tests/system/contracts/validate_views.py $(TEST_VIEW_DIR); \
 	elif [ -n "$$HUB_TEST_VIEW_DIR" ]; then echo "FAIL: the Swift tests recorded no views in $(TEST_VIEW_DIR)"; exit 1; \
 	else echo "note: no views recorded in $(TEST_VIEW_DIR) (make test records them); view check skipped"; fi
-	$(VENV)/bin/python Tests/contracts/config_schemas.py
-	$(VENV)/bin/python Tests/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
+	$(VENV)/bin/python Tests/system/contracts/config_schemas.py
+	$(VENV)/bin/python Tests/system/contracts/conformance.py --server .build/debug/hub-server --max-time $(SCHEMATHESIS_SECONDS)
 
 ## deploy/: nginx -t, haproxy -c, the TLS example (HTTPS with a self-signed certificate), the
 ## Kubernetes manifests (kubernetes-validate and the kustomize image, offline) and compose
 ## file, and three hub-server replicas behind nginx and HAProxy on loopback, one of them
-## SIGKILLed (deploy/check.sh; about a minute). Debug build.
+## SIGKILLed (Tests/system/deploy/check.sh; about a minute). Debug build.
 test-deploy: deps-deploy
 	$(SWIFT) build --product hub-server
-	deploy/check.sh
+	Tests/system/deploy/check.sh
 
 ## deploy/monitoring/ (debug build): the Grafana dashboard is what dashboard.py writes, promtool
 ## check rules and promtool test rules on the alert rules (each alert fires on a series that
@@ -139,14 +139,14 @@ test-monitoring: deps-contracts
 	$(VENV)/bin/python deploy/monitoring/dashboard.py --check
 	promtool check rules deploy/monitoring/alerts.yaml
 	promtool test rules deploy/monitoring/alerts.test.yaml
-	$(VENV)/bin/python deploy/monitoring/check_metrics.py --server .build/debug/hub-server
+	$(VENV)/bin/python Tests/system/monitoring/check_metrics.py --server .build/debug/hub-server
 
 ## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one
 ## build; prints "stress: N of RUNS green" and fails unless every run passed.
 STRESS_RUNS ?= 10
 test-stress: deps deps-postgres
 	$(SWIFT) build --build-tests
-	Tests/scripts/stress.sh $(STRESS_RUNS)
+	Tests/system/stress.sh $(STRESS_RUNS)
 
 ## The test suite under ThreadSanitizer (separate build folder).
 test-tsan: deps deps-postgres

@@ -59,34 +59,38 @@ let package = Package(
         // epoll and eventfd headers for HubHTTP's event loops (Linux; nothing to link).
         .systemLibrary(name: "CEpoll"),
 
-        // The module stack of docs/DESIGN.md; dependencies point down only. HubSync is the leaf
-        // utility module every other one may share: the one lock (Locked, which ThreadSanitizer
-        // can see), Striped (a Locked per thread stripe), OWS trimming, Duration as numbers, FNV-1a,
-        // hex digits, the buffered secure random.
+        // The module stack of docs/DESIGN.md; dependencies point down only. HubSync is the leaf:
+        // synchronisation (Locked, the one lock ThreadSanitizer can see; Striped, a Locked per
+        // thread stripe; RecentHits). HubPrimitives, above it, holds the text and number helpers
+        // every module may share: ASCII comparison, OWS trimming, hex digits, FNV-1a, the buffered
+        // secure random, Duration as numbers.
         .target(name: "HubSync", swiftSettings: swiftSettings),
+        .target(name: "HubPrimitives", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
-        .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "HubPrimitives", "CCrypto"], swiftSettings: swiftSettings),
         // The state store's database backends (SQLite, PostgreSQL); the engine sees only its
         // StateStore protocol.
-        .target(name: "HubState", dependencies: ["HubEngine", "HubModel", "HubSync", "CSQLite", "CPostgres"], swiftSettings: swiftSettings),
-        .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync"], swiftSettings: swiftSettings),
+        .target(name: "HubState", dependencies: ["HubEngine", "HubModel", "HubSync", "HubPrimitives", "CSQLite", "CPostgres"], swiftSettings: swiftSettings),
+        .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
         // TestUpstream, the one raw loopback client, ThreadGate, RefusingPort, blocking, eventually.
-        .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync"], swiftSettings: swiftSettings),
-        .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync"], swiftSettings: swiftSettings),
-        .target(name: "HubMetrics", dependencies: ["HubSync"], swiftSettings: swiftSettings),
+        .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
+        .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
+        .target(name: "HubMetrics", dependencies: ["HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(
             name: "HubServer",
-            dependencies: ["HubModel", "HubEngine", "HubState", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "CCrypto"],
-            // The preview page's sources: Tools/contracts.py assembles them into Resources/preview.html.
-            exclude: ["Preview/Page"],
-            // Data files written by Tools/contracts.py (the same bytes as docs/), embedded in the
-            // binary as `PackageResources` byte arrays: the contract documents and the preview page.
+            dependencies: ["HubModel", "HubEngine", "HubState", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "HubPrimitives", "CCrypto"],
+            // Data files embedded in the binary as `PackageResources` byte arrays: the contract
+            // documents Tools/contracts.py writes (the same bytes as docs/), and the preview page's
+            // files, which PreviewPage assembles on first use.
             resources: [
-                "openapi.json", "view-model.schema.json", "preview.html",
+                "openapi.json", "view-model.schema.json",
                 "schema/actions.json", "schema/custom-schema.json", "schema/feature.json", "schema/server.json",
                 "schema/toggles.json",
-            ].map { .embedInCode("Resources/" + $0) },
+            ].map { .embedInCode("Resources/" + $0) }
+                + ["preview.html", "preview.css", "preview-render.js", "preview-session.js", "preview-panel.js"].map {
+                    .embedInCode("Preview/Page/" + $0)
+                },
             swiftSettings: swiftSettings
         ),
         .target(name: "HubDemo", dependencies: ["HubServer", "HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
@@ -105,7 +109,7 @@ let package = Package(
         // Benchmarks: plain executables, run in release by `make bench-*`.
         .executableTarget(
             name: "HubModelBenchmarks",
-            dependencies: ["HubModel", "HubSync"],
+            dependencies: ["HubModel", "HubSync", "HubPrimitives"],
             path: "Benchmarks/HubModelBenchmarks",
             swiftSettings: swiftSettings
         ),
@@ -119,25 +123,25 @@ let package = Package(
 
         .executableTarget(
             name: "HubSyncBenchmarks",
-            dependencies: ["HubSync"],
+            dependencies: ["HubSync", "HubPrimitives"],
             path: "Benchmarks/HubSyncBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubEngineBenchmarks",
-            dependencies: ["HubEngine", "HubModel", "HubSync"],
+            dependencies: ["HubEngine", "HubModel", "HubSync", "HubPrimitives"],
             path: "Benchmarks/HubEngineBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubServerBenchmarks",
-            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream", "HubSync"],
+            dependencies: ["HubServer", "HubEngine", "HubHTTP", "HubModel", "HubUpstream", "HubSync", "HubPrimitives"],
             path: "Benchmarks/HubServerBenchmarks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HubUpstreamBenchmarks",
-            dependencies: ["HubUpstream", "HubTestSupport", "HubSync"],
+            dependencies: ["HubUpstream", "HubTestSupport", "HubSync", "HubPrimitives"],
             path: "Benchmarks/HubUpstreamBenchmarks",
             swiftSettings: swiftSettings
         ),

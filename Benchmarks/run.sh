@@ -28,18 +28,18 @@ FIGURES=${BENCH_FIGURES:-1}
 HUMMINGBIRD=${BENCH_HUMMINGBIRD:-1}
 started=$(date +%s)
 
-trap bench_cleanup EXIT
+cleanup_on_exit
 ensure_tools
 raise_nofile
-build_hub
+build_hub_server release
 [ "$HUMMINGBIRD" = 1 ] && build_hummingbird
 
 out="$BENCH_DIR/results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
 results="$out/results.jsonl"
 : >"$results"
-bench_init_tmp
-tmp=$BENCH_TMP
+work_tmp bench
+tmp=$WORK_TMP
 
 {
     echo "date: $(date -u +%FT%TZ)"
@@ -130,7 +130,7 @@ python3 "$BENCH_DIR/report.py" table "$results" | tee "$out/table.txt"
 python3 "$BENCH_DIR/report.py" table "$results" --markdown >"$out/table.md"
 
 # The servers of the table stop before the figures start theirs.
-bench_cleanup
+cleanup
 
 if [ "$FIGURES" = 1 ]; then
     echo

@@ -24,10 +24,13 @@ json)
     ;;
 http)
     sources=$(find Sources/HubHTTP -name '*.swift')
-    # HubHTTP imports HubSync (a module of its own) and the CEpoll/CZlib headers.
+    # HubHTTP imports HubSync and HubPrimitives (modules of their own) and the CEpoll/CZlib headers.
     swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name hubserver -module-name HubSync -emit-library -static \
         -emit-module -emit-module-path "$out/HubSync.swiftmodule" Sources/HubSync/*.swift -o "$out/libHubSync.a"
-    flags=(-I Sources/CZlib -I Sources/CEpoll -I "$out" -L "$out" -lHubSync -lz)
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name hubserver -module-name HubPrimitives -emit-library -static \
+        -I "$out" -emit-module -emit-module-path "$out/HubPrimitives.swiftmodule" Sources/HubPrimitives/*.swift \
+        -o "$out/libHubPrimitives.a"
+    flags=(-I Sources/CZlib -I Sources/CEpoll -I "$out" -L "$out" -lHubPrimitives -lHubSync -lz)
     fuzz_options=()
     ;;
 app)
@@ -41,15 +44,15 @@ app)
     # HubServer's embedded resources (Package.swift `.embedInCode`), written as SwiftPM writes them.
     python3 - "$mods/HubServerResources.swift" <<'PY'
 import os, re, sys
-root = "Sources/HubServer/Resources"
 lines = ["struct PackageResources {"]
-for directory, _, names in sorted(os.walk(root)):
-    for name in sorted(names):
-        data = open(os.path.join(directory, name), "rb").read()
-        lines.append("static let %s: [UInt8] = [%s]" % (re.sub(r"[^A-Za-z0-9_]", "_", name), ",".join(map(str, data))))
+for root in ("Sources/HubServer/Resources", "Sources/HubServer/Preview/Page"):
+    for directory, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            data = open(os.path.join(directory, name), "rb").read()
+            lines.append("static let %s: [UInt8] = [%s]" % (re.sub(r"[^A-Za-z0-9_]", "_", name), ",".join(map(str, data))))
 open(sys.argv[1], "w").write("\n".join(lines + ["}", ""]))
 PY
-    for module in HubSync HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
+    for module in HubSync HubPrimitives HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
         echo "building $module"
         extra=()
         if [ "$module" = HubServer ]; then extra=("$mods/HubServerResources.swift"); fi
@@ -58,7 +61,7 @@ PY
             $(find "Sources/$module" -name '*.swift') "${extra[@]}" -o "$mods/lib$module.a"
     done
     sources=""
-    flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubEngine -lHubModel -lHubSync -lcurl -lcrypto -lz)
+    flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubEngine -lHubModel -lHubPrimitives -lHubSync -lcurl -lcrypto -lz)
     # LeakSanitizer is off: Swift packs pointers with spare bits in enum payloads, so LSan
     # reports the long-lived application (built once, in LLVMFuzzerInitialize) as leaked.
     # Growth shows up in libFuzzer's rss instead (-rss_limit_mb, default 2048).

@@ -11,7 +11,7 @@ types, required keys, enums, every range (ServerSettings and its Ranges), the sh
 templates, origins and header names. What needs another file or the running app (a toggle
 or schema name that must exist, duplicate ids, default among values, Swift names, a regular
 expression's ICU dialect, sseStreams <= connections when both are set) stays with
-`hub-server validate`. Tests/contracts/config_schemas.py checks the two agree.
+`hub-server validate`. Tests/system/contracts/config_schemas.py checks the two agree.
 
 Unknown keys: the loader warns and ignores them (an old server reads a newer config), except in
 custom schemas, where an unknown section or field is an error. So `additionalProperties: false`

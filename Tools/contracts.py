@@ -7,8 +7,7 @@ One source of truth, these outputs:
   docs/view-model.schema.json                    the view model (GET /schema/view-model.json)
   docs/schema/NAME.json                          the config files (GET /schema/config/NAME.json)
   Sources/HubServer/Resources/                   the same files, embedded in the binary by SwiftPM
-                                                 (Package.swift), and the browser preview's page,
-                                                 preview.html (Tools/preview_page.py)
+                                                 (Package.swift)
 
   python3 Tools/contracts.py           write the files
   python3 Tools/contracts.py --check   exit 1 when any file differs from what this script writes
@@ -24,8 +23,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in Tools/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import preview_page  # noqa: E402  (Tools/ is not a package)
-import config_schema_source as config_schemas  # noqa: E402
+import config_schema_source as config_schemas  # noqa: E402  (Tools/ is not a package)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_URL = "/schema/view-model.json"
@@ -392,6 +390,14 @@ FAILED_VIEW = {
             ["operation_failed", "no_operations", "no_view_model", "internal_error"]),
     "502": ("An upstream failed (non-2xx, refused, reset, empty, unparseable or too large).", ["upstream_error"]),
     "504": ("An upstream or the operation deadline timed out.", ["upstream_timeout", "operation_timeout"]),
+    "503": ("An operation could not read the state store (state.onReadError fail); retry after Retry-After.",
+            ["state_unavailable"]),
+}
+
+# What an action that writes state may answer besides its view (docs/CONFIG.md "State").
+STATE_WRITES = {
+    "409": ("The state value kept changing under the action's compare-and-set (its retries ran out).", ["state_conflict"]),
+    "413": ("A state value the action wrote is over state.maxValueBytes (nothing changed).", ["state_too_large"]),
 }
 
 VIEW_HEADERS = {
@@ -512,6 +518,8 @@ PATHS = {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("The token does not verify (nothing is recorded).", ["session_not_found"]),
+                "503": ("The state store could not record the revocation: the token is refused by this replica only; "
+                        "retry after Retry-After.", ["state_unavailable"]),
                 **SESSION_LIMIT}),
         },
     },
@@ -596,6 +604,7 @@ PATHS = {
                 "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
                         "nor component).", ["invalid_body"]),
                 **SESSION_LIMIT,
+                **STATE_WRITES,
                 **FAILED_VIEW}),
         },
     },
@@ -788,7 +797,7 @@ def outputs():
     }
     for name, (document, _) in config_schemas.SCHEMAS.items():
         documents["schema/" + name] = serialize(document)
-    result = dict(preview_page.outputs(ROOT))
+    result = {}
     for name, text in documents.items():
         result["docs/" + name] = text
         result[RESOURCES + "/" + name] = text

@@ -3,7 +3,7 @@
 import Foundation
 import HubEngine
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// An operation that does nothing, to measure what the chain itself costs.
 struct NoOperation: ContentOperation {

@@ -2,7 +2,7 @@
 // Run: make bench-model   (swift run -c release HubModelBenchmarks)
 import Foundation
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// A view with `count` body components shaped like a real feed (~500 bytes each).
 func makeDocument(count: Int) -> JSONValue {

@@ -9,8 +9,8 @@ import Foundation
 import HubEngine
 import HubHTTP
 import HubModel
+import HubPrimitives
 import HubServer
-import HubSync
 import HubUpstream
 
 func milliseconds(_ duration: Duration) -> Double { duration.inMilliseconds }

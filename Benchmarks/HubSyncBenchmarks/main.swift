@@ -6,6 +6,7 @@
 // Rounds alternate the variants; the median of each is printed (ns per lock/unlock pair).
 import Dispatch
 import Glibc
+import HubPrimitives
 import HubSync
 import Synchronization
 

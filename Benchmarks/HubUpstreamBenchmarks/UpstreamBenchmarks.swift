@@ -2,7 +2,7 @@
 // Run: swift run -c release HubUpstreamBenchmarks
 import Foundation
 import Glibc
-import HubSync
+import HubPrimitives
 import HubTestSupport
 import HubUpstream
 

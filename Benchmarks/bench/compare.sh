@@ -13,10 +13,10 @@ source "$(dirname "$0")/lib.sh"
 [ $# -ge 1 ] || { echo "usage: $0 HUB_BINARY [HUB_BINARY...]" >&2; exit 2; }
 rounds=${COMPARE_ROUNDS:-7}
 specs=${COMPARE_SPECS:-"sgz s ugz u"}
-trap bench_cleanup EXIT
+cleanup_on_exit
 ensure_tools
 raise_nofile
-bench_init_tmp
+work_tmp bench
 start_upstream 3600
 
 binaries=("$@")
@@ -26,16 +26,16 @@ for binary in "$@"; do
     [ -x "$binary" ] || { echo "not an executable: $binary" >&2; exit 2; }
     port=$((18090 + index))
     index=$((index + 1))
-    HUB_BIN=$binary start_hub "$BENCH_DIR/config" "$port" "$BENCH_TMP/hub-$port.log"
+    HUB_BIN=$binary start_hub "$BENCH_DIR/config" "$port" "$WORK_TMP/hub-$port.log"
     ports+=("$port")
 done
 
 # nginx serves the bytes the first server answers (identity and gzip).
-mkdir -p "$BENCH_TMP/html"
-curl -sf "http://127.0.0.1:${ports[0]}/view?uri=hub:bench" -o "$BENCH_TMP/html/view.json"
-curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:${ports[0]}/view?uri=hub:bench" -o "$BENCH_TMP/html/view.json.gz"
-chmod -R a+rX "$BENCH_TMP/html"
-start_nginx "$BENCH_TMP/html"
+mkdir -p "$WORK_TMP/html"
+curl -sf "http://127.0.0.1:${ports[0]}/view?uri=hub:bench" -o "$WORK_TMP/html/view.json"
+curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:${ports[0]}/view?uri=hub:bench" -o "$WORK_TMP/html/view.json.gz"
+chmod -R a+rX "$WORK_TMP/html"
+start_nginx "$WORK_TMP/html"
 
 declare -A session
 for port in "${ports[@]}"; do

@@ -13,10 +13,10 @@
 # Needs the release hub-server (Benchmarks/run.sh builds it; so does `swift build -c release`).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-trap bench_cleanup EXIT
+cleanup_on_exit
 ensure_tools
 raise_nofile
-[ -x "$HUB_BIN" ] || build_hub
+[ -x "$HUB_BIN" ] || build_hub_server release
 
 port=$HUB_PORT_BENCH
 base="http://127.0.0.1:$port"
@@ -24,7 +24,7 @@ base="http://127.0.0.1:$port"
 # A copy of the bench config with two more features: three slow remote operations, and three
 # fast ones with a distinct URL per view (no coalescing, no caching: the upstream says no-store).
 make_config() {
-    local dir=$BENCH_TMP/config
+    local dir=$WORK_TMP/config
     cp -r "$BENCH_DIR/config" "$dir"
     # 1 000 concurrent views queue 3 000 fetches behind 32 connections to a Python upstream:
     # give them 10 s (upstream.timeoutMs, timeouts.operationSeconds) instead of 2.
@@ -52,12 +52,12 @@ JSON
 }
 
 start_servers() {
-    bench_init_tmp
+    work_tmp bench
     start_upstream 900
-    start_hub "$(make_config)" "$port" "$BENCH_TMP/hub.log"
+    start_hub "$(make_config)" "$port" "$WORK_TMP/hub.log"
 }
 
-stop_servers() { bench_cleanup; }
+stop_servers() { cleanup; }
 
 metric() { # name -> value summed over label sets
     curl -sf "$base/metrics" | awk -v m="$1" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%d\n", s }'
@@ -105,14 +105,14 @@ figure_sessions() {
     rss0=$(rss_kib "$HUB_PID")
     sessions0=$(curl -sf "$base/health" | json_field 'd["sessions"]')
     # 2 threads x 50 000 responses each (the Lua script stops each thread at its limit).
-    cat >"$BENCH_TMP/limit.lua" <<'LUA'
+    cat >"$WORK_TMP/limit.lua" <<'LUA'
 local done = 0
 function response(status, headers, body)
     done = done + 1
     if done >= 50000 then wrk.thread:stop() end
 end
 LUA
-    timeout 120 wrk -t2 -c16 -d60s -s "$BENCH_TMP/limit.lua" "$url" >"$BENCH_TMP/wrk.txt" 2>&1 || true
+    timeout 120 wrk -t2 -c16 -d60s -s "$WORK_TMP/limit.lua" "$url" >"$WORK_TMP/wrk.txt" 2>&1 || true
     sleep 0.5
     rss1=$(rss_kib "$HUB_PID")
     sessions1=$(curl -sf "$base/health" | json_field 'd["sessions"]')
@@ -126,26 +126,26 @@ LUA
 figure_idle() {
     echo "== 10 000 idle keep-alive connections held"
     start_servers
-    local url="$base/view?uri=hub:bench" ready="$BENCH_TMP/ready" rss0 rss1 open
+    local url="$base/view?uri=hub:bench" ready="$WORK_TMP/ready" rss0 rss1 open
     for _ in 1 2 3; do curl -sf -o /dev/null "$url"; done
-    timeout 20 wrk -t2 -c32 -d4s --latency "$url" >"$BENCH_TMP/before.txt" 2>&1
+    timeout 20 wrk -t2 -c32 -d4s --latency "$url" >"$WORK_TMP/before.txt" 2>&1
     rss0=$(rss_kib "$HUB_PID")
     python3 "$BENCH_DIR/loadclient.py" hold --port "$port" --path /health --connections 10000 --seconds 90 \
-        --ready "$ready" >"$BENCH_TMP/hold.json" &
+        --ready "$ready" >"$WORK_TMP/hold.json" &
     local holder=$!
-    BENCH_PIDS+=($holder)
+    track "$holder"
     for _ in $(seq 600); do [ -s "$ready" ] && break; sleep 0.1; done
     [ -s "$ready" ] || { echo "the client did not open its connections in 60 s" >&2; return 1; }
     sleep 1
     rss1=$(rss_kib "$HUB_PID")
     open=$(metric hub_open_connections)
-    timeout 20 wrk -t2 -c32 -d4s --latency "$url" >"$BENCH_TMP/during.txt" 2>&1
+    timeout 20 wrk -t2 -c32 -d4s --latency "$url" >"$WORK_TMP/during.txt" 2>&1
     rm -f "$ready"
     wait "$holder" || true
-    echo "held: $(cat "$BENCH_TMP/hold.json")"
+    echo "held: $(cat "$WORK_TMP/hold.json")"
     echo "hub_open_connections while held: $open; RSS $((rss0 / 1024)) MiB -> $((rss1 / 1024)) MiB" \
         "($(( (rss1 - rss0) * 1024 / 10000 )) bytes per idle connection)"
-    python3 - "$BENCH_TMP/before.txt" "$BENCH_TMP/during.txt" <<'PY'
+    python3 - "$WORK_TMP/before.txt" "$WORK_TMP/during.txt" <<'PY'
 import re, sys
 def read(path):
     text = open(path).read()

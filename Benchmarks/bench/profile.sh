@@ -16,10 +16,10 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 mode=${1:-perf}
-trap bench_cleanup EXIT
+cleanup_on_exit
 ensure_tools
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
+[ -x "$HUB_BIN" ] || build_hub_server release
+work_tmp bench
 mkdir -p "$BENCH_DIR/results"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 start_upstream 600
@@ -29,7 +29,7 @@ demangle() { swift demangle --simplified 2>/dev/null || cat; }
 case "$mode" in
 perf | perf-cap | perf-session)
     command -v perf >/dev/null || { echo "perf is missing (apt-get install linux-perf)" >&2; exit 2; }
-    start_hub "$BENCH_DIR/config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
+    start_hub "$BENCH_DIR/config" "$HUB_PORT_BENCH" "$WORK_TMP/hub.log"
     if [ "$mode" = perf-session ]; then
         token=$(curl -sf -D - -o /dev/null "$url" | tr -d '\r' | awk 'tolower($1) == "hub-session:" { print $2 }')
         url="http://127.0.0.1:$HUB_PORT_BENCH/view?session=$token"
@@ -66,12 +66,12 @@ callgrind)
     out="$BENCH_DIR/results/callgrind-$stamp.out"
     require_ports "$HUB_PORT_BENCH"
     HUB_LOG_LEVEL=warning HUB_PORT=$HUB_PORT_BENCH valgrind --tool=callgrind --callgrind-out-file="$out" \
-        "$HUB_BIN" serve --config "$BENCH_DIR/config" >"$BENCH_TMP/hub.log" 2>&1 &
+        "$HUB_BIN" serve --config "$BENCH_DIR/config" >"$WORK_TMP/hub.log" 2>&1 &
     HUB_PID=$!
-    BENCH_PIDS+=($HUB_PID)
+    track "$HUB_PID"
     for _ in $(seq 600); do
         curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$HUB_PORT_BENCH/health" && break
-        kill -0 "$HUB_PID" 2>/dev/null || { echo "hub-server died under valgrind:" >&2; grep -v '^==.*  \(at\|by\) ' "$BENCH_TMP/hub.log" | head -n 12 >&2; exit 1; }
+        kill -0 "$HUB_PID" 2>/dev/null || { echo "hub-server died under valgrind:" >&2; grep -v '^==.*  \(at\|by\) ' "$WORK_TMP/hub.log" | head -n 12 >&2; exit 1; }
         sleep 0.2
     done
     for _ in 1 2 3; do curl -sf -o /dev/null "$url"; done

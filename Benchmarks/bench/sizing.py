@@ -9,7 +9,7 @@ Two kinds of session, each in a fresh server:
   stored   GET /view?uri=hub:todo: a Swift operation, never memoized: every open stores a
            session with its own snapshots and view model (the costly kind);
   remote   GET /view?uri=hub:counter: a remote operation whose upstream answers no-store
-           (deploy/testing/counter_upstream.py, state keyed by the session id): stored, not
+           (Tests/system/deploy/counter_upstream.py, state keyed by the session id): stored, not
            memoized, like `stored` but without a Swift store;
   used     GET /view?uri=hub:home, then GET /view?session=<token>: a memoized view whose
            lazy token is used once: the stored session shares the memo's snapshots and model.
@@ -100,7 +100,7 @@ def measure(binary, kind, steps):
     upstream = None
     if kind == "remote":
         upstream_port = free_port()
-        upstream = subprocess.Popen([sys.executable, os.path.join(ROOT, "deploy", "testing", "counter_upstream.py"),
+        upstream = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "system", "deploy", "counter_upstream.py"),
                                      str(upstream_port), "--max-seconds", "900"])
         deadline = time.monotonic() + 30
         while True:

@@ -15,7 +15,7 @@ rounds=${STORM_ROUNDS:-2}
 min_ratio=${STORM_MIN_RATIO:-0.8}
 demo_setup '{ "host": "127.0.0.1", "log": { "level": "warning" }, "reload": { "watch": false },
              "limits": { "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 } } }'
-start_hub "$config" "$HUB_PORT_BENCH" "$BENCH_TMP/hub.log"
+start_hub "$config" "$HUB_PORT_BENCH" "$WORK_TMP/hub.log"
 base="http://127.0.0.1:$HUB_PORT_BENCH"
 metric() { curl -s "$base/metrics" | awk -v name="$1" '$1 == name { print $2 }'; }
 

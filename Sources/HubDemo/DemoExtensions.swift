@@ -1,7 +1,6 @@
 import HubEngine
 import HubModel
 import HubServer
-import HubSync
 
 /// The Swift extensions the stock `hub-server` binary registers so the demo `Config/` works
 /// offline: the `todoList` operation and the `todo` action namespace.

@@ -46,18 +46,34 @@ extension ViewEngine {
         held(text)?.session
     }
 
-    /// A load of a held session (``loadHeld(_:request:)``).
-    public enum HeldLoad: Sendable {
-        /// Its published ``SettledView`` answers the request: no run, no hop onto its actor.
-        case ready(ViewSession, ViewState)
-        /// The session decides (its reload policy may run the chain): ``PendingLoad/run()``.
-        case pending(PendingLoad)
+    /// Reads the token text a request names, once: the session held here for exactly that text
+    /// (no MAC computed: ``held(_:)``), else the token verified (``verify(_:)``, a refusal
+    /// counted). The request's later engine calls (``resolve(_:request:admission:store:)`` with
+    /// its ``PresentedToken/token``, ``revoke(_:)``) take the value it answers.
+    /// (`GET /view?session=` reads it with ``loadHeld(_:request:)``, which answers a settled view
+    /// without making this value.)
+    public func presentedToken(_ text: String) -> PresentedToken {
+        if let held = held(text) { return PresentedToken(text: text, held: held, verification: nil) }
+        return PresentedToken(text: text, held: nil, verification: verify(text))
+    }
 
-        /// The session and its state for this request, running a pending load.
+    /// A load of the session a token names (``loadHeld(_:request:)``).
+    public enum HeldLoad: Sendable {
+        /// Held: its published ``SettledView`` answers the request: no run, no hop onto its actor.
+        case ready(ViewSession, ViewState)
+        /// Held: the session decides (its reload policy may run the chain): ``PendingLoad/run()``.
+        case pending(PendingLoad)
+        /// Not held here: the token, read (verified or refused), to rebuild its session with
+        /// (``resolve(_:request:admission:store:)``) or to refuse.
+        case notHeld(PresentedToken)
+
+        /// The held session and its state for this request, running a pending load; `nil` when
+        /// not held.
         public func resolved() async -> (session: ViewSession, state: ViewState)? {
             switch self {
             case .ready(let session, let state): return (session, state)
             case .pending(let pending): return await pending.run()
+            case .notHeld: return nil
             }
         }
     }
@@ -81,15 +97,21 @@ extension ViewEngine {
         }
     }
 
-    /// Loads the held session `text` names (exactly the token text it was issued, younger than
-    /// ``Configuration/tokenMaxAge``: ``held(_:)``) for the request `request(uri)` makes for its
-    /// view URI, without suspending: `ready` when its published ``SettledView`` answers (the same
-    /// answer the session would give, and the request is still recorded as the session's
-    /// latest), else `pending` with the load to run. `nil` when this process does not hold it.
-    public func loadHeld(_ text: String, request: (String) -> ViewRequest) -> HeldLoad? {
-        guard let (session, settled) = held(text) else { return nil }
+    /// Reads the token text `text` once and loads the session it names, without suspending:
+    /// when this process holds it (exactly the token text it was issued, younger than
+    /// ``Configuration/tokenMaxAge``: ``held(_:)``), for the request `request(uri)` makes for its
+    /// view URI, `ready` when its published ``SettledView`` answers (the same answer the session
+    /// would give, and the request is still recorded as the session's latest), else `pending`
+    /// with the load to run; when it does not, `notHeld` with the token verified
+    /// (``presentedToken(_:)``).
+    public func loadHeld(_ text: String, request: (String) -> ViewRequest) -> HeldLoad {
+        guard let (session, settled) = held(text) else {
+            return .notHeld(PresentedToken(text: text, held: nil, verification: verify(text)))
+        }
         let viewRequest = request(session.viewURI)
-        if let settled, settled.generation == definitions.generation, let state = settled.answer(viewRequest) {
+        if let settled, settled.generation == definitions.generation,
+            let state = settled.answer(viewRequest, now: environment.viewClock())
+        {
             return .ready(session, state)
         }
         return .pending(PendingLoad(engine: self, session: session, request: viewRequest))
@@ -138,24 +160,21 @@ extension ViewEngine {
         return .rebuilt(session, state, reason: reason)
     }
 
-    /// Revokes the token `text` (`DELETE /view`): when it verifies, its session ends here, the
-    /// token is refused in this process until it would have expired anyway, and the revocation
-    /// is recorded in the state store (a shared store: every replica refuses it); answers
-    /// whether the session was held. A token that does not verify is refused (and recorded
-    /// nowhere). Throws when the store cannot record it: the token is then refused here only.
-    public func revoke(_ text: String) async throws(StateError) -> Result<Bool, SessionToken.Rejection> {
-        switch verify(text) {
-        case .failure(let reason):
-            return .failure(reason)
-        case .success(let token):
-            let expiry = token.expiry(maxAge: tokenMaxAgeSeconds)
-            revoked.revoke(token.id, until: expiry)
-            let held = sessions.remove(token.id)
-            try await storeRevocation(token.id, until: expiry)
-            // No token can reach the session's state any more.
-            _ = try await stateStore.deleteAll(withPrefix: "session/\(token.id)/")
-            return .success(held)
-        }
+    /// Revokes the token `presented` is (`DELETE /view`): when it names a session (held, or
+    /// verified), its session ends here, the token is refused in this process until it would
+    /// have expired anyway, and the revocation is recorded in the state store (a shared store:
+    /// every replica refuses it); answers whether the session was held. A refused token is
+    /// refused (and recorded nowhere). Throws when the store cannot record it: the token is then
+    /// refused here only.
+    public func revoke(_ presented: PresentedToken) async throws(StateError) -> Result<Bool, SessionToken.Rejection> {
+        guard let token = presented.token else { return .failure(presented.rejection ?? .malformed) }
+        let expiry = token.expiry(maxAge: tokenMaxAgeSeconds)
+        revoked.revoke(token.id, until: expiry)
+        let held = sessions.remove(token.id)
+        try await storeRevocation(token.id, until: expiry)
+        // No token can reach the session's state any more.
+        _ = try await stateStore.deleteAll(withPrefix: "session/\(token.id)/")
+        return .success(held)
     }
 
     /// Revoked tokens remembered now (each until it would have expired).

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 import Synchronization
 import HubModel
 
@@ -45,6 +45,9 @@ public final class ViewEngine: Sendable {
         public var stateStore: any StateStore
         /// Bounds and read-failure policy of ``StateAccess``.
         public var stateSettings: StateSettings
+        /// The monotonic clock a view's age is measured with (the `maxAge` reload policy; tests
+        /// inject their own).
+        public var viewClock: @Sendable () -> ContinuousClock.Instant
 
         public init(
             operationDeadline: Duration = .seconds(2), componentDefaults: ComponentDefaults = .standard,
@@ -52,10 +55,12 @@ public final class ViewEngine: Sendable {
             memoBytes: Int = 64 << 20, maxPages: Int = 100, chainObserver: (@Sendable (ChainReport) -> Void)? = nil,
             sessionKeys: SessionKeys = .ephemeral(), tokenMaxAge: Duration = EngineDefaults.tokenMaxAge,
             wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock, maxConcurrentReruns: Int = 32,
-            stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings()
+            stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings(),
+            viewClock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
         ) {
             self.stateStore = stateStore
             self.stateSettings = stateSettings
+            self.viewClock = viewClock
             self.maxConcurrentReruns = maxConcurrentReruns
             self.sessionKeys = sessionKeys
             self.tokenMaxAge = tokenMaxAge
@@ -124,7 +129,7 @@ public final class ViewEngine: Sendable {
             memo: configuration.memoEntries > 0 ? ChainMemo(capacity: configuration.memoEntries, budgetBytes: configuration.memoBytes) : nil,
             chainObserver: configuration.chainObserver,
             // Weak: the store holds the sessions, which hold this environment.
-            counters: counters,
+            counters: counters, viewClock: configuration.viewClock,
             withdrawViewless: { [weak sessions] id in sessions?.withdraw(id) },
             replaceSettled: { [weak sessions] session, settled in sessions?.replaceSettled(of: session, with: settled) },
             resized: { [weak sessions] session, bytes in sessions?.resize(session, to: bytes) },

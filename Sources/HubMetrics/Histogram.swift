@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 import Synchronization
 
 /// Observations counted into cumulative buckets (Prometheus `histogram`), in seconds by

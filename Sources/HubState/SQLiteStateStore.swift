@@ -1,20 +1,32 @@
 import HubEngine
+import HubPrimitives
 import HubSync
 
 /// The embedded ``StateStore``: one SQLite database file (WAL mode) in the server's data
-/// directory. Every call runs on one serial lane, so no event loop waits on the disk and the
-/// compare-and-set of a write is atomic. For one node: replicas need ``PostgresStateStore``
+/// directory. Three connections, each on a serial lane of its own, so no event loop waits on the
+/// disk: writes (their compare-and-set atomic on the one write lane), reads (WAL lets them run
+/// beside the writer, on the latest committed data), and checkpoints (moved off the write lane:
+/// a checkpoint's fsync never stalls the writes queued behind it). For one node: replicas need ``PostgresStateStore``
 /// (SQLite has no change feed between processes).
 public final class SQLiteStateStore: StateStore {
-    /// The connection, touched only on `lane` (each call runs there, one at a time): the
+    /// A connection and the lane it is touched on (each call runs there, one at a time): the
     /// lane's serial queue is what makes this unchecked box safe to share.
     private final class Confined: @unchecked Sendable {
         let database: SQLiteDatabase
-        init(_ database: SQLiteDatabase) { self.database = database }
+        let lane: BlockingLane
+        init(_ database: SQLiteDatabase, label: String) {
+            self.database = database
+            lane = BlockingLane(label: label)
+        }
     }
 
-    private let confined: Confined
-    private let lane: BlockingLane
+    private let writer: Confined
+    private let reader: Confined
+    private let checkpointer: Confined
+    /// Writes since the last checkpoint was started, and whether one is running.
+    private let checkpointState = Locked((writes: 0, running: false))
+    /// Writes between two checkpoints (each passive: it never blocks the writer).
+    private static let checkpointInterval = 500
     private let observer = Locked<(@Sendable (StateStoreEvent) -> Void)?>(nil)
     private let health = Locked(StateStoreStatus(available: true))
     private let closed = Locked(false)
@@ -32,8 +44,14 @@ public final class SQLiteStateStore: StateStore {
                 shape INTEGER NOT NULL, expires_at INTEGER
             ) WITHOUT ROWID
             """)
-        confined = Confined(database)
-        lane = BlockingLane(label: "hub.state.sqlite")
+        // Checkpoints are this store's job (below), not the committing writer's.
+        try database.execute("PRAGMA wal_autocheckpoint=0")
+        writer = Confined(database, label: "hub.state.sqlite.write")
+        reader = Confined(
+            try SQLiteDatabase(path: path, busyTimeoutMilliseconds: Int32(busyTimeout.inMilliseconds)), label: "hub.state.sqlite.read")
+        checkpointer = Confined(
+            try SQLiteDatabase(path: path, busyTimeoutMilliseconds: Int32(busyTimeout.inMilliseconds)),
+            label: "hub.state.sqlite.checkpoint")
     }
 
     public var backend: String { "sqlite" }
@@ -41,7 +59,7 @@ public final class SQLiteStateStore: StateStore {
     public var status: StateStoreStatus { health.withLock { $0 } }
 
     public func read(_ key: StateKey, now: Int64) async throws(StateError) -> StateRecord? {
-        try await onLane { database throws(StateError) in
+        try await onLane(reader) { database throws(StateError) in
             var record: StateRecord?
             try database.run(
                 "SELECT value, version, shape, expires_at FROM hub_state WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
@@ -58,7 +76,7 @@ public final class SQLiteStateStore: StateStore {
     public func write(
         _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
     ) async throws(StateError) -> Int64 {
-        let version = try await onLane { database throws(StateError) -> Int64 in
+        let version = try await onLane(writer) { database throws(StateError) -> Int64 in
             let current = try Self.liveVersion(of: key, now: now, in: database)
             guard current.live == expected else {
                 throw StateError(.conflict, "'\(key)' is at version \(current.live), not \(expected)", currentVersion: current.live)
@@ -71,11 +89,12 @@ public final class SQLiteStateStore: StateStore {
             return version
         }
         report(.changed(key, version: version))
+        checkpointIfDue()
         return version
     }
 
     public func delete(_ key: StateKey, expected: Int64?) async throws(StateError) -> Bool {
-        let removed = try await onLane { database throws(StateError) -> Bool in
+        let removed = try await onLane(writer) { database throws(StateError) -> Bool in
             let current = try Self.liveVersion(of: key, now: .min, in: database)
             guard current.stored > 0 else { return false }
             if let expected, current.stored != expected {
@@ -89,7 +108,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func versions(of keys: [StateKey]) async throws(StateError) -> [StateKey: Int64] {
-        try await onLane { database throws(StateError) in
+        try await onLane(reader) { database throws(StateError) in
             var found: [StateKey: Int64] = [:]
             for key in keys {
                 try database.run("SELECT version FROM hub_state WHERE key = ?1", [.text(key.rawValue)]) { row in
@@ -101,7 +120,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func records(withPrefix prefix: String, now: Int64) async throws(StateError) -> [(StateKey, StateRecord)] {
-        try await onLane { database throws(StateError) in
+        try await onLane(reader) { database throws(StateError) in
             var found: [(StateKey, StateRecord)] = []
             try database.run(
                 """
@@ -120,13 +139,13 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func deleteAll(withPrefix prefix: String) async throws(StateError) -> Int {
-        try await onLane { database throws(StateError) in
+        try await onLane(writer) { database throws(StateError) in
             try database.run("DELETE FROM hub_state WHERE substr(key, 1, length(?1)) = ?1", [.text(prefix)])
         }
     }
 
     public func purgeExpired(now: Int64) async throws(StateError) -> Int {
-        try await onLane { database throws(StateError) in
+        try await onLane(writer) { database throws(StateError) in
             try database.run("DELETE FROM hub_state WHERE expires_at IS NOT NULL AND expires_at <= ?1", [.integer(now)])
         }
     }
@@ -150,17 +169,36 @@ public final class SQLiteStateStore: StateStore {
     }
 
     private func onLane<Value: Sendable>(
-        _ body: @escaping @Sendable (SQLiteDatabase) throws(StateError) -> Value
+        _ confined: Confined, _ body: @escaping @Sendable (SQLiteDatabase) throws(StateError) -> Value
     ) async throws(StateError) -> Value {
         guard !closed.withLock({ $0 }) else { throw StateError(.unavailable, "the state store is closed") }
-        let confined = confined
         do {
-            let value = try await lane.run { () throws(StateError) -> Value in try body(confined.database) }
+            let value = try await confined.lane.run { () throws(StateError) -> Value in try body(confined.database) }
             health.withLock { $0 = StateStoreStatus(available: true) }
             return value
         } catch {
             if error.code == .unavailable { health.withLock { $0 = StateStoreStatus(available: false, detail: error.detail) } }
             throw error
+        }
+    }
+
+    /// Starts a passive checkpoint on its own lane every ``checkpointInterval`` writes (one at a
+    /// time): the WAL is folded back into the database without the writer waiting for it.
+    private func checkpointIfDue() {
+        let due = checkpointState.withLock { state -> Bool in
+            state.writes += 1
+            guard state.writes >= Self.checkpointInterval, !state.running else { return false }
+            state.writes = 0
+            state.running = true
+            return true
+        }
+        guard due else { return }
+        let checkpointer = checkpointer, checkpointState = checkpointState
+        Task {
+            _ = try? await checkpointer.lane.run { () throws(StateError) in
+                try checkpointer.database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            }
+            checkpointState.withLock { $0.running = false }
         }
     }
 

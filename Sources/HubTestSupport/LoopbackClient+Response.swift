@@ -1,5 +1,5 @@
 import HubHTTP
-import HubSync
+import HubPrimitives
 
 extension LoopbackClient {
     /// The status line and header section of the next response.

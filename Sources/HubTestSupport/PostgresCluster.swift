@@ -1,5 +1,4 @@
 import Foundation
-import HubSync
 
 /// A throwaway PostgreSQL cluster for tests: `initdb` into a temporary directory, `pg_ctl start`
 /// on a free loopback port (trust authentication, sockets in the same directory), never the

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import HubHTTP
-import HubSync
+import HubPrimitives
 
 extension TestUpstream {
     /// One request the upstream received.

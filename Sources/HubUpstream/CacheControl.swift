@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// The parts of an upstream response's caching headers (RFC 9111) the client acts on.
 struct CacheControl: Equatable {

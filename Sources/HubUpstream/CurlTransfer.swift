@@ -1,5 +1,5 @@
 import CCurl
-import HubSync
+import HubPrimitives
 
 /// What the curl thread hands back for a finished transfer: the raw upstream answer.
 struct CurlResult: Sendable {

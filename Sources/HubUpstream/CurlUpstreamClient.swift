@@ -1,5 +1,5 @@
+import HubPrimitives
 import Synchronization
-import HubSync
 
 /// The production ``UpstreamClient``: libcurl's multi interface on one dedicated thread, with an
 /// HTTP cache and coalescing of identical in-flight GETs in front of it.

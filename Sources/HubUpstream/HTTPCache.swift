@@ -1,3 +1,4 @@
+import HubPrimitives
 import HubSync
 import Synchronization
 

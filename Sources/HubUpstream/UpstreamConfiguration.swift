@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// Settings of a ``CurlUpstreamClient``; the defaults are those of `server.json`'s `upstream`.
 public struct UpstreamConfiguration: Sendable {

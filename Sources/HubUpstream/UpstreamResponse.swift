@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// An upstream's answer. Non-2xx statuses are answers too: the caller decides what they mean
 /// (see ``UpstreamClient/sendExpectingSuccess(_:)``).

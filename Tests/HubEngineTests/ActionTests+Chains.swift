@@ -1,6 +1,5 @@
 import HubEngine
 import HubModel
-import HubSync
 import Testing
 
 /// Chained actions (S156, S157), unknown targets, errors and the built-in actions.

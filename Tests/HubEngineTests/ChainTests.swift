@@ -1,6 +1,5 @@
 @testable import HubEngine
 import HubModel
-import HubSync
 import Testing
 
 /// The chain beyond the loader tests: construction (S84..S87), execution (S88, S95, S96),

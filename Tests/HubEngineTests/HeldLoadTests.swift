@@ -17,27 +17,27 @@ struct HeldLoadTests {
         let (engine, session, first) = try await EngineFixture.session([a], reloadPolicy: .never)
         // Opened, never loaded again: nothing published (a one-shot session costs no settled view).
         #expect(engine.sessions.lookup(session.id)?.settled == nil)
-        let second = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved())
+        let second = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved())
         #expect(second.session === session)
         #expect(second.state.version == first.version)
         let settled = try #require(engine.sessions.lookup(session.id)?.settled)
-        let third = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved())
+        let third = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved())
         #expect(third.state.version == first.version)
         #expect(third.state.viewModel == first.viewModel)
         #expect(engine.sessions.lookup(session.id)?.settled === settled, "answered from the same settled view")
         #expect(a.performCount == 1)
-        #expect(await engine.loadHeld("AAAAAAAAAAAAAAAAAAAAAA") { _ in Self.request() }?.resolved() == nil, "not held")
+        #expect(await engine.loadHeld("AAAAAAAAAAAAAAAAAAAAAA") { _ in Self.request() }.resolved() == nil, "not held")
     }
 
     @Test("work on the session withdraws the settled view: the next load answers the new view")
     func rescheduleWithdraws() async throws {
         let a = ContentOperationMock.adding("a")
         let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
-        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved()
+        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved()
         let before = try #require(engine.sessions.lookup(session.id)?.settled)
         let rescheduled = await session.reschedule(operationAt: 0)
         #expect(rescheduled.version == 2)
-        let after = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved())
+        let after = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved())
         #expect(after.state.version == 2)
         #expect(after.state.viewModel?.body.first?.title == "a #2")
         #expect(before.answer(Self.request()) == nil, "a retired view answers nothing")
@@ -48,8 +48,8 @@ struct HeldLoadTests {
     func answeredRequestIsAdopted() async throws {
         let a = ContentOperationMock.adding("a")
         let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
-        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request(header: "1") }?.resolved()
-        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request(header: "2") }?.resolved()
+        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request(header: "1") }.resolved()
+        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request(header: "2") }.resolved()
         #expect(a.performCount == 1)
         _ = await session.reschedule(operationAt: 0)
         #expect(a.lastCall?.context.request.header("X-Probe") == "2")
@@ -62,13 +62,13 @@ struct HeldLoadTests {
         }
         let a = ContentOperationMock.adding("a")
         let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
-        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t1") }?.resolved()  // through the actor: the baseline
-        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t2") }?.resolved()  // same client request: not recorded
+        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t1") }.resolved()  // through the actor: the baseline
+        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t2") }.resolved()  // same client request: not recorded
         _ = await session.reschedule(operationAt: 0)
         #expect(a.lastCall?.context.request.header("traceparent") == "t1")
-        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t3") }?.resolved()  // republished after the run
-        _ = await engine.loadHeld(session.token.encoded) { _ in request("2", trace: "t4") }?.resolved()  // recorded
-        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t5") }?.resolved()  // recorded too: the latest
+        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t3") }.resolved()  // republished after the run
+        _ = await engine.loadHeld(session.token.encoded) { _ in request("2", trace: "t4") }.resolved()  // recorded
+        _ = await engine.loadHeld(session.token.encoded) { _ in request("1", trace: "t5") }.resolved()  // recorded too: the latest
         _ = await session.reschedule(operationAt: 0)
         #expect(a.lastCall?.context.request.header("X-Probe") == "1")
         #expect(a.lastCall?.context.request.header("traceparent") == "t5")
@@ -79,15 +79,15 @@ struct HeldLoadTests {
     func policyDecides() async throws {
         let a = ContentOperationMock.adding("a")
         let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
-        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved()
-        let offline = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request(.offline) }?.resolved())
+        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved()
+        let offline = try #require(await engine.loadHeld(session.token.encoded) { _ in Self.request(.offline) }.resolved())
         #expect(a.performCount == 2)
         #expect(a.connectivities.last == .offline)
         #expect(offline.state.version > 1)
 
         let stale = ContentOperationMock.adding("s")
         let (staleEngine, staleSession, _) = try await EngineFixture.session([stale], reloadPolicy: .maxAge(.zero))
-        for _ in 0..<3 { _ = await staleEngine.loadHeld(staleSession.token.encoded) { _ in Self.request() }?.resolved() }
+        for _ in 0..<3 { _ = await staleEngine.loadHeld(staleSession.token.encoded) { _ in Self.request() }.resolved() }
         #expect(stale.performCount == 4, "maxAge 0: every load runs the chain")
     }
 
@@ -95,11 +95,11 @@ struct HeldLoadTests {
     func endedSession() async throws {
         let a = ContentOperationMock.adding("a")
         let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
-        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved()
+        _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved()
         let settled = try #require(engine.sessions.lookup(session.id)?.settled)
         await session.close()
         #expect(settled.answer(Self.request()) == nil)
         engine.endSession(session.id)
-        #expect(await engine.loadHeld(session.token.encoded) { _ in Self.request() }?.resolved() == nil)
+        #expect(await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved() == nil)
     }
 }

@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// Reload policies (S105..S109): what `GET /view?session=` does on a held session. The loader
@@ -55,5 +56,34 @@ struct ReloadPolicyTests {
         #expect(stale.performCount == 2)
         #expect(state.version == 2)
         #expect(state.viewModel?.body.first?.title == "a #2")
+    }
+
+    @Test("S109 maxAge by the engine's clock: the settled view answers until it is the age old, then the session re-runs, and the new view is fresh again")
+    func maxAgeByTheEngineClock() async throws {
+        let origin = ContinuousClock.now
+        let elapsed = Locked<Duration>(.zero)
+        var configuration = EngineFixture.configuration
+        configuration.viewClock = { origin + elapsed.withLock { $0 } }
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .maxAge(.seconds(1)), configuration: configuration)
+        func load() -> ViewEngine.HeldLoad {
+            engine.loadHeld(session.token.encoded) { _ in EngineFixture.request() }
+        }
+        _ = await load().resolved()  // the second use publishes the settled view
+        #expect(a.performCount == 1)
+        elapsed.withLock { $0 = .milliseconds(999) }
+        guard case .ready(_, let kept) = load() else { throw TestFailure("a fresh view went to the session") }
+        #expect(kept.version == 1 && a.performCount == 1)
+        elapsed.withLock { $0 = .seconds(1) }
+        guard case .pending(let pending) = load() else { throw TestFailure("a view the age old was answered as fresh") }
+        let rerun = try #require(await pending.run())
+        #expect(a.performCount == 2)
+        #expect(rerun.state.version == 2 && rerun.state.viewModel?.body.first?.title == "a #2")
+        elapsed.withLock { $0 = .milliseconds(1999) }
+        _ = await load().resolved()
+        #expect(a.performCount == 2, "loaded again at 1 s: fresh until 2 s")
+        elapsed.withLock { $0 = .seconds(2) }
+        _ = await load().resolved()
+        #expect(a.performCount == 3)
     }
 }

@@ -134,3 +134,41 @@ struct StateFollowingTests {
         #expect(try StateKey("cart", in: .subject("user:42"), sessionID: "s").rawValue == "subject/user:42/cart")
     }
 }
+
+/// Client actions of one session run one at a time, in arrival order.
+@Suite("Actions: one at a time per session")
+struct ActionTurnTests {
+    @Test("a second action waits until the first one's perform has finished, then runs")
+    func actionsTakeTurns() async throws {
+        let log = Locked<[String]>([])
+        let gate = Locked<CheckedContinuation<Void, Never>?>(nil)
+        let factory = ClosureActionFactory([
+            "slow": { _ in
+                log.withLock { $0.append("slow start") }
+                await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } }
+                log.withLock { $0.append("slow end") }
+                return .performed
+            },
+            "fast": { _ in
+                log.withLock { $0.append("fast") }
+                return .performed
+            },
+        ])
+        let (_, session, _) = try await EngineFixture.session(
+            [BlockContentOperation { builder, _ in builder.body["a"].title = "a" }], actions: [("t", factory)])
+        let slow = Task { try await session.perform(ActionInvocation(action: ComponentIdentifier(namespace: "t", name: "slow"), componentIdentifier: nil)) }
+        while gate.withLock({ $0 }) == nil { await Task.yield() }
+        let fast = Task { try await session.perform(ActionInvocation(action: ComponentIdentifier(namespace: "t", name: "fast"), componentIdentifier: nil)) }
+        while await session.waitingActions < 1 { await Task.yield() }
+        #expect(log.withLock { $0 } == ["slow start"], "the second action waits for its turn")
+        gate.withLock { $0 }?.resume()
+        #expect(try await slow.value.performed)
+        #expect(try await fast.value.performed)
+        #expect(log.withLock { $0 } == ["slow start", "slow end", "fast"])
+    }
+}
+
+extension ViewSession {
+    /// Client actions waiting for their turn (white-box test hook).
+    var waitingActions: Int { actionTurnWaiters.count }
+}

@@ -3,8 +3,8 @@ import HubModel
 import HubServer
 import Testing
 
-/// The loader judges every case of `Tests/contracts/config-cases.json` as the
-/// JSON Schemas in docs/schema/ do (`Tests/contracts/config_schemas.py`, run by
+/// The loader judges every case of `Tests/system/contracts/config-cases.json` as the
+/// JSON Schemas in docs/schema/ do (`Tests/system/contracts/config_schemas.py`, run by
 /// `make test-contracts`, checks the schema side over the same file, so the two cannot drift).
 @Suite("Config schemas: the corpus the loader and the schemas share")
 struct ConfigSchemaCorpusTests {
@@ -31,7 +31,7 @@ struct ConfigSchemaCorpusTests {
         static let shared: Corpus? = try? load()
 
         static func load() throws -> Corpus {
-            let text = try BuildContext.read("Tests/contracts/config-cases.json")
+            let text = try BuildContext.read("Tests/system/contracts/config-cases.json")
             let root = try JSONParser().parse(Array(text.utf8))
             func cases(_ key: String) -> [Case] {
                 (root[key]?.arrayValue ?? []).map { value in

@@ -6,7 +6,7 @@ import HubTestSupport
 import Testing
 
 /// `GET /preview`, the browser preview, over real sockets. What the page does
-/// in a browser is `Tests/browser/preview_test.py` (`make test-browser`).
+/// in a browser is `Tests/system/browser/preview_test.py` (`make test-browser`).
 @Suite("Browser preview: GET /preview")
 struct PreviewTests {
     static let plain = #"[ { "kind": "static", "json": { "body": [ { "id": "a", "text": { "title": "A" } } ] } } ]"#
@@ -76,22 +76,40 @@ struct PreviewTests {
         }
     }
 
-    @Test("the page is Resources/preview.html with the feature list at its marker; the CSP hashes its inline style and script")
-    func pageAndPolicyFromTheResource() async throws {
+    @Test("the page is Preview/Page/ assembled: preview.html with the CSS and the three scripts inlined, the feature list at its marker; the CSP hashes its inline style and script")
+    func pageAndPolicyFromTheFiles() async throws {
         // SHA-256 known answer (FIPS 180-2, "abc").
         #expect(PreviewPage.sha256(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
             == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        func file(_ name: String) throws -> String { try BuildContext.read("Sources/HubServer/Preview/Page/" + name) }
+        let template = try file("preview.html")
+        let css = try file("preview.css")
+        let scripts = try ["preview-render.js", "preview-session.js", "preview-panel.js"].map(file)
+        // Each marker once; nothing inlined can close its element early; no external URL.
+        for marker in [PreviewPage.styleMarker, PreviewPage.scriptMarker, PreviewPage.featuresMarker] {
+            #expect(template.components(separatedBy: marker).count == 2, "\(marker) once in preview.html")
+        }
+        #expect(!css.lowercased().contains("</style"))
+        #expect(!scripts.contains { $0.lowercased().contains("</script") })
+        for text in [template, css] + scripts {
+            #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"), "no external URL")
+        }
+        let script = "(() => {\n\"use strict\";\n\n" + scripts.joined(separator: "\n") + "})();"
+        let page = template.replacingOccurrences(of: PreviewPage.styleMarker, with: css)
+            .replacingOccurrences(of: PreviewPage.scriptMarker, with: script + "\n")
+        #expect(PreviewPage.html == page)
         try await withHub(Self.config()) { client, _ in
             let response = try await client.get("/preview")
-            let file = try BuildContext.read("Sources/HubServer/Resources/preview.html")
-            let marker = try #require(file.range(of: PreviewPage.featuresMarker))
-            #expect(response.text.hasPrefix(String(file[..<marker.lowerBound])))
-            #expect(response.text.hasSuffix(String(file[marker.upperBound...])))
+            let marker = try #require(page.range(of: PreviewPage.featuresMarker))
+            #expect(response.text.hasPrefix(String(page[..<marker.lowerBound])))
+            #expect(response.text.hasSuffix(String(page[marker.upperBound...])))
             let policy = try #require(response.header("Content-Security-Policy"))
-            for tag in ["script", "style"] {
+            for (tag, text) in [("script", script), ("style", css)] {
                 let open = try #require(response.text.range(of: "<\(tag)>"))
                 let close = try #require(response.text.range(of: "</\(tag)>"))
-                let digest = Data(PreviewPage.sha256(Array(response.text[open.upperBound..<close.lowerBound].utf8)))
+                let inline = String(response.text[open.upperBound..<close.lowerBound])
+                #expect(inline.contains(text), "\(tag) inlined whole")
+                let digest = Data(PreviewPage.sha256(Array(inline.utf8)))
                 #expect(policy.contains("\(tag)-src 'sha256-\(digest.base64EncodedString())'"), "\(tag)")
             }
         }

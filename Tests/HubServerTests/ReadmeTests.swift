@@ -4,7 +4,7 @@ import Testing
 /// The README and the docs/ pages, read as a newcomer follows them: their links lead to files
 /// and headings, the README is short and links every page, each page has a table of contents,
 /// their config examples are the real files, and the error list is the code's.
-/// (`Tests/scripts/readme.sh`, run by `make test`, runs their curl lines against the demo server.)
+/// (`Tests/system/readme.sh`, run by `make test`, runs their curl lines against the demo server.)
 @Suite("README and docs/")
 struct ReadmeTests {
     /// The pages a reader follows: the README, DEVELOPERS.md, the starter's README and every docs/ page.

@@ -6,7 +6,7 @@ import Synchronization
 import HubTestSupport
 import Testing
 
-/// Found by Benchmarks/robustness/rolling-restart.sh: when a replica drains, its
+/// Found by Tests/system/robustness/rolling-restart.sh: when a replica drains, its
 /// sessions' event streams and their next actions reach another replica at the same moment;
 /// the first request rebuilds the session, and an action that found it still loading answered
 /// 500 `no_view_model`. An action now waits for the first load under way.

@@ -32,9 +32,9 @@ import Testing
     }
 
     @Test func aShorterDeadlineNeverWaitsOnALongerFlight() async throws {
-        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client in
+        try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(1)) }) { upstream, client async throws in
             let leader = Task { try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .seconds(10))) }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await waitUntil { upstream.requestCount == 1 }, "the leader's flight reached the upstream")
             let error = await #expect(throws: UpstreamError.self) {
                 try await client.send(UpstreamRequest(url: upstream.url("/shared"), timeout: .milliseconds(200)))
             }
@@ -121,7 +121,7 @@ import Testing
         }) { upstream, client in
             let started = ContinuousClock.now
             let task = Task { try await client.send(UpstreamRequest(url: upstream.url("/slow"), timeout: .seconds(10))) }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await waitUntil { upstream.requestCount == 1 }, "the transfer reached the upstream")
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             #expect(started.duration(to: .now) < .seconds(30))
@@ -182,7 +182,8 @@ import Testing
                     return try await client.send(UpstreamRequest(url: upstream.url(path), timeout: .seconds(10)))
                 }
             }
-            try await Task.sleep(for: .milliseconds(150))
+            // 20 transfers of their own and one for the 20 coalesced: all in flight at the upstream.
+            #expect(await waitUntil { upstream.requestCount == 21 }, "\(upstream.requestCount) transfers reached the upstream")
             let started = ContinuousClock.now
             for task in tasks { task.cancel() }
             for task in tasks {
@@ -197,7 +198,7 @@ import Testing
     @Test func shutdownFailsInFlightRequestsPromptly() async throws {
         try await withUpstream(handler: { _ in .respond(status: 200, body: Self.body, delay: .seconds(60)) }) { upstream, client in
             let task = Task { try await client.send(UpstreamRequest(url: upstream.url("/slow"), timeout: .seconds(10))) }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await waitUntil { upstream.requestCount == 1 }, "the transfer reached the upstream")
             let started = ContinuousClock.now
             client.shutdown()
             let error = await #expect(throws: UpstreamError.self) { try await task.value }

@@ -7,7 +7,7 @@ that put its keys back into that directory's layout.
   python3 deploy/kubernetes/configmap.py --materialize DIR
                                                    lay the ConfigMap out in DIR as the kubelet
                                                    does (..data symlink swap), for hub-server
-                                                   validate/render (deploy/check.sh)
+                                                   validate/render (Tests/system/deploy/check.sh)
 
 Source: Config/ (the demo; point --source at your own directory) with deploy/server.json as
 its server.json. A ConfigMap key cannot contain '/', so features/home.json becomes the key

@@ -139,7 +139,7 @@ extension ViewSession {
         } else {
             viewModel = buildEmittedViewModel()
         }
-        loadedAt = ContinuousClock.now
+        loadedAt = environment.viewClock()
         if let currentViewModel, currentViewModel == viewModel { return }
         currentViewModel = viewModel
         version += 1

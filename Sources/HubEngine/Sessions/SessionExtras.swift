@@ -16,6 +16,10 @@ final class SessionExtras {
     var stateReads: [Int: [StateKey: Int64]] = [:]
     /// Versions this session's own actions wrote and whose re-run is scheduled.
     var awaitedStateVersions: [StateKey: Int64] = [:]
+    /// A client action is being performed (``ViewSession/perform(_:request:)`` runs one at a time).
+    var actionTurnTaken = false
+    /// Actions waiting for their turn, in arrival order.
+    var actionTurnWaiters: [CheckedContinuation<Void, Never>] = []
 }
 
 extension ViewSession {
@@ -70,6 +74,16 @@ extension ViewSession {
     var awaitedStateVersions: [StateKey: Int64] {
         get { extras?.awaitedStateVersions ?? [:] }
         set { if !newValue.isEmpty || extras != nil { ensureExtras().awaitedStateVersions = newValue } }
+    }
+
+    var actionTurnTaken: Bool {
+        get { extras?.actionTurnTaken ?? false }
+        set { if newValue || extras != nil { ensureExtras().actionTurnTaken = newValue } }
+    }
+
+    var actionTurnWaiters: [CheckedContinuation<Void, Never>] {
+        get { extras?.actionTurnWaiters ?? [] }
+        set { if !newValue.isEmpty || extras != nil { ensureExtras().actionTurnWaiters = newValue } }
     }
 
     var nextSubscriberID: Int {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import HubSync
+import HubPrimitives
 
 /// Session identifiers: 128 bits from the system's secure generator, base64url without
 /// padding (22 characters), so they are unguessable and safe in URLs and headers.

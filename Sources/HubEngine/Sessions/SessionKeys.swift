@@ -1,5 +1,5 @@
 import CCrypto
-import HubSync
+import HubPrimitives
 
 /// The secrets session tokens are signed with (HMAC-SHA256, OpenSSL's libcrypto). The first key
 /// signs every new token; every key verifies, so keys rotate without logging anyone out: put the

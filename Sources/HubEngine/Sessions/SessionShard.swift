@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 /// One shard of the ``SessionStore``: its sessions, their eviction order as a segmented LRU,
 /// and the identifiers it recently let go of. Touched only under its shard's lock.
 ///

@@ -48,16 +48,40 @@ extension ViewSession {
         }
         var performed = false
         var work: [Work] = []
+        // One action of a session at a time, in arrival order: its veto, perform and observers
+        // finish before the next one starts (the chain re-runs they ask for are queued as usual).
+        // Concurrent actions of one view then never race each other's state writes.
+        await takeActionTurn()
         do {
             performed = try await performInvocation(invocation, viewModel: viewModel, component: component, work: &work)
         } catch {
+            releaseActionTurn()
             // Observers saw the failed action and may have asked to be rescheduled (S128): honour it.
             for item in work { enqueue(item) }
             startDrivingIfNeeded()
             throw error
         }
+        releaseActionTurn()
         guard !work.isEmpty else { return ActionOutcome(performed: performed, state: await settled()) }
         return ActionOutcome(performed: performed, state: await schedule(work))
+    }
+
+    /// Waits until no other client action of this session is being performed, then takes the turn.
+    private func takeActionTurn() async {
+        guard actionTurnTaken else {
+            actionTurnTaken = true
+            return
+        }
+        await withCheckedContinuation { actionTurnWaiters.append($0) }
+    }
+
+    /// Hands the turn to the next waiting action (it stays taken), or frees it.
+    private func releaseActionTurn() {
+        if actionTurnWaiters.isEmpty {
+            actionTurnTaken = false
+        } else {
+            actionTurnWaiters.removeFirst().resume()
+        }
     }
 
     /// The named action, or the selection's actions in order (S146); returns whether one was performed.

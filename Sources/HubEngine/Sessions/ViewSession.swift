@@ -108,7 +108,7 @@ public actor ViewSession {
         if let memoized {
             self.currentViewModel = memoized.viewModel
             self.version = 1
-            self.loadedAt = .now
+            self.loadedAt = environment.viewClock()
             self.memoizedRunKey = memoized.key
         }
         if let injectedInitialViewModel {
@@ -159,7 +159,7 @@ public actor ViewSession {
         case .never:
             return await settledAndPublished()
         case .maxAge(let maxAge):
-            if ContinuousClock.now - loadedAt >= maxAge { return await schedule([.main(from: 0)]) }
+            if environment.viewClock() - loadedAt >= maxAge { return await schedule([.main(from: 0)]) }
             return await settledAndPublished()
         }
     }
@@ -330,6 +330,8 @@ final class SessionEnvironment: Sendable {
     let chainObserver: (@Sendable (ChainReport) -> Void)?
     /// Reload re-runs and token rejections, for metrics.
     let counters: EngineCounters
+    /// The clock a view's age is measured with (``ViewEngine/Configuration/viewClock``).
+    let viewClock: @Sendable () -> ContinuousClock.Instant
     /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
     /// is not there: ended, evicted, or never kept).
     let withdrawViewless: @Sendable (String) -> Void
@@ -349,6 +351,7 @@ final class SessionEnvironment: Sendable {
     init(
         definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
         chainObserver: (@Sendable (ChainReport) -> Void)?, counters: EngineCounters = EngineCounters(),
+        viewClock: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         withdrawViewless: @escaping @Sendable (String) -> Void,
         replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil },
         resized: @escaping @Sendable (ViewSession, Int) -> Void = { _, _ in },
@@ -359,6 +362,7 @@ final class SessionEnvironment: Sendable {
         self.stateSettings = stateSettings
         self.wallClock = wallClock
         self.counters = counters
+        self.viewClock = viewClock
         self.replaceSettled = replaceSettled
         self.resized = resized
         self.definitions = definitions

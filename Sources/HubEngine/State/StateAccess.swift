@@ -1,5 +1,5 @@
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// What a content operation (``ContentContext/state``) or an action (``ActionContext/state``)
 /// uses to keep state that outlasts the process: read a value, write it only if nobody changed

@@ -1,5 +1,5 @@
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// The read-only view of a client request that the engine and operations see: no HTTP types.
 public struct ViewRequest: Sendable {

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// Header fields as an ordered list of `(name, value)` pairs. Duplicates are kept in order;
 /// lookups compare names case-insensitively (ASCII), as RFC 9110 section 5.1 requires.

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// Writes a response head. The server owns framing: `Content-Length`, `Transfer-Encoding`,
 /// `Connection` and `Date` set by a responder are replaced.

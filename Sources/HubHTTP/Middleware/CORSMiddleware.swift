@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// The Fetch standard's CORS protocol for a ``CORSPolicy``.
 ///

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// What ``CORSMiddleware`` allows: the Fetch standard's CORS protocol, as a value.
 ///

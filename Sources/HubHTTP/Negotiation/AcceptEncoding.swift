@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// `Accept-Encoding` negotiation (RFC 9110 section 12.5.3).
 public enum AcceptEncoding {

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// A comma-separated list of field values with optional parameters and q-values, as in
 /// `Accept-Encoding`, `Accept-Language` and `TE` (RFC 9110 sections 5.6.1 and 12.4.2):

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// The request line, header fields, message framing and chunk sizes of ``RequestParser``
 /// (RFC 9112 sections 3, 5, 6 and 7.1).

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// Entity tags (RFC 9110 section 8.8.3) and `If-None-Match` evaluation (section 13.1.2).
 public enum ETag {

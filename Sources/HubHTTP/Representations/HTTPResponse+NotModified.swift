@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 extension HTTPResponse {
     /// Header fields a 304 leaves out: metadata of the content it does not carry (RFC 9110

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// The one place that decides, for every response, what this request gets of its content:
 /// `304 Not Modified`, gzip or identity, `Vary: Accept-Encoding`, and the `ETag` header.

@@ -1,4 +1,3 @@
-import HubSync
 import Synchronization
 
 /// Per-request values shared by middleware, the router and endpoints.

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 import Synchronization
 
 /// Request ids: a client's `X-Request-Id` is echoed when it is 1...128 visible ASCII characters,

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 
 /// Streamed responses (Server-Sent Events, raw chunks): chunk framing, heartbeats and the
 /// back-pressure rule, on the connection's loop thread like everything else of ``Connection``.

@@ -1,6 +1,6 @@
 #if canImport(Glibc)
 import Glibc
-import HubSync
+import HubPrimitives
 #endif
 
 /// Nanoseconds on the monotonic clock (`CLOCK_MONOTONIC`, a vDSO call without a syscall).

@@ -1,6 +1,6 @@
 import HubHTTP
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// What a client renders, read once per request: the components it lists
 /// (`Hub-Components: ns:name, ns:name`: the set the engine's operations see,

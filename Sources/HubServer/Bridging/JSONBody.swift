@@ -1,6 +1,6 @@
 import HubHTTP
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// Request bodies: `Content-Type: application/json` (else 415), valid UTF-8 JSON within the
 /// depth limit with no duplicate keys (else 400), an object of the right shape (else 422).

@@ -1,7 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// Turns HTTP requests into what the engine reads (docs/API.md "Request headers the engine
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.

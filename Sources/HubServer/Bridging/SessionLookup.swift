@@ -17,16 +17,18 @@ struct SessionLookup {
         let rebuiltState: ViewState?
     }
 
-    /// The session named by `text`, or `nil` when it names nothing this process can serve.
+    /// The session `presented` names (``ViewEngine/presentedToken(_:)``, read once per request),
+    /// or `nil` when it names nothing this process can serve.
     /// A rebuild whose load fails answers the view's problem (502/504/500), as a failed first
     /// load does, and keeps nothing; a rebuild the client's `limits.sessionsPerClient` refuses
     /// is 429. `store` false (`HEAD`): a rebuild is answered but not kept.
     /// `components`: the request's `Hub-Components`, for a rebuild's load.
     nonisolated(nonsending) func find(
-        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?, store: Bool = true
+        _ presented: PresentedToken, request: HTTPRequest, context: RequestContext, components: ClientComponents?,
+        store: Bool = true
     ) async throws -> Found? {
-        if let held = state.engine.session(for: text) { return Found(session: held, rebuiltState: nil) }
-        guard case .success(let token) = state.engine.verify(text) else { return nil }
+        if let held = presented.heldSession { return Found(session: held, rebuiltState: nil) }
+        guard let token = presented.token else { return nil }
         let resolved: ViewEngine.ResolvedSession?
         do {
             resolved = try await state.engine.resolve(
@@ -57,16 +59,18 @@ struct SessionLookup {
         { [state] uri in state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
     }
 
-    /// The view of the session named by `text` for `GET /view?session=` that needs waiting for:
-    /// `held`'s pending load (``ViewEngine/loadHeld(_:request:)``, asked first, without
-    /// suspending), or a rebuilt session's first load. `nil` when it names nothing this process
-    /// can serve.
+    /// The view of the session a token names for `GET /view?session=` that needs waiting for,
+    /// from what ``ViewEngine/loadHeld(_:request:)`` answered without suspending: a held session's
+    /// pending load, or, for a token this process does not hold, a rebuilt session's first load.
+    /// `nil` when it names nothing this process can serve (a held session whose load ended it,
+    /// its feature removed by a reload, included: its identifier is remembered as ended, so its
+    /// token rebuilds nothing).
     nonisolated(nonsending) func loadView(
-        _ held: ViewEngine.HeldLoad?, _ text: String, request: HTTPRequest, context: RequestContext,
+        _ held: ViewEngine.HeldLoad, request: HTTPRequest, context: RequestContext,
         components: ClientComponents?, store: Bool = true
     ) async throws -> (session: ViewSession, state: ViewState)? {
-        if let held, let loaded = await held.resolved() { return loaded }
-        guard let found = try await find(text, request: request, context: context, components: components, store: store)
+        guard case .notHeld(let presented) = held else { return await held.resolved() }
+        guard let found = try await find(presented, request: request, context: context, components: components, store: store)
         else { return nil }
         if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
         let makeRequest = viewRequests(request, context: context, components: components)
@@ -75,9 +79,11 @@ struct SessionLookup {
 
     /// ``find(_:request:context:components:store:)``, or 404 `session_not_found`.
     nonisolated(nonsending) func require(
-        _ text: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
+        _ presented: PresentedToken, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> Found {
-        guard let found = try await find(text, request: request, context: context, components: components) else { throw Self.notFound }
+        guard let found = try await find(presented, request: request, context: context, components: components) else {
+            throw Self.notFound
+        }
         return found
     }
 

@@ -1,6 +1,6 @@
 import HubEngine
 import HubHTTP
-import HubSync
+import HubPrimitives
 
 /// Which session token a request names. Every endpoint that takes a session reads it from
 /// the `Hub-Session` request header (the routing key a load balancer hashes on: the same

@@ -1,4 +1,5 @@
 import Foundation
+import HubPrimitives
 import HubSync
 
 /// The files one config load read, each with an FNV-1a digest of its bytes (collisions are

@@ -1,7 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
-import HubSync
+import HubPrimitives
 import HubUpstream
 
 /// `Config/server.json`: every key optional, defaults as DESIGN.md "Config format v1". The

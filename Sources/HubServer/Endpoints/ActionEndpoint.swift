@@ -46,7 +46,11 @@ struct ActionEndpoint {
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
         let components = state.clientComponents(of: request)
         var session: ViewSession?
-        if let sessionID { session = try await views.sessions.find(sessionID, request: request, context: context, components: components)?.session }
+        if let sessionID {
+            session = try await views.sessions.find(
+                state.engine.presentedToken(sessionID), request: request, context: context, components: components
+            )?.session
+        }
         if session == nil {
             guard let uri else { throw SessionLookup.notFound }
             let opened = try await views.openSession(

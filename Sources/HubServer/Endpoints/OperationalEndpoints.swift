@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 import HubMetrics
 import HubEngine
 import HubHTTP

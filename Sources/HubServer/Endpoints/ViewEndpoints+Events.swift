@@ -2,6 +2,7 @@ import HubEngine
 import HubHTTP
 import HubMetrics
 import HubModel
+import HubPrimitives
 import HubSync
 
 extension ViewEndpoints {
@@ -25,7 +26,9 @@ extension ViewEndpoints {
         }
         let components = state.clientComponents(of: request)
         let wantsPatches = try Self.wantsPatches(request)
-        let session = try await sessions.require(token, request: request, context: context, components: components).session
+        let session = try await sessions.require(
+            state.engine.presentedToken(token), request: request, context: context, components: components
+        ).session
         if request.method == .head {
             var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
             response.headers.add(name: "Hub-Session", value: session.token.encoded)

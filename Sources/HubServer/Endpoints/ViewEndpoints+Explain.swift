@@ -1,7 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
-import HubSync
+import HubPrimitives
 
 extension ViewEndpoints {
     /// Whether `GET /view` asks for explain mode: `explain=1` (or `true`); `0`, `false` or no
@@ -34,7 +34,8 @@ extension ViewEndpoints {
         var viewState: ViewState?
         var operations: [OperationExplanation] = []
         if let token, let loaded = try await sessions.loadView(
-            nil, token, request: request, context: context, components: components, store: request.method != .head)
+            state.engine.loadHeld(token, request: sessions.viewRequests(request, context: context, components: components)),
+            request: request, context: context, components: components, store: request.method != .head)
         {
             session = loaded.session
             viewState = loaded.state

@@ -2,7 +2,6 @@ import HubMetrics
 import HubEngine
 import HubHTTP
 import HubModel
-import HubSync
 
 /// `GET /view`, `GET /view/initial`, `POST /view/next-page`, `DELETE /view`, `GET /view/events`.
 struct ViewEndpoints {
@@ -37,13 +36,13 @@ struct ViewEndpoints {
         let held = state.engine.loadHeld(token) { uri in
             bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
         }
-        if case .ready(let session, let viewState)? = held {
+        if case .ready(let session, let viewState) = held {
             return .now(try response(session, viewState, token: token, components: components))
         }
         return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
             if let (session, viewState) = try await sessions.loadView(
-                held, token, request: request, context: context, components: components, store: request.method != .head)
+                held, request: request, context: context, components: components, store: request.method != .head)
             {
                 return try response(session, viewState, token: token, components: components)
             }
@@ -164,7 +163,9 @@ struct ViewEndpoints {
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
         let components = state.clientComponents(of: request)
-        let session = try await sessions.require(token, request: request, context: context, components: components).session
+        let session = try await sessions.require(
+            state.engine.presentedToken(token), request: request, context: context, components: components
+        ).session
         let viewState = await session.loadNextPage()
         return try responder.response(
             for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI)
@@ -185,16 +186,15 @@ struct ViewEndpoints {
         }
         // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
-        if state.engine.session(for: text) == nil {
-            guard case .success = state.engine.verify(text) else { throw SessionLookup.notFound }
-            if case .refuse(let retryAfter) = state.admission(for: request)() {
-                throw ProblemMapping.engineError(
-                    EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
-            }
+        let presented = state.engine.presentedToken(text)
+        guard presented.token != nil else { throw SessionLookup.notFound }
+        if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request)() {
+            throw ProblemMapping.engineError(
+                EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
         }
         let revoked: Result<Bool, SessionToken.Rejection>
         do {
-            revoked = try await state.engine.revoke(text)
+            revoked = try await state.engine.revoke(presented)
         } catch {
             // Refused here already; the store (and so the other replicas) did not record it.
             throw ProblemMapping.stateError(error)

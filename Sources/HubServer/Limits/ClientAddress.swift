@@ -1,5 +1,5 @@
 import HubHTTP
-import HubSync
+import HubPrimitives
 
 /// Which client a request comes from, for per-client limits: the peer's address, or, when the
 /// peer is a trusted proxy (`trustedProxies`), the address that proxy names in

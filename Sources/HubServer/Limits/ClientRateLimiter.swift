@@ -1,3 +1,4 @@
+import HubPrimitives
 import HubSync
 
 /// Token buckets per client (``RateLimit``): what `limits.sessionsPerClient` counts (new and

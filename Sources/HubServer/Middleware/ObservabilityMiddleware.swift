@@ -1,6 +1,6 @@
 import HubMetrics
 import HubHTTP
-import HubSync
+import HubPrimitives
 
 /// Records every request's route template, status and duration in metrics and one log line.
 ///

@@ -1,4 +1,4 @@
-import HubSync
+import HubPrimitives
 /// W3C Trace Context (https://www.w3.org/TR/trace-context/), version `00`:
 /// `traceparent: 00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>` and `tracestate`.
 ///

@@ -1,5 +1,5 @@
 import HubEngine
-import HubSync
+import HubPrimitives
 
 /// `forwardHeaders` of remote operations and remote action namespaces: caller request headers
 /// (`Authorization`, ...) sent on to the upstream. The values travel in the session's

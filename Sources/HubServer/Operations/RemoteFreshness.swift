@@ -1,3 +1,4 @@
+import HubPrimitives
 import HubSync
 
 /// Which remote URLs currently have a fresh upstream response, and a fingerprint of it,

@@ -1,5 +1,5 @@
 import HubEngine
-import HubSync
+import HubPrimitives
 
 extension ToggleDefinition {
     /// The value for a request: a `Hub-Toggle: name=value` override when allowed and valid,

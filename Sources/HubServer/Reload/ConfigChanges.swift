@@ -1,5 +1,5 @@
 import Foundation
-import HubSync
+import HubPrimitives
 
 /// What changed between the config a server runs and a newly loaded one: which features'
 /// output may differ, which `server.json` keys changed but apply only at the next start, and

@@ -1,6 +1,7 @@
 import Foundation
 import HubEngine
 import HubMetrics
+import HubPrimitives
 import HubSync
 import HubUpstream
 

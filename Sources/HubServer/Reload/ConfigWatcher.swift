@@ -1,4 +1,5 @@
 import Foundation
+import HubPrimitives
 import HubSync
 #if canImport(Glibc)
 import Glibc

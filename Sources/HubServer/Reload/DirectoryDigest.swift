@@ -1,5 +1,5 @@
 import Foundation
-import HubSync
+import HubPrimitives
 
 /// A digest of every file under a directory (names and bytes, recursively), for features whose
 /// templated `file:` URL reads files the request chooses: a reload compares the digest taken when

@@ -2,7 +2,7 @@ import HubEngine
 import HubHTTP
 import HubMetrics
 import HubModel
-import HubSync
+import HubPrimitives
 
 /// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model) as a
 /// ``Representation`` (``RepresentationMiddleware`` sends its ETag and decides 304 and gzip),

@@ -6,7 +6,7 @@ import HubTestSupport
 /// POST /view/next-page is written there as `view-*.json`, each POST /action body as
 /// `action-*.json` (its `view` is the view), each `GET /view?explain=1` body as `explained-*.json`,
 /// and each SSE `view` event's data as `event-*.json` and `patch` event's as `patch-*.json`.
-/// `Tests/contracts/validate_views.py` validates them against docs/view-model.schema.json.
+/// `Tests/system/contracts/validate_views.py` validates them against docs/view-model.schema.json.
 enum ViewRecorder {
     static let directory: String? = {
         guard let path = ProcessInfo.processInfo.environment["HUB_TEST_VIEW_DIR"], !path.isEmpty else { return nil }
