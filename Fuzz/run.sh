@@ -39,7 +39,8 @@ app)
     # Swift 6 mode and the upcoming features of Package.swift; -enable-testing lets the harness
     # reach HubHTTP's internal ResponseEncoder and RequestTarget.
     language=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
-        -enable-testing -I Sources/CCurl -I Sources/CCrypto -I Sources/CZlib -I Sources/CEpoll -I "$mods")
+        -enable-testing -I Sources/CCurl -I Sources/CCrypto -I Sources/CZlib -I Sources/CEpoll -I Sources/CSQLite
+        -I Sources/CPostgres -Xcc -I/usr/include/postgresql -I "$mods")
     # Module names as in Package.swift, so the sources' import lines work unchanged.
     # HubServer's embedded resources (Package.swift `.embedInCode`), written as SwiftPM writes them.
     python3 - "$mods/HubServerResources.swift" <<'PY'
@@ -52,7 +53,7 @@ for root in ("Sources/HubServer/Resources", "Sources/HubServer/Preview/Page"):
             lines.append("static let %s: [UInt8] = [%s]" % (re.sub(r"[^A-Za-z0-9_]", "_", name), ",".join(map(str, data))))
 open(sys.argv[1], "w").write("\n".join(lines + ["}", ""]))
 PY
-    for module in HubSync HubPrimitives HubModel HubEngine HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
+    for module in HubSync HubPrimitives HubModel HubEngine HubState HubUpstream HubHTTP HubMetrics HubServer HubDemo; do
         echo "building $module"
         extra=()
         if [ "$module" = HubServer ]; then extra=("$mods/HubServerResources.swift"); fi
@@ -61,7 +62,7 @@ PY
             $(find "Sources/$module" -name '*.swift') "${extra[@]}" -o "$mods/lib$module.a"
     done
     sources=""
-    flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubEngine -lHubModel -lHubPrimitives -lHubSync -lcurl -lcrypto -lz)
+    flags=("${language[@]}" -L "$mods" -lHubDemo -lHubServer -lHubMetrics -lHubHTTP -lHubUpstream -lHubState -lHubEngine -lHubModel -lHubPrimitives -lHubSync -lcurl -lcrypto -lsqlite3 -lpq -lz)
     # LeakSanitizer is off: Swift packs pointers with spare bits in enum payloads, so LSan
     # reports the long-lived application (built once, in LLVMFuzzerInitialize) as leaked.
     # Growth shows up in libFuzzer's rss instead (-rss_limit_mb, default 2048).

@@ -45,7 +45,7 @@ nonisolated(unsafe) private var inputs = 0  // libFuzzer calls the entry point o
 /// for errors that escaped the endpoints ("unhandled error"), which are worth reading.
 private let application: HubApplication = {
     let directory = ProcessInfo.processInfo.environment["FUZZ_APP_CONFIG"] ?? "Config"
-    let extensions = DemoExtensions.make(store: TodoStore(capacity: 64))
+    let extensions = DemoExtensions.make(store: TodoStore())
     let loader = ConfigLoader(
         swiftOperationNames: Set(extensions.operations.keys), swiftActionNames: Set(extensions.actionFactories.keys),
         environment: [:])
@@ -54,6 +54,8 @@ private let application: HubApplication = {
         configuration.settings.sessions.max = 64
         configuration.settings.upstream.cacheEntries = 64
         configuration.settings.sessions.keyTexts = [SessionKeys.encode(fuzzKey)]
+        // The todo lists' state in a SQLite file of this run's own: on disk, not in memory.
+        configuration.settings.dataDirectory = NSTemporaryDirectory() + "fuzz-app-\(getpid())"
         let logger = JSONLogger(level: .error, format: .text) { line in
             if line.contains("unhandled error") { FileHandle.standardError.write(Data(("fuzz-app: " + line + "\n").utf8)) }
         }
