@@ -9,7 +9,9 @@ final class SQLiteDatabase {
 
     /// Opens (creating) the database at `path` in WAL mode. `synchronous=NORMAL`: a committed
     /// write survives the process being killed (not a power cut before the next checkpoint).
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(StateError) {
+    /// `setsJournalMode`: the writer's connection switches the file to WAL (a mode the file
+    /// keeps); the others only open it.
+    init(path: String, busyTimeoutMilliseconds: Int32, setsJournalMode: Bool = true) throws(StateError) {
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -20,7 +22,7 @@ final class SQLiteDatabase {
         }
         handle = opened
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
-        try execute("PRAGMA journal_mode=WAL")
+        if setsJournalMode { try execute("PRAGMA journal_mode=WAL") }
         try execute("PRAGMA synchronous=NORMAL")
     }
 

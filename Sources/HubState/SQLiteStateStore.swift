@@ -1,3 +1,4 @@
+import Foundation
 import HubEngine
 import HubPrimitives
 import HubSync
@@ -36,22 +37,46 @@ public final class SQLiteStateStore: StateStore {
     /// Opens (creating) the database at `path`; throws `unavailable` when it cannot.
     public init(path: String, busyTimeout: Duration = .seconds(5)) throws(StateError) {
         self.path = path
-        let database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: Int32(busyTimeout.inMilliseconds))
-        try database.execute(
-            """
-            CREATE TABLE IF NOT EXISTS hub_state (
-                key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL,
-                shape INTEGER NOT NULL, expires_at INTEGER
-            ) WITHOUT ROWID
-            """)
-        // Checkpoints are this store's job (below), not the committing writer's.
-        try database.execute("PRAGMA wal_autocheckpoint=0")
+        let milliseconds = Int32(busyTimeout.inMilliseconds)
+        let database = try Self.opening { () throws(StateError) in
+            let database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds)
+            try database.execute(
+                """
+                CREATE TABLE IF NOT EXISTS hub_state (
+                    key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL,
+                    shape INTEGER NOT NULL, expires_at INTEGER
+                ) WITHOUT ROWID
+                """)
+            // Checkpoints are this store's job (below), not the committing writer's.
+            try database.execute("PRAGMA wal_autocheckpoint=0")
+            return database
+        }
         writer = Confined(database, label: "hub.state.sqlite.write")
         reader = Confined(
-            try SQLiteDatabase(path: path, busyTimeoutMilliseconds: Int32(busyTimeout.inMilliseconds)), label: "hub.state.sqlite.read")
+            try Self.opening { () throws(StateError) in
+                try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, setsJournalMode: false)
+            }, label: "hub.state.sqlite.read")
         checkpointer = Confined(
-            try SQLiteDatabase(path: path, busyTimeoutMilliseconds: Int32(busyTimeout.inMilliseconds)),
-            label: "hub.state.sqlite.checkpoint")
+            try Self.opening { () throws(StateError) in
+                try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, setsJournalMode: false)
+            }, label: "hub.state.sqlite.checkpoint")
+    }
+
+    /// Opens a connection, trying again for up to about two seconds while the file is locked:
+    /// several processes (or stores) opening one file at once can find it locked while another
+    /// switches it to WAL or recovers its index, which SQLite's busy timeout does not always cover.
+    /// Start-up only (it sleeps the calling thread between attempts).
+    private static func opening(_ open: () throws(StateError) -> SQLiteDatabase) throws(StateError) -> SQLiteDatabase {
+        var attempt = 0
+        while true {
+            do {
+                return try open()
+            } catch {
+                attempt += 1
+                guard attempt < 100, error.detail.contains("locked") || error.detail.contains("busy") else { throw error }
+                usleep(20_000)
+            }
+        }
     }
 
     public var backend: String { "sqlite" }

@@ -23,10 +23,21 @@ public final class PostgresCluster: Sendable {
         return nil
     }
 
-    private static let sharedCluster: Result<PostgresCluster, any Error> = Result { try PostgresCluster() }
+    private static let sharedCluster: Result<PostgresCluster, any Error> = Result {
+        let cluster = try PostgresCluster()
+        // A static is never deinitialized: stop the server when the test process exits, or every
+        // test run would leave a PostgreSQL running.
+        atexit { PostgresCluster.stopSharedAtExit() }
+        return cluster
+    }
 
-    /// The test process's shared cluster, started on first use (tests use keys of their own).
+    /// The test process's shared cluster, started on first use (tests use keys of their own);
+    /// stopped and removed when the process exits.
     public static func shared() throws -> PostgresCluster { try sharedCluster.get() }
+
+    private static func stopSharedAtExit() {
+        if case .success(let cluster) = sharedCluster { cluster.destroy() }
+    }
 
     /// Makes and starts a cluster; throws ``HarnessError`` naming what failed.
     public init() throws {
@@ -43,6 +54,11 @@ public final class PostgresCluster: Sendable {
     }
 
     deinit {
+        destroy()
+    }
+
+    /// Stops the server at once and removes the cluster's directory.
+    private func destroy() {
         try? Self.run(binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
         try? FileManager.default.removeItem(atPath: directory)
     }
