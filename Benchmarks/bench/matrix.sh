@@ -7,7 +7,7 @@
 # kept, so that a shared machine's drift hits both alike.
 #
 #   Benchmarks/bench/matrix.sh                 (make bench-matrix) the full run: 256 cells, about
-#                                              1 h 50 min
+#                                              1 h 45 min (the script prints its estimate)
 #   MATRIX_QUICK=1 Benchmarks/bench/matrix.sh  a smoke run: one 1 s round per server and cell, no
 #                                              warm-up (about 12 minutes for the 256 cells)
 #   knobs: MATRIX_ROUNDS=5 MATRIX_SECONDS=2 MATRIX_SIZES="1 16 64 256" (any sizes in KB)
