@@ -37,12 +37,23 @@ final class ChainMemo: Sendable {
         feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
         sessionID: String
     ) -> String? {
-        var key = tag(of: feature) + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
+        // One buffer appended in place (this runs on every `GET /view?uri=`): the same text as
+        // tag + "\u{1}" + connectivity + "\u{1}" + title + ("\u{1}" + operation key)...
+        var key = ""
+        key.reserveCapacity(128)
+        key.append(feature.identifier)
+        key.append("#")
+        key.append(String(feature.revision))
+        key.append("\u{1}")
+        key.append(connectivity.rawValue)
+        key.append("\u{1}")
+        key.append(feature.info.title(for: request.languages))
         for index in operations.indices {
             let context = keyContext(
                 feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index)
             guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
-            key += "\u{1}" + operationKey
+            key.append("\u{1}")
+            key.append(operationKey)
         }
         return key
     }
