@@ -61,17 +61,13 @@ enum Base64URL {
         if bits > 0 { out.append(character(accumulator << (6 - bits))) }
     }
 
-    /// The alphabet's character for the low 6 bits of `value` (arithmetic: no table to load).
+    /// The alphabet, read through a pointer to static data (no array, no bounds check, no branch).
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// The alphabet's character for the low 6 bits of `value`.
     @inline(__always)
     private static func character(_ value: UInt32) -> UInt8 {
-        let index = UInt8(truncatingIfNeeded: value & 63)
-        switch index {
-        case 0..<26: return UInt8(ascii: "A") + index
-        case 26..<52: return UInt8(ascii: "a") + index - 26
-        case 52..<62: return UInt8(ascii: "0") + index - 52
-        case 62: return UInt8(ascii: "-")
-        default: return UInt8(ascii: "_")
-        }
+        alphabet.utf8Start[Int(value & 63)]
     }
 
     /// `nil` for characters outside the alphabet, a length of 1 mod 4, or non-zero pad bits.
