@@ -12,6 +12,7 @@
 #                                              warm-up (about 12 minutes for the 256 cells)
 #   knobs: MATRIX_ROUNDS=5 MATRIX_SECONDS=2 MATRIX_SIZES="1 16 64 256" (any sizes in KB)
 #          MATRIX_CHAINS="static remote" MATRIX_THREADS="1 2" MATRIX_CONNS="32 512"
+#          MATRIX_ENDPOINTS="uri session" MATRIX_RELOADS="always never" MATRIX_GZIP="no yes"
 #          MATRIX_ALLOCS=1 (0: no allocation shim, "-" in those columns)
 #          MATRIX_BIN=.build/release/hub-server MATRIX_OUT=FILE (the markdown table; default:
 #          stdout only)
@@ -43,6 +44,9 @@ sizes=${MATRIX_SIZES:-"1 16 64 256"}
 chains=${MATRIX_CHAINS:-"static remote"}
 threads_list=${MATRIX_THREADS:-"1 2"}
 conns_list=${MATRIX_CONNS:-"32 512"}
+endpoints=${MATRIX_ENDPOINTS:-"uri session"}
+reloads=${MATRIX_RELOADS:-"always never"}
+gzips=${MATRIX_GZIP:-"no yes"}
 allocs=${MATRIX_ALLOCS:-1}
 hub_port=${MATRIX_HUB_PORT:-18095}
 HUB_BIN=${MATRIX_BIN:-$HUB_BIN}
@@ -128,10 +132,12 @@ cell_line() {
 }
 
 count() { wc -w <<<"$1"; }
-cells=$(($(count "$sizes") * $(count "$chains") * 2 * 2 * 2 * $(count "$threads_list") * $(count "$conns_list")))
+cells=$(($(count "$sizes") * $(count "$chains") * $(count "$endpoints") * $(count "$reloads") * $(count "$gzips") \
+    * $(count "$threads_list") * $(count "$conns_list")))
 # Per cell: the rounds and warm-up runs of both servers, each with about 0.2 s of wrk start-up and /proc reads.
 estimate=$(awk -v c="$cells" -v r="$rounds" -v s="$seconds" -v w="$warm" 'BEGIN { printf "%d", c * (2 * r * (s + 0.2) + 2 * w * 1.2) / 60 + 1 }')
-log "matrix: $cells cells (sizes $sizes; chains $chains; threads $threads_list; connections $conns_list),"\
+log "matrix: $cells cells (sizes $sizes; chains $chains; endpoints $endpoints; reload $reloads; gzip $gzips;"\
+" threads $threads_list; connections $conns_list),"\
 " $rounds round(s) of ${seconds}s per server and cell; about $estimate minutes"
 table="| size KB | chain | endpoint | reload | gzip | wrk -t | conns | HubServer req/s | nginx req/s | ratio | HubServer p99 ms | nginx p99 ms | HubServer CPU µs/req | nginx CPU µs/req | HubServer allocs/req | nginx allocs/req |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -139,9 +145,9 @@ started=$(date +%s)
 for size in $sizes; do
     for chain in $chains; do
         name=$chain$size
-        for endpoint in uri session; do
-            for reload in always never; do
-                for gzip in no yes; do
+        for endpoint in $endpoints; do
+            for reload in $reloads; do
+                for gzip in $gzips; do
                     header=()
                     [ "$gzip" = yes ] && header=(-H 'Accept-Encoding: gzip')
                     case $endpoint in
