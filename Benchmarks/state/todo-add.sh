@@ -4,11 +4,14 @@
 # the same session on replica B (two replicas sharing PostgreSQL).
 #
 # For each backend: a release hub-server over a copy of the demo Config/, STATE_SESSIONS
-# (default 2000) hub:todo sessions, then wrk (-t2 -c32, STATE_SECONDS, default 10) POSTing
-# todo:add round-robin over their tokens (each list stays under its 100-item cap), in
-# STATE_ROUNDS alternating rounds (default 2; medians). Every answer must be 200 with
+# (default 2000) hub:todo sessions, then wrk POSTing todo:add round-robin over their tokens
+# (each list stays under its 100-item cap) for STATE_SECONDS (default 10), in STATE_ROUNDS
+# alternating rounds (default 2; medians), in two shapes: -t2 -c32 (throughput: 32 clients that
+# each send again as soon as answered, so the latency there is mostly queueing behind the other
+# 31) and -t1 -c4 (latency: 4 clients, well under capacity). Every answer must be 200 with
 # "performed": true. PostgreSQL is a throwaway cluster (initdb + pg_ctl in the temporary
-# folder, a loopback port; as the postgres user when run as root), never the system service.
+# folder, a loopback port; as the postgres user when run as root), never the system service;
+# STATE_PG_OPTIONS adds server settings to it (e.g. "-c synchronous_commit=off").
 #
 #   Benchmarks/state/todo-add.sh        (release build; not part of `make bench`)
 set -euo pipefail
@@ -31,11 +34,11 @@ mkdir -p "$pg_dir"
 require_ports "$PG_PORT" "$REPLICA_B_PORT"
 as_postgres "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U postgres --no-sync -E UTF8 >/dev/null
 as_postgres "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w \
-    -o "-p $PG_PORT -k $pg_dir -c listen_addresses=127.0.0.1 -c max_connections=100" start >/dev/null
+    -o "-p $PG_PORT -k $pg_dir -c listen_addresses=127.0.0.1 -c max_connections=100 ${STATE_PG_OPTIONS:-}" start >/dev/null
 stop_pg() { as_postgres "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate -w stop >/dev/null 2>&1 || true; }
 trap 'stop_pg; cleanup' EXIT
 pg_url="postgresql://postgres@127.0.0.1:$PG_PORT/postgres"
-log "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT"
+log "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT ${STATE_PG_OPTIONS:-}"
 
 # start_backend NAME [PORT]: hub-server with that state backend (its own data directory).
 start_backend() {
@@ -45,9 +48,9 @@ start_backend() {
         start_hub "$config" "$port" "$WORK_TMP/hub-$name-$port.log"
 }
 
-# measure NAME -> "req/s p50_ms p99_ms non200"
+# measure NAME THREADS CONNECTIONS -> "req/s p50_ms p99_ms non200 not_performed"
 measure() {
-    local name=$1 base="http://127.0.0.1:$HUB_PORT_BENCH"
+    local name=$1 threads=$2 connections=$3 base="http://127.0.0.1:$HUB_PORT_BENCH"
     start_backend "$name"
     open_sessions "$base/view?uri=hub:todo" "$sessions" >"$WORK_TMP/tokens"
     cat >"$WORK_TMP/todo.lua" <<LUA
@@ -69,7 +72,7 @@ done = function(summary, latency, requests)
 end
 LUA
     local out
-    out=$(wrk -t2 -c32 -d"${seconds}s" --latency -s "$WORK_TMP/todo.lua" "$base" 2>&1)
+    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -s "$WORK_TMP/todo.lua" "$base" 2>&1)
     local non2xx
     non2xx=$(printf '%s\n' "$out" | awk '/Non-2xx/ {print $4}')
     local performed
@@ -78,26 +81,34 @@ LUA
     printf '%s %s %s\n' "$(printf '%s\n' "$out" | awk '/^RESULT/ {print $2, $3, $4}')" "${non2xx:-0}" "${performed:-0}"
 }
 
-declare -A rps p50 p99
-for name in memory sqlite postgres; do rps[$name]=""; p50[$name]=""; p99[$name]=""; done
-for ((round = 1; round <= rounds; round++)); do
-    for name in memory sqlite postgres; do
-        read -r r a b non2xx notperformed < <(measure "$name")
-        log "round $round $name: $r req/s, p50 $a ms, p99 $b ms, non-2xx $non2xx, not performed $notperformed"
-        if [ "$non2xx" != 0 ] || [ "${notperformed%.*}" != 0 ]; then echo "FAIL: $name had refused adds" >&2; exit 1; fi
-        rps[$name]+="$r "; p50[$name]+="$a "; p99[$name]+="$b "
+# shape THREADS CONNECTIONS: the rounds of every backend in that wrk shape, then their table.
+shape() {
+    local threads=$1 connections=$2 round name r a b non2xx notperformed
+    declare -A rps p50 p99
+    for name in memory sqlite postgres; do rps[$name]=""; p50[$name]=""; p99[$name]=""; done
+    for ((round = 1; round <= rounds; round++)); do
+        for name in memory sqlite postgres; do
+            read -r r a b non2xx notperformed < <(measure "$name" "$threads" "$connections")
+            log "round $round -t$threads -c$connections $name: $r req/s, p50 $a ms, p99 $b ms, non-2xx $non2xx, not performed $notperformed"
+            if [ "$non2xx" != 0 ] || [ "${notperformed%.*}" != 0 ]; then echo "FAIL: $name had refused adds" >&2; exit 1; fi
+            rps[$name]+="$r "; p50[$name]+="$a "; p99[$name]+="$b "
+        done
     done
-done
-echo
-echo "| backend | todo:add req/s | p50 ms | p99 ms | vs memory |"
-echo "|---|---|---|---|---|"
-memory_rps=$(median ${rps[memory]})
-for name in memory sqlite postgres; do
-    r=$(median ${rps[$name]})
-    printf '| %s | %s | %s | %s | %.2fx |\n' "$name" "$r" "$(median ${p50[$name]})" "$(median ${p99[$name]})" \
-        "$(awk -v a="$r" -v b="$memory_rps" 'BEGIN {print a / b}')"
-done
-echo "(wrk -t2 -c32 -d${seconds}s, $sessions sessions, $rounds rounds, medians; load average $(load_average))"
+    echo
+    echo "| backend | todo:add req/s | p50 ms | p99 ms | vs memory |"
+    echo "|---|---|---|---|---|"
+    local memory_rps
+    memory_rps=$(median ${rps[memory]})
+    for name in memory sqlite postgres; do
+        r=$(median ${rps[$name]})
+        printf '| %s | %s | %s | %s | %.2fx |\n' "$name" "$r" "$(median ${p50[$name]})" "$(median ${p99[$name]})" \
+            "$(awk -v a="$r" -v b="$memory_rps" 'BEGIN {print a / b}')"
+    done
+    echo "(wrk -t$threads -c$connections -d${seconds}s, $sessions sessions, $rounds rounds, medians; load average $(load_average))"
+    echo
+}
+shape 2 32
+shape 1 4
 
 # Replica A to a listener on replica B.
 log "two replicas on PostgreSQL: 100 actions on A, one listener on B"

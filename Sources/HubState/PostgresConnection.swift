@@ -2,13 +2,17 @@ import CPostgres
 import HubEngine
 
 /// One libpq connection, used by one ``BlockingLane`` at a time (blocking calls). Dropped and
-/// made again when the server goes away; until then every call throws `unavailable`.
+/// made again when the server goes away; until then every call throws `unavailable`. Each
+/// statement ``query(_:_:)`` runs is prepared once per connection (`PQprepare`), then only
+/// executed (`PQexecPrepared`): the server parses and plans it once.
 final class PostgresConnection {
     private var handle: OpaquePointer?
     private let url: String
     /// No reconnect before this (a database that is down is not hammered by every request).
     private var nextAttempt: ContinuousClock.Instant = .now
     private let retryDelay: Duration
+    /// The name of each statement prepared on the open connection, by its SQL.
+    private var prepared: [String: String] = [:]
 
     init(url: String, retryDelay: Duration = .milliseconds(250)) {
         self.url = url
@@ -44,6 +48,7 @@ final class PostgresConnection {
     func drop() {
         PQfinish(handle)
         handle = nil
+        prepared = [:]
     }
 
     /// Runs a script of several statements without parameters (the schema).
@@ -62,16 +67,18 @@ final class PostgresConnection {
     /// Rows of a result, as text (`nil` for SQL NULL).
     typealias Rows = [[String?]]
 
-    /// Runs `sql` with text parameters (`$1`...); returns the rows. A lost connection is dropped
-    /// and reported as `unavailable`; an SQL error too (with the server's message).
+    /// Runs `sql` (one statement that `PREPARE` accepts) with text parameters (`$1`...); returns
+    /// the rows. A lost connection is dropped and reported as `unavailable`; an SQL error too
+    /// (with the server's message).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(StateError) -> Rows {
         let connection = try connected()
+        let name = try statement(sql, parameterCount: parameters.count, on: connection)
         let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { for copy in copies { free(copy) } }
         let result = copies.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+                PQexecPrepared(connection, name, Int32(parameters.count), values.baseAddress, nil, nil, 0)
             }
         }
         defer { PQclear(result) }
@@ -90,6 +97,21 @@ final class PostgresConnection {
             })
         }
         return rows
+    }
+
+    /// The name `sql` is prepared under on `connection`, preparing it the first time.
+    private func statement(_ sql: String, parameterCount: Int, on connection: OpaquePointer) throws(StateError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "hub_\(prepared.count)"
+        let result = PQprepare(connection, name, sql, Int32(parameterCount), nil)
+        defer { PQclear(result) }
+        guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
+            let message = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(connection))
+            if PQstatus(connection) != CONNECTION_OK { drop() }
+            throw StateError(.unavailable, "PostgreSQL: \(message)")
+        }
+        prepared[sql] = name
+        return name
     }
 
     static func message(_ text: UnsafePointer<CChar>?) -> String {

@@ -40,7 +40,7 @@ final class PostgresListener: Sendable {
         var backoff = Duration.milliseconds(100)
         var everConnected = false
         while !stopped.load(ordering: .relaxed) {
-            guard let handle = try? connection.connected(), (try? connection.query("LISTEN \(Self.channel)")) != nil else {
+            guard let handle = try? connection.connected(), (try? connection.execute("LISTEN \(Self.channel)")) != nil else {
                 connected.store(false, ordering: .relaxed)
                 connection.drop()
                 Thread.sleep(forTimeInterval: Double(backoff.components.attoseconds) / 1e18 + Double(backoff.components.seconds))

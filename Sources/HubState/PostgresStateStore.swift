@@ -8,6 +8,11 @@ import HubSync
 /// (``PostgresListener``) that turns every replica's writes into change events. A database
 /// that goes away makes calls throw `unavailable` (never a crash, never a silent loss); the
 /// pool reconnects by itself when it returns.
+///
+/// The records it wrote and read last are kept in memory (``StateRecordCache``), but only as
+/// the starting point of the next compare-and-set (``recentRecord(_:now:)``): another replica
+/// may have written since, so reads always ask the database. A change notification naming
+/// another version drops the held record.
 public final class PostgresStateStore: StateStore {
     /// A connection and the lane it is confined to: every call runs on that serial lane, so
     /// the unchecked box is never touched by two threads at once.
@@ -23,21 +28,31 @@ public final class PostgresStateStore: StateStore {
     private let slots: [Slot]
     /// Calls queued or running per slot: a call goes to the least busy one.
     private let pending: Locked<[Int]>
-    private let observer = Locked<(@Sendable (StateStoreEvent) -> Void)?>(nil)
+    private let observer = StateObserverSlot()
     /// The last call's outcome; `nil` before the first (the change feed's connection tells then).
     private let health = Locked<StateStoreStatus?>(nil)
     private let closed = Locked(false)
     private let schemaReady = Locked(false)
     private let listener: PostgresListener
+    private let cache: StateRecordCache
 
     /// A store on the database at `url` (a libpq connection string or `postgresql://` URL) with
     /// `poolSize` connections. Connects lazily: a database that is down at start is no start-up
     /// error (the server serves what needs no state and recovers when it comes up).
-    public init(url: String, poolSize: Int = 4) {
+    /// `cacheBytes`: most bytes of values kept for ``recentRecord(_:now:)`` (0: none).
+    public init(url: String, poolSize: Int = 4, cacheBytes: Int = 16 << 20) {
         slots = (0..<max(1, poolSize)).map { Slot(url: url, index: $0) }
         pending = Locked(Array(repeating: 0, count: max(1, poolSize)))
         let observer = observer
-        listener = PostgresListener(url: url) { event in observer.withLock { $0 }?(event) }
+        let cache = StateRecordCache(maxBytes: cacheBytes)
+        self.cache = cache
+        listener = PostgresListener(url: url) { event in
+            switch event {
+            case .changed(let key, let version): if cache.record(key, now: .min)?.version != version { cache.remove(key) }
+            case .resync: cache.removeAll()
+            }
+            observer.report(event)
+        }
         listener.start()
     }
 
@@ -58,11 +73,17 @@ public final class PostgresStateStore: StateStore {
     public var isListening: Bool { listener.isConnected }
 
     public func read(_ key: StateKey, now: Int64) async throws(StateError) -> StateRecord? {
+        let generation = cache.generation
         let rows = try await query(
             "SELECT value, version, shape, expires_at FROM hub_state WHERE key = $1 AND (expires_at IS NULL OR expires_at > $2)",
             [key.rawValue, String(now)])
-        guard let row = rows.first else { return nil }
-        return Self.record(row, from: 0)
+        guard let row = rows.first, let record = Self.record(row, from: 0) else { return nil }
+        cache.storeRead(record, for: key, generation: generation)
+        return record
+    }
+
+    public func recentRecord(_ key: StateKey, now: Int64) -> StateRecord? {
+        cache.record(key, now: now)
     }
 
     public func write(
@@ -93,7 +114,11 @@ public final class PostgresStateStore: StateStore {
                 SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
                 """, [key.rawValue, value, String(shape), expiry, String(expected), String(now)])
         }
-        if let version = rows.first?.first.flatMap({ $0.flatMap { Int64($0) } }) { return version }
+        if let version = rows.first?.first.flatMap({ $0.flatMap { Int64($0) } }) {
+            cache.storeWritten(StateRecord(bytes: bytes, version: version, shape: shape, expiresAt: expiresAt), for: key)
+            return version
+        }
+        cache.remove(key)
         let current = try await read(key, now: now)?.version ?? 0
         throw StateError(.conflict, "'\(key)' is at version \(current), not \(expected)", currentVersion: current)
     }
@@ -104,6 +129,7 @@ public final class PostgresStateStore: StateStore {
             WITH removed AS (DELETE FROM hub_state WHERE key = $1 AND ($2::bigint IS NULL OR version = $2::bigint) RETURNING key)
             SELECT pg_notify('\(PostgresListener.channel)', $1 || ' 0') FROM removed
             """, [key.rawValue, expected.map(String.init)])
+        cache.remove(key)
         if !rows.isEmpty { return true }
         guard expected != nil, let current = try await versions(of: [key])[key] else { return false }
         throw StateError(.conflict, "'\(key)' is at version \(current), not \(expected ?? 0)", currentVersion: current)
@@ -135,19 +161,21 @@ public final class PostgresStateStore: StateStore {
     }
 
     public func deleteAll(withPrefix prefix: String) async throws(StateError) -> Int {
-        try await query("WITH removed AS (DELETE FROM hub_state WHERE left(key, length($1)) = $1 RETURNING 1) SELECT count(*) FROM removed", [prefix])
+        defer { cache.remove(withPrefix: prefix) }
+        return try await query("WITH removed AS (DELETE FROM hub_state WHERE left(key, length($1)) = $1 RETURNING 1) SELECT count(*) FROM removed", [prefix])
             .first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
     }
 
     public func purgeExpired(now: Int64) async throws(StateError) -> Int {
-        try await query(
+        defer { cache.removeExpired(now: now) }
+        return try await query(
             "WITH removed AS (DELETE FROM hub_state WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING 1) SELECT count(*) FROM removed",
             [String(now)]
         ).first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
     }
 
     public func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
-        self.observer.withLock { $0 = observer }
+        self.observer.set(observer)
     }
 
     public func close() {

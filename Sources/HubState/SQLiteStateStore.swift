@@ -9,6 +9,12 @@ import HubSync
 /// beside the writer, on the latest committed data), and checkpoints (moved off the write lane:
 /// a checkpoint's fsync never stalls the writes queued behind it). For one node: replicas need ``PostgresStateStore``
 /// (SQLite has no change feed between processes).
+///
+/// The records it wrote and read last are kept in memory (``StateRecordCache``, `cacheBytes`)
+/// as the starting point of the next compare-and-set (``recentRecord(_:now:)``), so an update
+/// of a key it holds is one call on the write lane. Reads always ask the file: another store
+/// may write it (every test server of a process shares one data directory). Each write is one
+/// `BEGIN IMMEDIATE` transaction, so its compare-and-set holds against other connections too.
 public final class SQLiteStateStore: StateStore {
     /// A connection and the lane it is touched on (each call runs there, one at a time): the
     /// lane's serial queue is what makes this unchecked box safe to share.
@@ -28,15 +34,18 @@ public final class SQLiteStateStore: StateStore {
     private let checkpointState = Locked((writes: 0, running: false))
     /// Writes between two checkpoints (each passive: it never blocks the writer).
     private static let checkpointInterval = 500
-    private let observer = Locked<(@Sendable (StateStoreEvent) -> Void)?>(nil)
+    private let observer = StateObserverSlot()
     private let health = Locked(StateStoreStatus(available: true))
+    private let cache: StateRecordCache
     private let closed = Locked(false)
     /// The database file.
     public let path: String
 
     /// Opens (creating) the database at `path`; throws `unavailable` when it cannot.
-    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(StateError) {
+    /// `cacheBytes`: most bytes of values kept in memory (0: none).
+    public init(path: String, busyTimeout: Duration = .seconds(5), cacheBytes: Int = 16 << 20) throws(StateError) {
         self.path = path
+        cache = StateRecordCache(maxBytes: cacheBytes)
         let milliseconds = Int32(busyTimeout.inMilliseconds)
         let database = try Self.opening { () throws(StateError) in
             let database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds)
@@ -84,7 +93,8 @@ public final class SQLiteStateStore: StateStore {
     public var status: StateStoreStatus { health.withLock { $0 } }
 
     public func read(_ key: StateKey, now: Int64) async throws(StateError) -> StateRecord? {
-        try await onLane(reader) { database throws(StateError) in
+        let generation = cache.generation
+        let found = try await onLane(reader) { database throws(StateError) in
             var record: StateRecord?
             try database.run(
                 "SELECT value, version, shape, expires_at FROM hub_state WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
@@ -96,12 +106,19 @@ public final class SQLiteStateStore: StateStore {
             }
             return record
         }
+        if let found { cache.storeRead(found, for: key, generation: generation) }
+        return found
+    }
+
+    public func recentRecord(_ key: StateKey, now: Int64) -> StateRecord? {
+        cache.record(key, now: now)
     }
 
     public func write(
         _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
     ) async throws(StateError) -> Int64 {
-        let version = try await onLane(writer) { database throws(StateError) -> Int64 in
+        let cache = cache
+        let version = try await writing { database throws(StateError) -> Int64 in
             let current = try Self.liveVersion(of: key, now: now, in: database)
             guard current.live == expected else {
                 throw StateError(.conflict, "'\(key)' is at version \(current.live), not \(expected)", currentVersion: current.live)
@@ -112,6 +129,8 @@ public final class SQLiteStateStore: StateStore {
                 "INSERT OR REPLACE INTO hub_state (key, value, version, shape, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 [.text(key.rawValue), .bytes(bytes), .integer(version), .integer(Int64(shape)), expiresAt.map { .integer($0) } ?? .null])
             return version
+        } committed: { version in
+            cache.storeWritten(StateRecord(bytes: bytes, version: version, shape: shape, expiresAt: expiresAt), for: key)
         }
         report(.changed(key, version: version))
         checkpointIfDue()
@@ -119,7 +138,8 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func delete(_ key: StateKey, expected: Int64?) async throws(StateError) -> Bool {
-        let removed = try await onLane(writer) { database throws(StateError) -> Bool in
+        let cache = cache
+        let removed = try await writing { database throws(StateError) -> Bool in
             let current = try Self.liveVersion(of: key, now: .min, in: database)
             guard current.stored > 0 else { return false }
             if let expected, current.stored != expected {
@@ -127,6 +147,8 @@ public final class SQLiteStateStore: StateStore {
                     .conflict, "'\(key)' is at version \(current.stored), not \(expected)", currentVersion: current.stored)
             }
             return try database.run("DELETE FROM hub_state WHERE key = ?1", [.text(key.rawValue)]) > 0
+        } committed: { _ in
+            cache.remove(key)
         }
         if removed { report(.changed(key, version: 0)) }
         return removed
@@ -164,19 +186,25 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func deleteAll(withPrefix prefix: String) async throws(StateError) -> Int {
-        try await onLane(writer) { database throws(StateError) in
+        let cache = cache
+        return try await writing { database throws(StateError) in
             try database.run("DELETE FROM hub_state WHERE substr(key, 1, length(?1)) = ?1", [.text(prefix)])
+        } committed: { _ in
+            cache.remove(withPrefix: prefix)
         }
     }
 
     public func purgeExpired(now: Int64) async throws(StateError) -> Int {
-        try await onLane(writer) { database throws(StateError) in
+        let cache = cache
+        return try await writing { database throws(StateError) in
             try database.run("DELETE FROM hub_state WHERE expires_at IS NOT NULL AND expires_at <= ?1", [.integer(now)])
+        } committed: { _ in
+            cache.removeExpired(now: now)
         }
     }
 
     public func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
-        self.observer.withLock { $0 = observer }
+        self.observer.set(observer)
     }
 
     public func close() {
@@ -191,6 +219,26 @@ public final class SQLiteStateStore: StateStore {
             result = (row.integer(0), expired ? 0 : row.integer(0))
         }
         return result
+    }
+
+    /// Runs `body` on the write lane in one `BEGIN IMMEDIATE` transaction, then `committed`
+    /// (still on the lane, so the cache changes in commit order). An error rolls it back.
+    private func writing<Value: Sendable>(
+        _ body: @escaping @Sendable (SQLiteDatabase) throws(StateError) -> Value,
+        committed: @escaping @Sendable (Value) -> Void
+    ) async throws(StateError) -> Value {
+        try await onLane(writer) { database throws(StateError) -> Value in
+            try database.run("BEGIN IMMEDIATE", [])
+            do throws(StateError) {
+                let value = try body(database)
+                try database.run("COMMIT", [])
+                committed(value)
+                return value
+            } catch {
+                _ = try? database.run("ROLLBACK", [])
+                throw error
+            }
+        }
     }
 
     private func onLane<Value: Sendable>(
@@ -228,6 +276,6 @@ public final class SQLiteStateStore: StateStore {
     }
 
     private func report(_ event: StateStoreEvent) {
-        observer.withLock { $0 }?(event)
+        observer.report(event)
     }
 }

@@ -12,6 +12,10 @@ import Synchronization
 /// both are plain moves. It measured faster than the pthread mutex this type was before, and
 /// as fast as a bare `Mutex` (`make bench-sync`; figures in docs/PERFORMANCE.md).
 ///
+/// Never make `Value` a function type (or an optional of one): a function stored as a generic
+/// value is reabstracted on each `inout` access, so every `withLock` wraps it in two more thunks
+/// and its calls grow slower with each access. Put the function in a struct.
+///
 /// `Sendable` without `@unchecked`: `Mutex` and `Atomic` are `Sendable`, and the value goes in
 /// and out only as `sending`.
 public final class Locked<Value>: Sendable {

@@ -17,6 +17,22 @@ enum StateBackend: String, CaseIterable, Sendable, CustomStringConvertible {
         case .postgres: return PostgresStateStore(url: try PostgresCluster.shared().url, poolSize: 4)
         }
     }
+
+    /// Two stores on the same data, as two processes (SQLite: one file) or two replicas
+    /// (PostgreSQL) would have them; memory has one store only, given twice.
+    func makePair() throws -> (any StateStore, any StateStore) {
+        switch self {
+        case .memory:
+            let store = MemoryStateStore()
+            return (store, store)
+        case .sqlite:
+            let path = TemporaryFiles.path("state.sqlite3")
+            return (try SQLiteStateStore(path: path), try SQLiteStateStore(path: path))
+        case .postgres:
+            let url = try PostgresCluster.shared().url
+            return (PostgresStateStore(url: url, poolSize: 2), PostgresStateStore(url: url, poolSize: 2))
+        }
+    }
 }
 
 

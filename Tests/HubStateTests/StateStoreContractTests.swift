@@ -72,7 +72,58 @@ struct StateStoreContractTests {
         let listed = try await store.records(withPrefix: "session/\(session)/", now: 0).map(\.0)
         #expect(Set(listed) == Set(keys))
         #expect(try await store.deleteAll(withPrefix: "session/\(session)/") == 2)
+        for key in keys { #expect(try await store.read(key, now: 0) == nil, "deleted, not answered from memory") }
         #expect(try await store.read(outside, now: 0) != nil)
+    }
+
+    @Test("another writer of the same data: a write expecting what this store held is a conflict, then reads see the other's value", arguments: StateBackend.allCases)
+    func otherWriter(backend: StateBackend) async throws {
+        let (store, other) = try backend.makePair()
+        defer {
+            store.close()
+            other.close()
+        }
+        let key = try freshKey()
+        _ = try await store.write(key, bytes: Array(json: "1"), shape: 1, expected: 0, expiresAt: nil, now: 0)
+        if backend != .memory {
+            #expect(store.recentRecord(key, now: 0) == StateRecord(bytes: Array(json: "1"), version: 1, shape: 1, expiresAt: nil))
+        }
+        #expect(try await other.write(key, bytes: Array(json: "2"), shape: 1, expected: 1, expiresAt: nil, now: 0) == 2)
+        await #expect(throws: StateError(.conflict, "'\(key)' is at version 2, not 1", currentVersion: 2)) {
+            try await store.write(key, bytes: Array(json: "3"), shape: 1, expected: 1, expiresAt: nil, now: 0)
+        }
+        #expect(try await store.read(key, now: 0) == StateRecord(bytes: Array(json: "2"), version: 2, shape: 1, expiresAt: nil))
+        #expect(store.recentRecord(key, now: 0)?.version != 1)
+    }
+
+    @Test("update from a record another writer replaced: the change lands on the current value, and a change found unneeded is decided again on it", arguments: StateBackend.allCases)
+    func updateFromReplacedRecord(backend: StateBackend) async throws {
+        let (store, other) = try backend.makePair()
+        defer {
+            store.close()
+            other.close()
+        }
+        let session = "s\(UUID().uuidString)"
+        let here = StateAccess(store: store, sessionID: session)
+        let there = StateAccess(store: other, sessionID: session)
+        func appending(_ item: Int, below limit: Int = .max) -> (inout JSONValue?) throws -> Bool {
+            { value in
+                guard case .array(var items)? = value ?? .array([]), items.count < limit else { return false }
+                items.append(.int(item))
+                value = .array(items)
+                return true
+            }
+        }
+        try await here.update("list", appending(1))
+        try await there.update("list", appending(2))
+        // `here` may still hold [1] at version 1: its write conflicts, it reads [1, 2] and appends.
+        #expect(try await here.update("list", appending(3)) == StateValue(value: [1, 2, 3], version: 3))
+        try await there.update("list") { value in
+            value = .array([])
+            return true
+        }
+        // Held: [1, 2, 3], full for a limit of 3; stored: [] at version 4.
+        #expect(try await here.update("list", appending(7, below: 3)) == StateValue(value: [7], version: 5))
     }
 
     @Test("every write and delete is reported to the observer with its version", arguments: StateBackend.allCases)

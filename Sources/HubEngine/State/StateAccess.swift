@@ -77,19 +77,36 @@ public struct StateAccess: Sendable {
     /// Reads `name`, lets `body` change it (`nil`: delete), and writes it back if nobody wrote
     /// it meanwhile, retrying on conflicts. `body` returns `false` to leave the value as it is.
     /// Returns the value now stored (`nil` when there is none).
+    ///
+    /// The first attempt starts from the record the store holds in memory
+    /// (``StateStore/recentRecord(_:now:)``, the value this process last wrote or read) when it
+    /// has one, so a session's repeated changes cost one database call each; the compare-and-set
+    /// write checks that it is still current (a conflict reads the database and tries again), and
+    /// a `body` that changes nothing is asked again on a fresh read before the answer is trusted.
     @discardableResult
     public func update(
         _ name: String, in scope: StateScope = .session, shape: StateShape = .initial, ttl: Duration? = nil,
         _ body: (inout JSONValue?) throws -> Bool
     ) async throws -> StateValue? {
         let key = try key(name, in: scope)
-        for attempt in 0..<max(1, settings.maxUpdateAttempts) {
+        var fromMemory = true
+        var attempt = 0
+        while attempt < max(1, settings.maxUpdateAttempts) {
             // After a conflict, a random pause that grows with the attempts: writers that keep
             // colliding spread out instead of colliding again in lockstep.
             if attempt > 0 { try? await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 50))))) }
-            let (current, version) = try await readCurrent(key, shape: shape)
+            let recent = fromMemory ? store.recentRecord(key, now: wallClock()) : nil
+            fromMemory = false
+            let current: JSONValue?, version: Int64
+            if let recent { (current, version) = decoded(recent, shape: shape) } else {
+                (current, version) = try await readCurrent(key, shape: shape)
+            }
             var value = current
-            guard try body(&value) else { return current.map { StateValue(value: $0, version: version) } }
+            guard try body(&value) else {
+                // Nothing to write: only an answer read from the store itself is final.
+                if recent != nil { continue }
+                return current.map { StateValue(value: $0, version: version) }
+            }
             let ttl = ttl ?? defaultTTL(scope)
             do {
                 guard let value else {
@@ -104,6 +121,7 @@ public struct StateAccess: Sendable {
             } catch {
                 guard error.code == .conflict else { throw error }
             }
+            attempt += 1
         }
         throw StateError(.conflict, "'\(key)' kept changing: \(settings.maxUpdateAttempts) attempts conflicted")
     }
@@ -140,6 +158,11 @@ public struct StateAccess: Sendable {
     /// The stored value in `shape` (nil when absent, unreadable or dropped) and the stored version.
     private func readCurrent(_ key: StateKey, shape: StateShape) async throws(StateError) -> (JSONValue?, Int64) {
         guard let record = try await store.read(key, now: wallClock()) else { return (nil, 0) }
+        return decoded(record, shape: shape)
+    }
+
+    /// A stored record's value in `shape` (nil when unreadable or dropped) and its version.
+    private func decoded(_ record: StateRecord, shape: StateShape) -> (JSONValue?, Int64) {
         guard let value = try? JSONParser().parse(record.bytes) else {
             counters.countStateMigration(migrated: false)
             return (nil, record.version)

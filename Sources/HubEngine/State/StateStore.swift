@@ -40,9 +40,19 @@ public protocol StateStore: Sendable {
     /// Removes values expired at `now`; returns how many.
     func purgeExpired(now: Int64) async throws(StateError) -> Int
 
+    /// The record of `key` as this store last wrote or read it, answered from memory without
+    /// asking the database; `nil` when none is held (or it expired at `now`). It may be stale (a
+    /// shared store's other replicas write too): ``StateAccess/update(_:in:shape:ttl:_:)`` starts
+    /// a compare-and-set from it, and the write checks the version. The default holds nothing.
+    func recentRecord(_ key: StateKey, now: Int64) -> StateRecord?
+
     /// Sets the one observer of changes (the engine's); events may arrive on any thread.
     func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void)
 
     /// Closes connections and stops background work; later calls throw `unavailable`.
     func close()
+}
+
+extension StateStore {
+    public func recentRecord(_ key: StateKey, now: Int64) -> StateRecord? { nil }
 }

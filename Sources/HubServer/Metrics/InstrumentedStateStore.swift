@@ -84,6 +84,9 @@ struct InstrumentedStateStore: StateStore {
         try await measured("purge") { () async throws(StateError) in try await base.purgeExpired(now: now) }
     }
 
+    /// Not a store call (no database is asked): not counted.
+    func recentRecord(_ key: StateKey, now: Int64) -> StateRecord? { base.recentRecord(key, now: now) }
+
     func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
         let notifications = metrics.notifications
         base.observe { event in
