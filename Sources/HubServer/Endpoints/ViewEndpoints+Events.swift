@@ -38,10 +38,12 @@ extension ViewEndpoints {
         let updates = await session.updates()
         let responder = self.responder
         let metrics = state.metrics
-        let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
+        let (events, continuation) = AsyncStream.makeStream(
+            of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         let patches = wantsPatches ? state.viewPatches : nil
+        let renderings = state.listenerRenderings
         let state = self.state
         let pump = Task {
             metrics.sseStreams.increment()
@@ -55,10 +57,14 @@ extension ViewEndpoints {
                 guard let viewModel = viewState.viewModel else { continue }
                 // Read per event: a config reload's kill switches apply to open streams too.
                 let components = state.clientComponents(of: request)
-                let historyKey = ViewPatches.Key(session: session.id, variant: components?.variant ?? "")
-                let rendered = responder.rendered(
-                    viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
-                let id = Self.eventID(rendered.etag)
+                let variant = components?.variant ?? ""
+                let historyKey = ViewPatches.Key(session: session.id, variant: variant)
+                // One rendering (and one encoding) of this view for all of the session's listeners.
+                let (rendered, fresh) = renderings.rendered(viewModel, for: .init(session: session.id, variant: variant)) {
+                    responder.rendered(viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
+                }
+                if !fresh, components != nil { rendered.countFallbacks() }  // counted per view event sent
+                let id = RenderedView.eventID(rendered.etag)
                 let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)
                 patches?.remember(current, for: historyKey)
                 // Only the first event can be the one the client already has.
@@ -68,20 +74,19 @@ extension ViewEndpoints {
                 }
                 if id == skip { continue }
                 if let patches, let base, base.id != id,
-                    let data = patches.patchEvent(from: base, to: current, variant: historyKey.variant)
+                    let patch = patches.patchEvent(from: base, to: current, variant: historyKey.variant)
                 {
                     metrics.ssePatchEvents.labels("patch").increment()
-                    continuation.yield(ServerSentEvent(event: "patch", data: data, id: id))
+                    continuation.yield(patch)
                     continue
                 }
                 if patches != nil { metrics.ssePatchEvents.labels("view").increment() }
-                continuation.yield(
-                    ServerSentEvent(event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: id))
+                continuation.yield(rendered.viewEvent(encoded: metrics.sseViewEventsEncoded))
             }
             // A config reload removed the view's feature: say so before the stream closes (a
             // client should stop reconnecting: the token now answers 404).
             if await session.endReason == .featureRemoved {
-                continuation.yield(ServerSentEvent(event: "end", data: Self.featureRemovedEvent))
+                continuation.yield(Self.featureRemovedEncoded)
             }
             continuation.finish()
         }
@@ -111,7 +116,7 @@ extension ViewEndpoints {
             pump.cancel()
             continuation.finish()
         }
-        var response = HTTPResponse.serverSentEvents(events)
+        var response = HTTPResponse.serverSentEvents(encoded: events)
         response.headers.add(name: "Hub-Session", value: session.token.encoded)
         return response
     }
@@ -134,15 +139,13 @@ extension ViewEndpoints {
     static let featureRemovedEvent =
         #"{"reason":"feature_removed","detail":"the config no longer has a feature for this view; the session ended"}"#
 
+    /// The `end` event of ``featureRemovedEvent``, encoded once.
+    static let featureRemovedEncoded = EncodedServerSentEvent(ServerSentEvent(event: "end", data: featureRemovedEvent))
+
     /// How long one stream may stay open: between 80% and 100% of `maximum` seconds, drawn
     /// per stream; `nil` when `maximum` is 0 (no limit).
     static func streamLifetime(maximum: Double) -> Duration? {
         guard maximum > 0 else { return nil }
         return .seconds(maximum * Double.random(in: 0.8...1.0))
-    }
-
-    /// The event id of a rendered view: its strong ETag without the quotes.
-    static func eventID(_ etag: String) -> String {
-        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
     }
 }
