@@ -3,17 +3,19 @@
 
 Drives a running hub-server (started by scale.sh with the bench's server.json) from 127.0.0.1:
 
-1. `GET /view?uri=hub:home` throughput with wrk (-t2 -c32), before anything is held.
+1. `GET /view?uri=hub:home` throughput with wrk (-t2 -c32) on this server and on a second one
+   (the same binary and config, which never holds anything), in alternating rounds (medians),
+   before anything is held: the control ratio.
 2. IDLE keep-alive connections (one `GET /health` each, then silent), held by a child process
    (one process cannot hold 20,000 descriptors under this machine's hard limit): RSS per connection.
 3. LISTENERS sessions of hub:home (each used once, so stored), then one SSE listener on each,
    each waited for until its first view: RSS per session, per listener.
-4. throughput again beside them; then an action to the pushed view on a listener of its own
+4. throughput again beside them, alternating with the bare server; then an action to the pushed view on a listener of its own
    (ACTIONS actions, each timed from the request's start to the event on the listener).
 5. fan-out by config edit: content/home.json rewritten (a new title) and timed from the rename
    to each listener's event carrying it; by action: the listeners closed, LISTENERS listeners
    on one todo session, one `todo:add`, timed to each listener's event.
-6. throughput once everything is closed. Prints a Markdown summary.
+Prints a Markdown summary.
 
 Every phase has a deadline; the client is single-threaded (selectors/epoll), so its own time
 to read 10,000 sockets is inside the fan-out figures (an upper bound for the server's).
@@ -98,19 +100,27 @@ class Client:
         return answer["view"]
 
 
-def wrk(url, seconds, rounds):
-    figures = []
+def wrk_once(url, seconds):
+    output = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", url],
+                            capture_output=True, text=True, timeout=seconds + 60).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if errors:
+        raise RuntimeError(f"wrk saw {errors.group(1)} non-2xx answers")
+    return rate, float(p99.group(1)) * scale
+
+
+def wrk_pair(url, bare_url, seconds, rounds):
+    """Alternating rounds on `url` and `bare_url` (the machine's noise falls on both): the
+    medians of each, (rate, p99 ms)."""
+    held, bare = [], []
     for _ in range(rounds):
-        output = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", url],
-                                capture_output=True, text=True, timeout=seconds + 60).stdout
-        rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-        p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
-        scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
-        errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-        if errors:
-            raise RuntimeError(f"wrk saw {errors.group(1)} non-2xx answers")
-        figures.append((rate, float(p99.group(1)) * scale))
-    return statistics.median(f[0] for f in figures), statistics.median(f[1] for f in figures)
+        held.append(wrk_once(url, seconds))
+        bare.append(wrk_once(bare_url, seconds))
+    median = lambda figures: (statistics.median(f[0] for f in figures), statistics.median(f[1] for f in figures))
+    return median(held), median(bare)
 
 
 class Listeners:
@@ -267,6 +277,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--pid", type=int, required=True)
+    parser.add_argument("--bare-port", type=int, required=True, help="a second hub-server that never holds anything")
     parser.add_argument("--config", required=True, help="the served config directory (content/home.json is edited)")
     parser.add_argument("--listeners", type=int, default=10000)
     parser.add_argument("--idle", type=int, default=10000)
@@ -274,16 +285,18 @@ def main():
     parser.add_argument("--per-session", type=int, default=0,
                         help="listeners on the one todo session (default: --listeners; limits.sseListenersPerSession)")
     parser.add_argument("--wrk-seconds", type=int, default=3)
-    parser.add_argument("--wrk-rounds", type=int, default=3)
+    parser.add_argument("--wrk-rounds", type=int, default=5)
     arguments = parser.parse_args()
     raise_nofile()
     port, pid = arguments.port, arguments.pid
     view_url = f"http://{HOST}:{port}/view?uri=hub:home"
+    bare_url = f"http://{HOST}:{arguments.bare_port}/view?uri=hub:home"
     results = {}
 
-    log("throughput before anything is held")
+    log("throughput before anything is held (control: both servers bare)")
     Client(port).request("GET", "/view?uri=hub:home")
-    results["wrk_before"] = wrk(view_url, arguments.wrk_seconds, arguments.wrk_rounds)
+    Client(arguments.bare_port).request("GET", "/view?uri=hub:home")
+    results["wrk_before"] = wrk_pair(view_url, bare_url, arguments.wrk_seconds, arguments.wrk_rounds)
     rss_start = settle_rss(pid)
 
     log(f"{arguments.idle} idle keep-alive connections")
@@ -305,8 +318,8 @@ def main():
         listeners.open([f"/view/events?session={t}" for t in tokens], b"Recently played", 120)
         rss_listeners = settle_rss(pid)
 
-        log("throughput beside them")
-        results["wrk_held"] = wrk(view_url, arguments.wrk_seconds, arguments.wrk_rounds)
+        log("throughput beside them, alternating with the bare server")
+        results["wrk_held"] = wrk_pair(view_url, bare_url, arguments.wrk_seconds, arguments.wrk_rounds)
 
         log(f"{arguments.actions} actions, each to the pushed view on its own listener")
         results["action"] = action_latency(port, arguments.actions)
@@ -329,7 +342,6 @@ def main():
         todo = client.token("hub:todo")
         listeners = Listeners(port)
         listeners.open([f"/view/events?session={todo}"] * shared, b"event: view", 120)
-        rss_one_session = settle_rss(pid)
         listeners.drain()
         started = time.monotonic()
         client.act(todo, {"action": "todo:add", "custom": {"title": "Fanned out"}})
@@ -339,32 +351,24 @@ def main():
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
-    time.sleep(2)
-    log("throughput once everything is closed")
-    results["wrk_after"] = wrk(view_url, arguments.wrk_seconds, arguments.wrk_rounds)
 
     idle, listened = arguments.idle, arguments.listeners
     per_connection = (rss_idle - rss_start) * 1024 / idle
     per_session = (rss_sessions - rss_idle) * 1024 / listened
     per_listener = (rss_listeners - rss_sessions) * 1024 / listened
     shared = arguments.per_session or listened
-    per_shared_listener = (rss_one_session - rss_idle) * 1024 / shared
-    baseline = statistics.mean([results["wrk_before"][0], results["wrk_after"][0]])
     print(f"\nRSS: start {rss_start} KiB, +{idle} idle connections {rss_idle} KiB, +{listened} sessions "
-          f"{rss_sessions} KiB, +{listened} listeners {rss_listeners} KiB; {shared} listeners on one session "
-          f"(beside the idle connections) {rss_one_session} KiB\n")
+          f"{rss_sessions} KiB, +{listened} listeners {rss_listeners} KiB\n")
     print("| figure | value |\n|---|---|")
     print(f"| memory per idle keep-alive connection | {per_connection / 1024:.2f} KiB |")
     print(f"| memory per stored session of hub:home (used once) | {per_session / 1024:.2f} KiB |")
     print(f"| memory per SSE listener, its own session (connection included) | {per_listener / 1024:.2f} KiB |")
-    print(f"| memory per SSE listener, {shared} on one session (connection included) | "
-          f"{per_shared_listener / 1024:.2f} KiB |")
-    for name, label in (("wrk_before", "before"), ("wrk_held", f"beside {idle} idle + {listened} listeners"),
-                        ("wrk_after", "after closing them")):
-        rate, p99 = results[name]
-        print(f"| `GET /view?uri=hub:home` wrk -t2 -c32, {label} | {rate:,.0f} req/s, p99 {p99:.2f} ms |")
-    print(f"| throughput beside them / without (mean of before and after) | "
-          f"{results['wrk_held'][0] / baseline:.2f}x |")
+    for name, label in (("wrk_before", "nothing held (control)"),
+                        ("wrk_held", f"beside {idle} idle connections + {listened} listeners")):
+        (rate, p99), (bare_rate, bare_p99) = results[name]
+        print(f"| `GET /view?uri=hub:home` wrk -t2 -c32, {label} | {rate:,.0f} req/s (p99 {p99:.2f} ms); "
+              f"bare server in the same rounds {bare_rate:,.0f} req/s (p99 {bare_p99:.2f} ms): "
+              f"**{rate / bare_rate:.2f}x** |")
     for name, label in (("edit", f"config edit to {listened} listeners (own sessions)"),
                         ("action_fanout", f"action to {shared} listeners of one session")):
         latencies, missed = results[name]

@@ -2,8 +2,9 @@
 # Scale with connections and listeners (docs/PERFORMANCE.md "Scale: connections and listeners";
 # `make bench-scale`): a release hub-server on a temporary copy of Config/ with its limits raised
 # (below), driven from 127.0.0.1 by scale.py: memory per idle keep-alive connection, per SSE
-# listener, GET /view throughput beside them, config-edit and action fan-out to every listener,
-# action to pushed view. Not part of `make test`; about three minutes.
+# listener, GET /view throughput beside them (against a second, bare hub-server in alternating
+# rounds), config-edit and action fan-out to every listener, action to pushed view. Not part of
+# `make test`; about three minutes.
 #
 #   Benchmarks/scale/scale.sh                          # 10,000 listeners and up to 10,000 idle connections
 #   SCALE_LISTENERS=2000 SCALE_IDLE=2000 Benchmarks/scale/scale.sh   # smaller
@@ -52,10 +53,16 @@ cat >"$config/server.json" <<JSON
   "log": { "level": "warning", "format": "json" } }
 JSON
 "$HUB_BIN" validate "$config" >/dev/null
+# The bare server: the same binary and config, never holding anything; wrk alternates between
+# the two (compare.sh's method), so the machine's noise falls on both.
+cp -r "$config" "$WORK_TMP/config-bare"
+export HUB_DATA_DIR="$WORK_TMP/data-bare"
+start_hub "$WORK_TMP/config-bare" "" "$WORK_TMP/hub-bare.log"
+bare_port=$HUB_PORT_USED
 export HUB_DATA_DIR="$WORK_TMP/data"
 start_hub "$config"
-log "hub-server $HUB_PID on $HUB_URL ($HUB_BIN); load average $(load_average)"
+log "hub-server $HUB_PID on $HUB_URL, bare one on port $bare_port ($HUB_BIN); load average $(load_average)"
 echo "git $(git -C "$REPO_DIR" rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime)"
-python3 "$REPO_DIR/Benchmarks/scale/scale.py" --port "$HUB_PORT_USED" --pid "$HUB_PID" --config "$config" \
+python3 "$REPO_DIR/Benchmarks/scale/scale.py" --port "$HUB_PORT_USED" --pid "$HUB_PID" --bare-port "$bare_port" --config "$config" \
     --listeners "$listeners" --idle "$idle" --actions "${SCALE_ACTIONS:-200}" --per-session "${SCALE_PER_SESSION:-0}"
 echo "load average at the end: $(load_average)"

@@ -44,6 +44,7 @@ extension ViewEndpoints {
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         let patches = wantsPatches ? state.viewPatches : nil
         let renderings = state.listenerRenderings
+        let streamLimiter = state.streamLimiter
         let state = self.state
         let pump = Task {
             metrics.sseStreams.increment()
@@ -59,10 +60,15 @@ extension ViewEndpoints {
                 let components = state.clientComponents(of: request)
                 let variant = components?.variant ?? ""
                 let historyKey = ViewPatches.Key(session: session.id, variant: variant)
-                // One rendering (and one encoding) of this view for all of the session's listeners.
-                let (rendered, fresh) = renderings.rendered(viewModel, for: .init(session: session.id, variant: variant)) {
+                // One rendering (and one encoding) of this view for all of the session's listeners;
+                // a session's only listener renders for itself, keeping no slot.
+                let render = {
                     responder.rendered(viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
                 }
+                let (rendered, fresh) =
+                    streamLimiter.openStreams(session: session.id) > 1
+                    ? renderings.rendered(viewModel, for: .init(session: session.id, variant: variant), render: render)
+                    : (render(), true)
                 if !fresh, components != nil { rendered.countFallbacks() }  // counted per view event sent
                 let id = RenderedView.eventID(rendered.etag)
                 let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)

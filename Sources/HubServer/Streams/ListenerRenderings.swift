@@ -5,7 +5,8 @@ import HubSync
 /// The rendering each session's listeners send now, shared: every listener of a session wakes
 /// with the same view model when it changes, and the first to render it (component fallback,
 /// JSON, ETag) renders for all, so its `event: view` (``RenderedView/viewEvent(encoded:)``) is
-/// encoded once however many listeners follow the session. The render cache alone would
+/// encoded once however many listeners follow the session. (A session's only listener renders
+/// for itself: the events endpoint asks here only while a session has more than one.) The render cache alone would
 /// render a session's own view twice (it admits one on its second sighting) and more when
 /// listeners race it.
 ///
