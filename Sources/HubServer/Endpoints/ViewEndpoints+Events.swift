@@ -36,58 +36,20 @@ extension ViewEndpoints {
         }
         let lease = try state.streamLimiter.acquire(session: session.id, client: state.clientAddress.of(request))
         let updates = await session.updates()
-        let responder = self.responder
         let metrics = state.metrics
         let (events, continuation) = AsyncStream.makeStream(
             of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
-        let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
-        let patches = wantsPatches ? state.viewPatches : nil
-        let renderings = state.listenerRenderings
-        let streamLimiter = state.streamLimiter
+        let cursor = ListenerCursor(
+            sessionID: session.id, viewURI: session.viewURI, request: request, state: state, responder: responder,
+            patches: wantsPatches ? state.viewPatches : nil)
         let state = self.state
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
-            var skip = lastEventID
-            // What this listener has: a view the client named in Last-Event-ID, then each one sent.
-            var base = lastEventID.flatMap {
-                patches?.recent($0, for: ViewPatches.Key(session: session.id, variant: components?.variant ?? ""))
-            }
+            var cursor = cursor
             for await viewState in updates {
-                guard let viewModel = viewState.viewModel else { continue }
-                // Read per event: a config reload's kill switches apply to open streams too.
-                let components = state.clientComponents(of: request)
-                let variant = components?.variant ?? ""
-                let historyKey = ViewPatches.Key(session: session.id, variant: variant)
-                // One rendering (and one encoding) of this view for all of the session's listeners;
-                // a session's only listener renders for itself, keeping no slot.
-                let render = {
-                    responder.rendered(viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
-                }
-                let (rendered, fresh) =
-                    streamLimiter.openStreams(session: session.id) > 1
-                    ? renderings.rendered(viewModel, for: .init(session: session.id, variant: variant), render: render)
-                    : (render(), true)
-                if !fresh, components != nil { rendered.countFallbacks() }  // counted per view event sent
-                let id = RenderedView.eventID(rendered.etag)
-                let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)
-                patches?.remember(current, for: historyKey)
-                // Only the first event can be the one the client already has.
-                defer {
-                    skip = nil
-                    base = current
-                }
-                if id == skip { continue }
-                if let patches, let base, base.id != id,
-                    let patch = patches.patchEvent(from: base, to: current, variant: historyKey.variant)
-                {
-                    metrics.ssePatchEvents.labels("patch").increment()
-                    continuation.yield(patch)
-                    continue
-                }
-                if patches != nil { metrics.ssePatchEvents.labels("view").increment() }
-                continuation.yield(rendered.viewEvent(encoded: metrics.sseViewEventsEncoded))
+                if let event = cursor.event(for: viewState) { continuation.yield(event) }
             }
             // A config reload removed the view's feature: say so before the stream closes (a
             // client should stop reconnecting: the token now answers 404).
