@@ -51,21 +51,31 @@ public struct HTTPBodyStream: Sendable {
     }
 
     /// Iterates the elements as pieces to write until the stream ends, `body` answers false, or
-    /// the task is cancelled.
+    /// the task is cancelled. Each source has a loop of its own (a small async frame per
+    /// stream: one is held by every open stream).
     func forEachPiece(_ body: (Piece) async -> Bool) async {
         switch source {
-        case .events(let events):
-            for await event in events {
-                if !(await body(.bytes(event.encoded))) { return }
-            }
-        case .encodedEvents(let events):
-            for await event in events {
-                if !(await body(.encoded(event))) { return }
-            }
-        case .chunks(let chunks):
-            for await chunk in chunks where !chunk.isEmpty {
-                if !(await body(.bytes(chunk))) { return }
-            }
+        case .events(let events): await Self.forEach(events, body)
+        case .encodedEvents(let events): await Self.forEach(events, body)
+        case .chunks(let chunks): await Self.forEach(chunks, body)
+        }
+    }
+
+    private static func forEach(_ events: AsyncStream<ServerSentEvent>, _ body: (Piece) async -> Bool) async {
+        for await event in events {
+            if !(await body(.bytes(event.encoded))) { return }
+        }
+    }
+
+    private static func forEach(_ events: AsyncStream<EncodedServerSentEvent>, _ body: (Piece) async -> Bool) async {
+        for await event in events {
+            if !(await body(.encoded(event))) { return }
+        }
+    }
+
+    private static func forEach(_ chunks: AsyncStream<[UInt8]>, _ body: (Piece) async -> Bool) async {
+        for await chunk in chunks where !chunk.isEmpty {
+            if !(await body(.bytes(chunk))) { return }
         }
     }
 }
