@@ -157,8 +157,9 @@ test-tsan: deps deps-postgres
 bench: deps
 	Benchmarks/run.sh
 
-## GET /view against nginx over view sizes, endpoints, reload policies, gzip, wrk threads and
-## connections, each cell a ratio to nginx with p99 (MATRIX_QUICK=1: a smoke run; docs/PERFORMANCE.md).
+## GET /view against nginx over view sizes, chain shapes, endpoints, reload policies, gzip, wrk
+## threads and connections, each cell a ratio to nginx with p99, CPU and allocations per request
+## (about 1 h 45 min; MATRIX_QUICK=1: a smoke run; docs/PERFORMANCE.md).
 bench-matrix: deps
 	$(SWIFT) build -c release --product hub-server
 	Benchmarks/bench/matrix.sh

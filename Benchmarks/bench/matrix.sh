@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# The benchmark matrix: GET /view against nginx serving the same bytes, per view size, endpoint,
-# reload policy, gzip, wrk threads and connections, each cell a ratio to nginx measured in the
-# same rounds, with p99 (docs/PERFORMANCE.md "Benchmark matrix"). compare.sh's method: both
-# servers run at once and are measured in alternation (round-robin wrk runs), the median of
-# the rounds kept, so that a shared machine's drift hits both alike.
+# The benchmark matrix: GET /view against nginx serving the same bytes, per view size, chain
+# shape, endpoint, reload policy, gzip, wrk threads and connections; each cell a ratio to nginx
+# measured in the same rounds, with both p99s, both servers' CPU per request and allocation
+# calls per request (docs/PERFORMANCE.md "Benchmark matrix"). compare.sh's method: both servers
+# run at once and are measured in alternation (round-robin wrk runs), the median of the rounds
+# kept, so that a shared machine's drift hits both alike.
 #
-#   Benchmarks/bench/matrix.sh                 (make bench-matrix) the full run, about 50 minutes
+#   Benchmarks/bench/matrix.sh                 (make bench-matrix) the full run: 256 cells, about
+#                                              1 h 45 min (the script prints its estimate)
 #   MATRIX_QUICK=1 Benchmarks/bench/matrix.sh  a smoke run: one 1 s round per server and cell, no
-#                                              warm-up (about 5 minutes)
-#   knobs: MATRIX_ROUNDS=5 MATRIX_SECONDS=2 MATRIX_SIZES="1 16 64 256" MATRIX_THREADS="1 2"
-#          MATRIX_CONNS="32 512" MATRIX_OUT=FILE (the markdown table; default: stdout only)
+#                                              warm-up (about 12 minutes for the 256 cells)
+#   knobs: MATRIX_ROUNDS=5 MATRIX_SECONDS=2 MATRIX_SIZES="1 16 64 256" (any sizes in KB)
+#          MATRIX_CHAINS="static remote" MATRIX_THREADS="1 2" MATRIX_CONNS="32 512"
+#          MATRIX_ENDPOINTS="uri session" MATRIX_RELOADS="always never" MATRIX_GZIP="no yes"
+#          MATRIX_ALLOCS=1 (0: no allocation shim, "-" in those columns)
+#          MATRIX_BIN=.build/release/hub-server MATRIX_OUT=FILE (the markdown table; default:
+#          stdout only)
 #
-# Cells: view size (KB, a static view generated into a temporary config by matrix_config.py),
-# endpoint (`uri`: GET /view?uri=, memoized, no session stored; `session`: GET /view?session=
-# of a held session), reload (`always`, the default, or `never`), gzip (nginx serves the same
-# gzip bytes with gzip_static; a view under gzip.minBytes is sent as is by both), wrk -t, -c.
-# Loopback only; every server is stopped on exit.
+# Cells: view size (KB of JSON, generated into a temporary config by matrix_config.py), chain
+# (`static`: one static operation; `remote`: static + patch + a remote operation fetched from
+# the local upstream, fresh by Cache-Control: max-age), endpoint (`uri`: GET /view?uri=,
+# memoized, no session stored; `session`: GET /view?session= of a held session), reload
+# (`always`, the default, or `never`), gzip (nginx serves the same gzip bytes with gzip_static;
+# a view under gzip.minBytes is sent as is by both), wrk -t, -c.
+#
+# Per request (lib.sh's measure_run, over exactly each wrk run): CPU is user+system time from
+# /proc/PID/stat, of hub-server and of nginx's worker processes; allocations are the
+# malloc/calloc/realloc/memalign-family calls counted by alloc_count.c, preloaded into both
+# servers (built with cc into the temporary folder). Loopback only; every server is stopped on
+# exit.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 if [ "${MATRIX_QUICK:-0}" = 1 ]; then
@@ -28,89 +41,127 @@ else
     warm=1
 fi
 sizes=${MATRIX_SIZES:-"1 16 64 256"}
+chains=${MATRIX_CHAINS:-"static remote"}
 threads_list=${MATRIX_THREADS:-"1 2"}
 conns_list=${MATRIX_CONNS:-"32 512"}
+endpoints=${MATRIX_ENDPOINTS:-"uri session"}
+reloads=${MATRIX_RELOADS:-"always never"}
+gzips=${MATRIX_GZIP:-"no yes"}
+allocs=${MATRIX_ALLOCS:-1}
 hub_port=${MATRIX_HUB_PORT:-18095}
+HUB_BIN=${MATRIX_BIN:-$HUB_BIN}
 
-trap bench_cleanup EXIT
+cleanup_on_exit
 ensure_tools
 raise_nofile
-[ -x "$HUB_BIN" ] || build_hub
-bench_init_tmp
-config="$BENCH_TMP/config"
-python3 "$BENCH_DIR/matrix_config.py" "$config" "$hub_port" "$(echo $sizes | tr ' ' ',')"
-start_hub "$config" "$hub_port" "$BENCH_TMP/hub.log"
+use_hub_server release
+work_tmp matrix
+config="$WORK_TMP/config"
+python3 "$BENCH_DIR/matrix_config.py" "$config" "$hub_port" --sizes "$sizes" --chains "$chains" \
+    --upstream-port "$UPSTREAM_PORT" --upstream-dir "$WORK_TMP/upstream-files"
+case " $chains " in *" remote "*) start_upstream 14400 --files "$WORK_TMP/upstream-files" ;; esac
+
+# Both servers preload the allocation shim, each counting into its own file.
+preload="" hub_counter=- nginx_counter=-
+if [ "$allocs" = 1 ]; then
+    build_alloc_shim
+    preload=$ALLOC_SHIM
+    hub_counter=$(alloc_counter hub)
+    nginx_counter=$(alloc_counter nginx)
+fi
+HUB_DATA_DIR="$WORK_TMP/data" LD_PRELOAD=$preload ALLOC_COUNT_FILE=${hub_counter#-} start_hub "$config" "$hub_port" "$WORK_TMP/hub.log"
 hub="http://127.0.0.1:$hub_port"
 
-# nginx serves, per size, the bytes the hub answers (identity, and gzip when the hub gzips).
-mkdir -p "$BENCH_TMP/html"
+# nginx serves, per view, the bytes the hub answers (identity, and gzip when the hub gzips).
+html="$WORK_TMP/html"
+mkdir -p "$html"
+views=()
 for size in $sizes; do
-    curl -sf "$hub/view?uri=hub:m$size-always" -o "$BENCH_TMP/html/m$size.json"
-    encoding=$(curl -sf -H 'Accept-Encoding: gzip' -D- -o "$BENCH_TMP/html/m$size.json.gz" "$hub/view?uri=hub:m$size-always" \
-        | tr -d '\r' | awk -F': ' 'tolower($1)=="content-encoding"{print $2}')
-    [ "$encoding" = gzip ] || rm -f "$BENCH_TMP/html/m$size.json.gz"
+    for chain in $chains; do
+        name=$chain$size
+        views+=("$name")
+        curl -sf "$hub/view?uri=hub:$name-always" -o "$html/$name.json"
+        encoding=$(curl -sf -H 'Accept-Encoding: gzip' -D- -o "$html/$name.json.gz" "$hub/view?uri=hub:$name-always" \
+            | tr -d '\r' | awk -F': ' 'tolower($1)=="content-encoding"{print $2}')
+        [ "$encoding" = gzip ] || rm -f "$html/$name.json.gz"
+        log "view $name: $(stat -c %s "$html/$name.json") bytes$([ -f "$html/$name.json.gz" ] && echo ", gzip $(stat -c %s "$html/$name.json.gz")")"
+    done
 done
-cp "$BENCH_TMP/html/m${sizes%% *}.json" "$BENCH_TMP/html/view.json"  # start_nginx waits for view.json
-chmod -R a+rX "$BENCH_TMP/html"
-start_nginx "$BENCH_TMP/html"
+cp "$html/${views[0]}.json" "$html/view.json"  # start_nginx waits for view.json
+chmod -R a+rX "$html"
+LD_PRELOAD=$preload ALLOC_COUNT_FILE=${nginx_counter#-} start_nginx "$html"
 nginx="http://127.0.0.1:$NGINX_PORT"
+workers=$(nginx_workers)
 
 declare -A session
-for size in $sizes; do
+for name in "${views[@]}"; do
     for reload in always never; do
-        token=$(session_of "$hub/view?uri=hub:m$size-$reload")
+        token=$(session_of "$hub/view?uri=hub:$name-$reload")
         curl -sf -o /dev/null "$hub/view?session=$token"  # used again: held (protected)
-        session[$size-$reload]=$token
+        session[$name-$reload]=$token
     done
 done
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# run_wrk THREADS CONNS SECONDS URL [HEADER...]: prints "req/s p99_ms".
-run_wrk() {
-    local threads=$1 conns=$2 duration=$3 url=$4
-    shift 4
-    timeout $((duration + 20)) wrk -t"$threads" -c"$conns" -d"${duration}s" --latency "$@" "$url" | awk '
-        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-        /Requests\/sec/ { rate = $2 }
-        $1 == "99%" { p99 = ms($2) }
-        /Non-2xx/ { bad = $NF }
-        END { if (bad > 0) rate = 0; printf "%d %.2f\n", rate, p99 }'
+# cell_line SIZE CHAIN ENDPOINT RELOAD GZIP THREADS CONNS HUB_URL NGINX_URL [WRK_ARG...]: the
+# alternating rounds of one cell, printed as a table row.
+cell_line() {
+    local size=$1 chain=$2 endpoint=$3 reload=$4 gzip=$5 threads=$6 conns=$7 hub_url=$8 nginx_url=$9
+    shift 9
+    local -a h_rate=() h_p99=() h_cpu=() h_alloc=() n_rate=() n_p99=() n_cpu=() n_alloc=()
+    local rate p99 cpu user alloc
+    if [ "$warm" = 1 ]; then
+        measure_run "$threads" "$conns" 1 "$hub_url" "$HUB_PID" - "$@" >/dev/null
+        measure_run "$threads" "$conns" 1 "$nginx_url" "$workers" - "$@" >/dev/null
+    fi
+    for _ in $(seq "$rounds"); do
+        read -r rate p99 cpu user alloc < <(measure_run "$threads" "$conns" "$seconds" "$hub_url" "$HUB_PID" "$hub_counter" "$@")
+        h_rate+=("$rate") h_p99+=("$p99") h_cpu+=("$cpu") h_alloc+=("$alloc")
+        read -r rate p99 cpu user alloc < <(measure_run "$threads" "$conns" "$seconds" "$nginx_url" "$workers" "$nginx_counter" "$@")
+        n_rate+=("$rate") n_p99+=("$p99") n_cpu+=("$cpu") n_alloc+=("$alloc")
+    done
+    local h n ratio ha na
+    h=$(median "${h_rate[@]}") n=$(median "${n_rate[@]}")
+    ratio=$(awk -v a="$h" -v b="$n" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+    if [ "$allocs" = 1 ]; then
+        ha=$(median "${h_alloc[@]}") na=$(median "${n_alloc[@]}")
+    else
+        ha=- na=-
+    fi
+    echo "| $size | $chain | $endpoint | $reload | $gzip | $threads | $conns | $h | $n | **${ratio}x** |" \
+        "$(median "${h_p99[@]}") | $(median "${n_p99[@]}") | $(median "${h_cpu[@]}") | $(median "${n_cpu[@]}") | $ha | $na |"
 }
 
-table="| size KB | endpoint | reload | gzip | wrk -t | conns | HubServer req/s | nginx req/s | ratio | HubServer p99 ms | nginx p99 ms |
-|---|---|---|---|---|---|---|---|---|---|---|"
-log "matrix: sizes $sizes, threads $threads_list, connections $conns_list, $rounds round(s) of ${seconds}s per server and cell"
+count() { wc -w <<<"$1"; }
+cells=$(($(count "$sizes") * $(count "$chains") * $(count "$endpoints") * $(count "$reloads") * $(count "$gzips") \
+    * $(count "$threads_list") * $(count "$conns_list")))
+# Per cell: the rounds and warm-up runs of both servers, each with about 0.2 s of wrk start-up and /proc reads.
+estimate=$(awk -v c="$cells" -v r="$rounds" -v s="$seconds" -v w="$warm" 'BEGIN { printf "%d", c * (2 * r * (s + 0.2) + 2 * w * 1.2) / 60 + 1 }')
+log "matrix: $cells cells (sizes $sizes; chains $chains; endpoints $endpoints; reload $reloads; gzip $gzips;"\
+" threads $threads_list; connections $conns_list),"\
+" $rounds round(s) of ${seconds}s per server and cell; about $estimate minutes"
+table="| size KB | chain | endpoint | reload | gzip | wrk -t | conns | HubServer req/s | nginx req/s | ratio | HubServer p99 ms | nginx p99 ms | HubServer CPU µs/req | nginx CPU µs/req | HubServer allocs/req | nginx allocs/req |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+started=$(date +%s)
 for size in $sizes; do
-    for endpoint in uri session; do
-        for reload in always never; do
-            for gzip in no yes; do
-                header=()
-                [ "$gzip" = yes ] && header=(-H 'Accept-Encoding: gzip')
-                case $endpoint in
-                uri) hub_url="$hub/view?uri=hub:m$size-$reload" ;;
-                session) hub_url="$hub/view?session=${session[$size-$reload]}" ;;
-                esac
-                nginx_url="$nginx/m$size.json"
-                for threads in $threads_list; do
-                    for conns in $conns_list; do
-                        hub_rates=() hub_p99=() nginx_rates=() nginx_p99=()
-                        if [ "$warm" = 1 ]; then
-                            run_wrk "$threads" "$conns" 1 "$hub_url" "${header[@]}" >/dev/null
-                            run_wrk "$threads" "$conns" 1 "$nginx_url" "${header[@]}" >/dev/null
-                        fi
-                        for _ in $(seq "$rounds"); do
-                            read -r rate p99 < <(run_wrk "$threads" "$conns" "$seconds" "$hub_url" "${header[@]}")
-                            hub_rates+=("$rate") hub_p99+=("$p99")
-                            read -r rate p99 < <(run_wrk "$threads" "$conns" "$seconds" "$nginx_url" "${header[@]}")
-                            nginx_rates+=("$rate") nginx_p99+=("$p99")
-                        done
-                        h=$(median "${hub_rates[@]}") n=$(median "${nginx_rates[@]}")
-                        hp=$(median "${hub_p99[@]}") np=$(median "${nginx_p99[@]}")
-                        ratio=$(awk -v a="$h" -v b="$n" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
-                        line="| $size | $endpoint | $reload | $gzip | $threads | $conns | $h | $n | **${ratio}x** | $hp | $np |"
-                        log "$line"
-                        table="$table
+    for chain in $chains; do
+        name=$chain$size
+        for endpoint in $endpoints; do
+            for reload in $reloads; do
+                for gzip in $gzips; do
+                    header=()
+                    [ "$gzip" = yes ] && header=(-H 'Accept-Encoding: gzip')
+                    case $endpoint in
+                    uri) hub_url="$hub/view?uri=hub:$name-$reload" ;;
+                    session) hub_url="$hub/view?session=${session[$name-$reload]}" ;;
+                    esac
+                    for threads in $threads_list; do
+                        for conns in $conns_list; do
+                            line=$(cell_line "$size" "$chain" "$endpoint" "$reload" "$gzip" "$threads" "$conns" \
+                                "$hub_url" "$nginx/$name.json" "${header[@]}")
+                            log "$line"
+                            table="$table
 $line"
+                        done
                     done
                 done
             done
@@ -118,5 +169,5 @@ $line"
     done
 done
 echo "$table"
-[ -n "${MATRIX_OUT:-}" ] && echo "$table" >"$MATRIX_OUT"
-log "git $(cd "$REPO_DIR" && git rev-parse --short HEAD), load average $(load_average), $(nproc) cores"
+if [ -n "${MATRIX_OUT:-}" ]; then echo "$table" >"$MATRIX_OUT"; fi
+log "git $(cd "$REPO_DIR" && git rev-parse --short HEAD), $(($(date +%s) - started)) s for $cells cells, load average $(load_average), $(nproc) cores"

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The bench's local upstream: a ThreadingHTTPServer on 127.0.0.1 (HTTP/1.1 keep-alive).
 
-  upstream.py PORT [--max-seconds N]      (stops by itself after N seconds, default 3600)
+  upstream.py PORT [--max-seconds N] [--files DIR]
+      stops by itself after N seconds (default 3600); --files: what /files/ serves
 
 Routes:
   /items              the 40 remote components of the bench view, Cache-Control: max-age=3600
                       and an ETag, so HubServer caches them and memoizes the chain
+  /files/NAME         the file NAME of --files DIR (a name, no path), Cache-Control: max-age=86400
+                      and an ETag: a cached remote operation of any content (the matrix's)
   /slow/N?ms=100      two components after a delay of ms (default 100), Cache-Control: no-store
   /fast/N             one component at once, Cache-Control: no-store
   /fault/slow?ms=N    a valid list after N ms (default 5000)
@@ -38,6 +41,7 @@ ITEMS_ETAG = '"items-%08x"' % (hash(ITEMS) & 0xFFFFFFFF)
 lock = threading.Lock()
 stats = {"requests": 0, "connections": 0}
 seen = {}  # path and query -> requests (the /stale/ routes)
+files_dir = None  # --files DIR
 
 
 def bump(key):
@@ -89,6 +93,19 @@ class Handler(BaseHTTPRequestHandler):
                 self.end_headers()
                 return
             self.send(200, ITEMS, cache="max-age=3600", extra=[("ETag", ITEMS_ETAG)])
+        elif path.startswith("/files/"):
+            name = path[len("/files/"):]
+            file = os.path.join(files_dir, name) if files_dir and name and "/" not in name and not name.startswith(".") else None
+            if file is None or not os.path.isfile(file):
+                self.send(404, b'{"error":"not found"}')
+                return
+            with open(file, "rb") as handle:
+                body = handle.read()
+            etag = '"file-%08x"' % (hash(body) & 0xFFFFFFFF)
+            if self.headers.get("If-None-Match") == etag:
+                self.send(304, b"", cache="max-age=86400", extra=[("ETag", etag)])
+                return
+            self.send(200, body, cache="max-age=86400", extra=[("ETag", etag)])
         elif path.startswith("/slow/"):
             n = path.rsplit("/", 1)[-1]
             time.sleep(number("ms", 100) / 1000)
@@ -161,10 +178,13 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
+    global files_dir
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 18081
     max_seconds = 3600
     if "--max-seconds" in sys.argv:
         max_seconds = int(sys.argv[sys.argv.index("--max-seconds") + 1])
+    if "--files" in sys.argv:
+        files_dir = sys.argv[sys.argv.index("--files") + 1]
     server = Server(("127.0.0.1", port), Handler)
     # Bounded in time: stop by itself even if the script that started it died.
     threading.Timer(max_seconds, server.shutdown).start()

@@ -22,34 +22,17 @@ Prints, per case, the view's JSON bytes, the RSS bytes per session, and the budg
                                       [--sessions 400] [--items 1,50,100] [--views todo,remote]
 """
 import argparse
-import http.client
 import json
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+from hub_process import RELEASE_BINARY, HubProcess, in_threads  # noqa: E402
+
 STARTER = ["Buy milk", "Write the HubServer talk", "Water the plants"]
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def row_title(session_index, item):
@@ -83,68 +66,20 @@ class Upstream(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class Hub:
-    def __init__(self, binary, items, upstream_port, sessions_max):
-        self.port = free_port()
-        self.dir = tempfile.mkdtemp(prefix="hub-session-memory-")
-        config = os.path.join(self.dir, "config")
-        shutil.copytree(os.path.join(ROOT, "Config"), config)
-        with open(os.path.join(config, "server.json"), "w") as handle:
-            json.dump({"host": "127.0.0.1", "port": self.port,
-                       "limits": {"sessionsPerClient": {"perSecond": 100000, "burst": 100000}},
-                       "sessions": {"max": sessions_max},
-                       "caches": {"renderBytes": 1, "memoBytes": 1},
-                       "state": {"backend": "memory"},
-                       "reload": {"watch": False},
-                       "log": {"level": "warning"}}, handle)
-        for count in items:
-            with open(os.path.join(config, "features", f"rows-{count}.json"), "w") as handle:
-                json.dump({"id": f"rows-{count}", "title": "Rows", "match": {"uri": f"hub:rows-{count}"},
-                           "operations": [{"kind": "remote",
-                                           "url": f"http://127.0.0.1:{upstream_port}/rows/{count}/{{session}}"}]},
-                          handle)
-        env = dict(os.environ, HUB_DATA_DIR=os.path.join(self.dir, "data"))
-        self.log = open(os.path.join(self.dir, "server.log"), "w")
-        self.process = subprocess.Popen([binary, "serve", "--config", config], stdout=self.log,
-                                        stderr=self.log, env=env)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                self.get("/health")
-                break
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError("hub-server did not start: see " + self.log.name)
-                time.sleep(0.1)
-
-    def get(self, path):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            connection.request("GET", path)
-            response = connection.getresponse()
-            return response.status, response.read()
-        finally:
-            connection.close()
-
-    def cache_bytes(self):
-        _, body = self.get("/metrics")
-        total = 0
-        for line in body.decode().splitlines():
-            if line.startswith("hub_cache_bytes{"):
-                total += int(float(line.split()[-1]))
-        return total
-
-    def sessions(self):
-        return json.loads(self.get("/health")[1])["sessions"]
-
-    def rss(self):
-        return rss_bytes(self.process.pid)
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=60)
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+def start_hub(binary, items, upstream_port, sessions_max):
+    """hub-server with the caches at 1 byte (they hold nothing) and a remote rows feature per
+    item count."""
+    settings = {"limits": {"sessionsPerClient": {"perSecond": 100000, "burst": 100000}},
+                "sessions": {"max": sessions_max},
+                "caches": {"renderBytes": 1, "memoBytes": 1},
+                "state": {"backend": "memory"},
+                "reload": {"watch": False},
+                "log": {"level": "warning"}}
+    features = {f"rows-{count}": {"id": f"rows-{count}", "title": "Rows", "match": {"uri": f"hub:rows-{count}"},
+                                  "operations": [{"kind": "remote",
+                                                  "url": f"http://127.0.0.1:{upstream_port}/rows/{count}/{{session}}"}]}
+                for count in items}
+    return HubProcess(binary, settings, features, prefix="hub-session-memory-")
 
 
 def request(connection, method, path, body=None, headers=None):
@@ -194,34 +129,12 @@ def remote_session(connection, index, items):
 
 def open_sessions(hub, kind, items, count, first_index, threads=4):
     make = todo_session if kind == "todo" else remote_session
-    results, errors = [], []
-    lock = threading.Lock()
-
-    def worker(indexes):
-        connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=60)
-        try:
-            for index in indexes:
-                result = make(connection, index, items)
-                with lock:
-                    results.append(result)
-        except (OSError, http.client.HTTPException, RuntimeError) as error:
-            errors.append(repr(error))
-        finally:
-            connection.close()
-
-    indexes = list(range(first_index, first_index + count))
-    pool = [threading.Thread(target=worker, args=(indexes[i::threads],)) for i in range(threads)]
-    for thread in pool:
-        thread.start()
-    for thread in pool:
-        thread.join()
-    if errors:
-        raise RuntimeError(f"errors while opening sessions: {errors[:3]}")
-    return results
+    return in_threads(hub.port, lambda connection, index: make(connection, index, items),
+                      range(first_index, first_index + count), threads)
 
 
 def measure(binary, kind, items, sessions, upstream_port, all_items, sessions_max):
-    hub = Hub(binary, all_items, upstream_port, sessions_max)
+    hub = start_hub(binary, all_items, upstream_port, sessions_max)
     try:
         # Warm up every code path and the allocator with a tenth of the sessions, then settle.
         open_sessions(hub, kind, items, max(8, sessions // 10), 1_000_000)
@@ -243,7 +156,7 @@ def measure(binary, kind, items, sessions, upstream_port, all_items, sessions_ma
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "hub-server"))
+    parser.add_argument("--binary", default=RELEASE_BINARY)
     parser.add_argument("--sessions", type=int, default=400)
     parser.add_argument("--items", default="1,50,100")
     parser.add_argument("--views", default="todo,remote")

@@ -13,25 +13,13 @@ sessions=${STORM_SESSIONS:-20000}
 seconds=${STORM_SECONDS:-10}
 rounds=${STORM_ROUNDS:-2}
 min_ratio=${STORM_MIN_RATIO:-0.8}
-demo_setup '{ "host": "127.0.0.1", "log": { "level": "warning" }, "reload": { "watch": false },
-             "limits": { "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 } } }'
+bench_demo_setup
 start_hub "$config" "$HUB_PORT_BENCH" "$WORK_TMP/hub.log"
 base="http://127.0.0.1:$HUB_PORT_BENCH"
-metric() { curl -s "$base/metrics" | awk -v name="$1" '$1 == name { print $2 }'; }
+metric() { hub_metric "$base" "$1"; }
 
 log "storing $sessions hub:catalog sessions"
-python3 - "$HUB_PORT_BENCH" "$sessions" <<'PY'
-import http.client, sys, threading
-port, total = int(sys.argv[1]), int(sys.argv[2])
-def worker(count):
-    connection = http.client.HTTPConnection("127.0.0.1", port)
-    for _ in range(count):
-        connection.request("GET", "/view?uri=hub:catalog")
-        response = connection.getresponse(); response.read()
-        assert response.status == 200, response.status
-threads = [threading.Thread(target=worker, args=(total // 8 + (1 if i < total % 8 else 0),)) for i in range(8)]
-[t.start() for t in threads]; [t.join() for t in threads]
-PY
+open_sessions "$base/view?uri=hub:catalog" "$sessions" 8 >/dev/null
 log "sessions active: $(metric hub_sessions_active)"
 
 measure() {  # measure quiet|storm -> req/s

@@ -19,8 +19,7 @@ rounds=${STATE_ROUNDS:-2}
 PG_PORT=${PG_PORT:-18090}
 REPLICA_B_PORT=${REPLICA_B_PORT:-18091}
 
-demo_setup '{ "host": "127.0.0.1", "log": { "level": "warning" }, "reload": { "watch": false },
-             "limits": { "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 } } }'
+bench_demo_setup
 build_hub_server release  # always: the state store is new; a stale release binary would measure the old code
 
 # A throwaway PostgreSQL cluster.
@@ -46,21 +45,11 @@ start_backend() {
         start_hub "$config" "$port" "$WORK_TMP/hub-$name-$port.log"
 }
 
-stop_hub() { kill "$HUB_PID" 2>/dev/null || true; wait "$HUB_PID" 2>/dev/null || true; }
-
 # measure NAME -> "req/s p50_ms p99_ms non200"
 measure() {
     local name=$1 base="http://127.0.0.1:$HUB_PORT_BENCH"
     start_backend "$name"
-    : >"$WORK_TMP/tokens"
-    python3 - "$HUB_PORT_BENCH" "$sessions" >"$WORK_TMP/tokens" <<'PY'
-import http.client, sys
-connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for _ in range(int(sys.argv[2])):
-    connection.request("GET", "/view?uri=hub:todo")
-    response = connection.getresponse(); response.read()
-    print(response.getheader("Hub-Session"))
-PY
+    open_sessions "$base/view?uri=hub:todo" "$sessions" >"$WORK_TMP/tokens"
     cat >"$WORK_TMP/todo.lua" <<LUA
 local tokens, n = {}, 0
 for line in io.lines("$WORK_TMP/tokens") do n = n + 1; tokens[n] = line end
@@ -84,8 +73,8 @@ LUA
     local non2xx
     non2xx=$(printf '%s\n' "$out" | awk '/Non-2xx/ {print $4}')
     local performed
-    performed=$(curl -s "$base/metrics" | awk '$1 ~ /^hub_actions_total\{namespace="todo",outcome="not_performed"\}/ {print $2}')
-    stop_hub
+    performed=$(hub_metric "$base" 'hub_actions_total{namespace="todo",outcome="not_performed"}')
+    stop_pid "$HUB_PID"
     printf '%s %s %s\n' "$(printf '%s\n' "$out" | awk '/^RESULT/ {print $2, $3, $4}')" "${non2xx:-0}" "${performed:-0}"
 }
 
@@ -99,14 +88,13 @@ for ((round = 1; round <= rounds; round++)); do
         rps[$name]+="$r "; p50[$name]+="$a "; p99[$name]+="$b "
     done
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 echo
 echo "| backend | todo:add req/s | p50 ms | p99 ms | vs memory |"
 echo "|---|---|---|---|---|"
-memory_rps=$(echo "${rps[memory]}" | median)
+memory_rps=$(median ${rps[memory]})
 for name in memory sqlite postgres; do
-    r=$(echo "${rps[$name]}" | median)
-    printf '| %s | %s | %s | %s | %.2fx |\n' "$name" "$r" "$(echo "${p50[$name]}" | median)" "$(echo "${p99[$name]}" | median)" \
+    r=$(median ${rps[$name]})
+    printf '| %s | %s | %s | %s | %.2fx |\n' "$name" "$r" "$(median ${p50[$name]})" "$(median ${p99[$name]})" \
         "$(awk -v a="$r" -v b="$memory_rps" 'BEGIN {print a / b}')"
 done
 echo "(wrk -t2 -c32 -d${seconds}s, $sessions sessions, $rounds rounds, medians; load average $(load_average))"

@@ -112,6 +112,10 @@ extension ViewEngine {
         if let settled, settled.generation == definitions.generation,
             let state = settled.answer(viewRequest, now: environment.viewClock())
         {
+            // Under `reload: always` the memo answered the re-run: reported as a run answered by it.
+            if let rerun = settled.rerun {
+                environment.chainObserver?(ChainReport(featureIdentifier: rerun.featureIdentifier, timings: state.timings, failure: nil))
+            }
             return .ready(session, state)
         }
         return .pending(PendingLoad(engine: self, session: session, request: viewRequest))

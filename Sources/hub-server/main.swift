@@ -69,7 +69,7 @@ struct Validate: ParsableCommand {
                 swiftOperationNames: Set(extensions.operations.keys), swiftActionNames: Set(extensions.actionFactories.keys),
                 environment: environment
             ).load(directory: path)
-            _ = try HubApplication(configuration: loaded, extensions: extensions, logger: JSONLogger(level: .error) { _ in })
+            try HubApplication.validate(loaded, extensions: extensions)  // writes nothing: no key, no state file
             for warning in loaded.warnings { print("warning: \(warning)") }
             print("OK: \(path): \(loaded.features.count) feature(s), \(loaded.schemas.count) schema(s), "
                 + "\(loaded.toggles.count) toggle(s), \(loaded.actions.count) action namespace(s)")

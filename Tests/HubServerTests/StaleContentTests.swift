@@ -25,6 +25,17 @@ struct StaleContentTests {
           "limits": { "sessionsPerClient": { "perSecond": 1000, "burst": 1000 } } }
         """
 
+    /// An upstream that answers the view "old" first, then holds every later request at `gate`
+    /// and answers "new": a refresh the test releases when it has seen what it wanted meanwhile.
+    static func refreshingUpstream(headers: [(String, String)], gate: ThreadGate) throws -> TestUpstream {
+        let served = Locked(0)
+        return try TestUpstream { _ in
+            let number = served.withLock { $0 += 1; return $0 }
+            if number > 1 { gate.wait() }
+            return .respond(status: 200, headers: headers, body: Self.view(number == 1 ? "old" : "new"))
+        }
+    }
+
     static func view(_ title: String) -> [UInt8] {
         Array(#"{ "title": "\#(title)", "body": [ { "id": "row", "text": { "title": "\#(title)" } } ] }"#.utf8)
     }
@@ -97,14 +108,8 @@ struct StaleContentTests {
     @Test("staleWhileRevalidateSeconds: 50 concurrent views after freshness ends get the old content at once; the upstream sees exactly one refresh, then views follow it")
     func staleWhileRevalidateCoalescesOneRefresh() async throws {
         let gate = ThreadGate()
-        let served = Locked(0)
-        let upstream = try TestUpstream { _ in
-            let number = served.withLock { $0 += 1; return $0 }
-            if number > 1 { gate.wait() }
-            return .respond(
-                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=10")],
-                body: Self.view(number == 1 ? "old" : "new"))
-        }
+        let upstream = try Self.refreshingUpstream(
+            headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=10")], gate: gate)
         defer { gate.open(); upstream.stop() }
         let clock = SteppedUpstreamClock()
         let config = Self.config(
@@ -139,12 +144,7 @@ struct StaleContentTests {
     @Test("staleWhileRevalidateSeconds with an upstream that gives no lifetime: the sessions answered stale follow the one refresh without asking again")
     func revalidateWithoutLifetime() async throws {
         let gate = ThreadGate()
-        let served = Locked(0)
-        let upstream = try TestUpstream { _ in
-            let number = served.withLock { $0 += 1; return $0 }
-            if number > 1 { gate.wait() }
-            return .respond(status: 200, body: Self.view(number == 1 ? "old" : "new"))
-        }
+        let upstream = try Self.refreshingUpstream(headers: [], gate: gate)
         defer { gate.open(); upstream.stop() }
         let clock = SteppedUpstreamClock()
         let config = Self.config(

@@ -173,10 +173,11 @@ checks_done() { exit "$CHECK_STATUS"; }
 
 # ---------------------------------------------------------------------------- robustness
 
-# start_upstream [MAX_SECONDS]: the benchmarks' Python upstream on UPSTREAM_PORT.
+# start_upstream [MAX_SECONDS [ARG...]]: the benchmarks' Python upstream on UPSTREAM_PORT (ARGs
+# passed on, e.g. --files DIR).
 start_upstream() {
     require_ports "$UPSTREAM_PORT"
-    python3 "$BENCH_DIR/upstream.py" "$UPSTREAM_PORT" --max-seconds "${1:-3600}" &
+    python3 "$BENCH_DIR/upstream.py" "$UPSTREAM_PORT" --max-seconds "${1:-3600}" "${@:2}" &
     UPSTREAM_PID=$!
     track "$UPSTREAM_PID"
     wait_url "http://127.0.0.1:$UPSTREAM_PORT/stats"

@@ -37,16 +37,41 @@ final class ChainMemo: Sendable {
         feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
         sessionID: String
     ) -> String? {
-        var key = tag(of: feature) + "\u{1}" + connectivity.rawValue + "\u{1}" + feature.info.title(for: request.languages)
+        // One buffer appended in place (this runs on every `GET /view?uri=`): the same text as
+        // tag + "\u{1}" + connectivity + "\u{1}" + title + ("\u{1}" + operation key)...
+        var key = ""
+        key.reserveCapacity(128)
+        key.append(feature.identifier)
+        key.append("#")
+        key.append(String(feature.revision))
+        key.append("\u{1}")
+        key.append(connectivity.rawValue)
+        key.append("\u{1}")
+        key.append(feature.info.title(for: request.languages))
         for index in operations.indices {
-            let context = ContentContext(
-                viewURI: request.viewURI, feature: feature.info, connectivity: connectivity, previousError: nil,
-                pageIndex: 0, request: request, sessionID: sessionID, operationIndex: index)
+            let context = keyContext(
+                feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index)
             guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
-            key += "\u{1}" + operationKey
+            key.append("\u{1}")
+            key.append(operationKey)
         }
         return key
     }
+
+    /// The context an operation's key (and its lifetime) is asked in: a full main run's, with no
+    /// action performer and state nobody keeps (a key is made before anything runs).
+    static func keyContext(
+        feature: Feature, request: ViewRequest, connectivity: Connectivity, sessionID: String, operationIndex: Int
+    ) -> ContentContext {
+        ContentContext(
+            viewURI: request.viewURI, feature: feature.info, connectivity: connectivity, previousError: nil,
+            pageIndex: 0, request: request, sessionID: sessionID, operationIndex: operationIndex, state: keyState)
+    }
+
+    /// The state of ``keyContext(feature:request:connectivity:sessionID:operationIndex:)``:
+    /// one for every key (the context's default would make a store per operation per request),
+    /// holding nothing and refusing writes.
+    private static let keyState = StateAccess(store: MemoryStateStore(maxEntries: 0), sessionID: "")
 
     /// The part of a key that names the feature and its revision (a reload that changes the
     /// feature changes it, so an old run finishing after the reload cannot serve the new one).

@@ -43,8 +43,7 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
 
     /// `true` when this predicate selects `viewURI`.
     public func matches(_ viewURI: String) -> Bool {
-        let withoutQuery = ViewURI.stripQueryAndFragment(viewURI)
-        if !excluded.isEmpty && excluded.contains(withoutQuery) { return false }
+        if !excluded.isEmpty && excluded.contains(ViewURI.stripQueryAndFragment(viewURI)) { return false }
         switch kind {
         case .root(let root):
             guard viewURI.hasPrefix(root) else { return false }
@@ -60,7 +59,7 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
             return next == UInt8(ascii: ":") || next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
                 || next == UInt8(ascii: "#")
         case .uris(let uris):
-            return uris.contains(withoutQuery)
+            return uris.contains(ViewURI.stripQueryAndFragment(viewURI))
         case .pattern(let pattern):
             return pattern.matchesWhole(viewURI)
         case .custom(let matches):

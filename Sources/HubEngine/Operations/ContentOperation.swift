@@ -24,6 +24,10 @@ public protocol ContentOperation: Sendable {
     /// operation may produce different content each time, so its chain is never memoized.
     func memoizationKey(context: ContentContext) -> String?
 
+    /// How long ``memoizationKey(context:)`` keeps the value it returns now for this context:
+    /// ``MemoizationKeyLifetime/unknown`` (the default) unless the operation knows.
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime
+
     /// Called for every operation, in order, when a full main run starts and before operation
     /// 0 performs: an operation whose input depends only on the request (e.g. a remote fetch
     /// whose URL does) can start its I/O here, so independent fetches overlap. Results still
@@ -35,5 +39,6 @@ extension ContentOperation {
     public var name: String { String(describing: type(of: self)) }
     public var completesSynchronously: Bool { false }
     public func memoizationKey(context: ContentContext) -> String? { nil }
+    public func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .unknown }
     public func prepare(context: ContentContext) {}
 }

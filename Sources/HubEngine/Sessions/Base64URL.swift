@@ -17,6 +17,36 @@ enum Base64URL {
 
     /// Appends the encoding of `bytes` to `out` (any sequence: a string's UTF-8, a buffer).
     static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+        // Contiguous input (a native string's UTF-8, an array, a buffer): three bytes to four
+        // characters written in place, one resize of `out` (a token is made per `GET /view`).
+        let done: Void? = bytes.withContiguousStorageIfAvailable { input in
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: (input.count * 4 + 2) / 3))
+            out.withUnsafeMutableBufferPointer { output in
+                var read = 0, written = start
+                while read + 3 <= input.count {
+                    let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
+                    output[written] = character(group >> 18)
+                    output[written + 1] = character(group >> 12)
+                    output[written + 2] = character(group >> 6)
+                    output[written + 3] = character(group)
+                    read += 3
+                    written += 4
+                }
+                let left = input.count - read
+                if left == 1 {
+                    let group = UInt32(input[read]) << 16
+                    output[written] = character(group >> 18)
+                    output[written + 1] = character(group >> 12)
+                } else if left == 2 {
+                    let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8
+                    output[written] = character(group >> 18)
+                    output[written + 1] = character(group >> 12)
+                    output[written + 2] = character(group >> 6)
+                }
+            }
+        }
+        guard done == nil else { return }
         var accumulator: UInt32 = 0
         var bits: UInt32 = 0
         for byte in bytes {
@@ -31,17 +61,13 @@ enum Base64URL {
         if bits > 0 { out.append(character(accumulator << (6 - bits))) }
     }
 
-    /// The alphabet's character for the low 6 bits of `value` (arithmetic: no table to load).
+    /// The alphabet, read through a pointer to static data (no array, no bounds check, no branch).
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// The alphabet's character for the low 6 bits of `value`.
     @inline(__always)
     private static func character(_ value: UInt32) -> UInt8 {
-        let index = UInt8(truncatingIfNeeded: value & 63)
-        switch index {
-        case 0..<26: return UInt8(ascii: "A") + index
-        case 26..<52: return UInt8(ascii: "a") + index - 26
-        case 52..<62: return UInt8(ascii: "0") + index - 52
-        case 62: return UInt8(ascii: "-")
-        default: return UInt8(ascii: "_")
-        }
+        alphabet.utf8Start[Int(value & 63)]
     }
 
     /// `nil` for characters outside the alphabet, a length of 1 mod 4, or non-zero pad bits.

@@ -4,8 +4,9 @@ import Synchronization
 
 /// A session's view while nothing is queued or running, published in the session store so that
 /// a load the reload policy answers without a run (`GET /view?session=` under `reload: never`,
-/// or within `maxAge`) is served by the caller's thread, without a hop onto the session's actor
-/// and back. One session hammered from every event loop otherwise serializes them all on its
+/// within `maxAge`, or under `reload: always` when the chain memo would answer the re-run with
+/// this view: ``MemoizedRerun``) is served by the caller's thread, without a hop onto the
+/// session's actor and back. One session hammered from every event loop otherwise serializes them all on its
 /// actor (docs/PERFORMANCE.md).
 ///
 /// Published by the session itself (``ViewSession/publishSettled()``) once a client has loaded
@@ -23,6 +24,25 @@ final class SettledView: Sendable {
     /// The definitions' generation the session had checked its feature against
     /// (``EngineDefinitions/generation``): an older one answers nothing.
     let generation: Int
+    /// Under `reload: always`, set when a re-run would be answered by the chain memo with this
+    /// view: what a load answers instead of re-running.
+    let rerun: MemoizedRerun?
+
+    /// What a re-run of a memoized chain would give, while nothing it depends on changed.
+    struct MemoizedRerun: Sendable {
+        /// The view with the timings a memo hit reports (memoized, no time spent).
+        let state: ViewState
+        /// The feature whose chain it is (a load answered here is reported as a memo hit).
+        let featureIdentifier: String
+        /// The checks of operations whose keys last while a check passes (fresh remote
+        /// responses); none for a chain whose keys last until the definitions change.
+        let checks: [@Sendable () -> Bool]
+
+        var isValid: Bool {
+            for check in checks where !check() { return false }
+            return true
+        }
+    }
 
     /// The newest request a load answered here; `retired` once the session moved on (a load
     /// arriving later must go to the session, whose answer may differ).
@@ -34,9 +54,10 @@ final class SettledView: Sendable {
 
     init(
         state: ViewState, connectivity: Connectivity, reloadPolicy: ReloadPolicy, loadedAt: ContinuousClock.Instant,
-        baseline: ViewRequest, generation: Int
+        baseline: ViewRequest, generation: Int, rerun: MemoizedRerun? = nil
     ) {
         self.generation = generation
+        self.rerun = rerun
         self.state = state
         self.connectivity = connectivity
         self.reloadPolicy = reloadPolicy
@@ -46,11 +67,17 @@ final class SettledView: Sendable {
 
     /// The state a load of `request` answers without running anything, as
     /// ``ViewSession/load(_:)`` would; `nil` when the session must decide (a connectivity
-    /// change, a policy that asks for a run, or the session moved on).
+    /// change, a policy that asks for a run the memo would not answer, or the session moved on).
     func answer(_ request: ViewRequest, now: ContinuousClock.Instant = .now) -> ViewState? {
         guard request.connectivity == connectivity else { return nil }
         switch reloadPolicy {
-        case .always: return nil
+        case .always:
+            // The memo answers the re-run only for the inputs its key was made from: the same
+            // client request as the baseline, none other recorded, every key still valid.
+            guard let rerun, !recordedOther.load(ordering: .acquiring), request.sameClientRequest(as: baseline),
+                rerun.isValid
+            else { return nil }
+            return retiredFlag.load(ordering: .acquiring) ? nil : rerun.state
         case .never: break
         case .maxAge(let maxAge): guard now - loadedAt < maxAge else { return nil }
         }

@@ -6,10 +6,38 @@ extension ViewSession {
         guard publishesSettled, !isClosed, !isLoading, currentViewModel != nil, let loadedAt else { return }
         let settled = SettledView(
             state: state, connectivity: connectivity, reloadPolicy: feature.reloadPolicy, loadedAt: loadedAt,
-            baseline: request, generation: validatedGeneration)
+            baseline: request, generation: validatedGeneration, rerun: memoizedRerun())
         if let replaced = environment.replaceSettled(self, settled), let request = replaced.retire() {
             self.request = request
         }
+    }
+
+    /// Under `reload: always`: what a re-run would answer when the chain memo would answer it
+    /// with the current view (the last full run was memoized under the key the chain has now,
+    /// it succeeded, and every operation says how long its key lasts); `nil` otherwise.
+    private func memoizedRerun() -> SettledView.MemoizedRerun? {
+        guard feature.reloadPolicy == .always, let runKey = memoizedRunKey, lastFailure == nil, let currentViewModel,
+            pageIndex == 0
+        else { return nil }
+        // Lifetimes before the key: a key that changes in between fails its check later, never
+        // the other way round.
+        var checks: [@Sendable () -> Bool] = []
+        for index in operations.indices {
+            let context = ChainMemo.keyContext(
+                feature: feature, request: request, connectivity: connectivity, sessionID: id, operationIndex: index)
+            switch operations[index].memoizationKeyLifetime(context: context) {
+            case .unknown: return nil
+            case .untilDefinitionsChange: continue
+            case .whileValid(let check): checks.append(check)
+            }
+        }
+        guard memoKey() == runKey else { return nil }
+        let timings = timings.map {
+            OperationTiming(name: $0.name, duration: .zero, failed: $0.failed, memoized: true, staleAgeSeconds: $0.staleAgeSeconds)
+        }
+        return SettledView.MemoizedRerun(
+            state: ViewState(viewModel: currentViewModel, version: version, failure: nil, timings: timings),
+            featureIdentifier: feature.identifier, checks: checks)
     }
 
     /// Takes the published view back before anything changes what a load would answer, and

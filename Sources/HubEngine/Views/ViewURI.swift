@@ -2,7 +2,8 @@
 public enum ViewURI {
     /// The URI without `?query` and `#fragment`.
     public static func stripQueryAndFragment(_ uri: String) -> String {
-        guard let end = uri.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return uri }
+        // Over the UTF-8 bytes: both delimiters are ASCII, and no grapheme breaking is needed.
+        guard let end = uri.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return uri }
         return String(uri[..<end])
     }
 

@@ -18,6 +18,9 @@ struct ConfiguredOperation: ContentOperationWithInitialContent, ActionObservingC
     }
 
     func memoizationKey(context: ContentContext) -> String? { inner.memoizationKey(context: context) }
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
+        inner.memoizationKeyLifetime(context: context)
+    }
     func prepare(context: ContentContext) { inner.prepare(context: context) }
 
     func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext) {
@@ -52,6 +55,9 @@ struct PaginatedConfiguredOperation: ContentOperationWithInitialContent, ActionO
     }
 
     func memoizationKey(context: ContentContext) -> String? { base.memoizationKey(context: context) }
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
+        base.memoizationKeyLifetime(context: context)
+    }
     func prepare(context: ContentContext) { base.prepare(context: context) }
     func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext) {
         base.addInitialContent(to: &builder, context: context)

@@ -147,6 +147,7 @@ struct PassThroughOperation: ContentOperation {
         if let error = context.previousError { throw error }
     }
     func memoizationKey(context: ContentContext) -> String? { "pass" }
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
 }
 
 /// A `swift` operation whose name the app did not register: fails with a clear error.

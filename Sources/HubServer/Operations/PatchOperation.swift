@@ -36,4 +36,5 @@ struct PatchOperation: ContentOperation {
     }
 
     func memoizationKey(context: ContentContext) -> String? { memoKey }
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
 }

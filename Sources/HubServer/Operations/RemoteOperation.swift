@@ -167,6 +167,15 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
     }
 
+    /// While the upstream response the key names is still the fresh one.
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
+        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
+            let url = try? url(for: context, page: 0), let fingerprint = settings.services.freshness.fingerprint(for: url)
+        else { return .unknown }
+        let freshness = settings.services.freshness
+        return .whileValid { freshness.fingerprint(for: url) == fingerprint }
+    }
+
     private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {
         try builder.add(json: loaded.value, schema: settings.schema)
         if let age = loaded.staleAgeSeconds {

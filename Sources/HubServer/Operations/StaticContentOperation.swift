@@ -32,6 +32,7 @@ struct StaticContentOperation: ContentOperation {
     }
 
     func memoizationKey(context: ContentContext) -> String? { memoKey }
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
 }
 
 /// `recover`: when the previous operation failed, applies its content and clears the error
@@ -54,4 +55,5 @@ struct RecoverOperation: ContentOperation {
     }
 
     func memoizationKey(context: ContentContext) -> String? { memoKey }
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
 }

@@ -39,6 +39,7 @@ final class ContentOperationMock: ContentOperation {
         var calls: [OperationCall] = []
         var error: (any Error)?
         var memoizationKey: String?
+        var memoizationKeyLifetime: MemoizationKeyLifetime = .unknown
     }
 
     let name: String
@@ -96,6 +97,15 @@ final class ContentOperationMock: ContentOperation {
 
     func setMemoizationKey(_ key: String?) {
         state.withLock { $0.memoizationKey = key }
+    }
+
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
+        state.withLock { $0.memoizationKeyLifetime }
+    }
+
+    /// What the key's lifetime answers from now on (``MemoizationKeyLifetime/unknown`` at first).
+    func setMemoizationKeyLifetime(_ lifetime: MemoizationKeyLifetime) {
+        state.withLock { $0.memoizationKeyLifetime = lifetime }
     }
 
     // MARK: - Recordings

@@ -15,10 +15,7 @@ Usage: cors_test.py --server .build/debug/hub-server
 Prints PASS or FAIL (and exits 0 or 1). No timing assertions: waits are generous.
 """
 
-import argparse
-import json
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -26,14 +23,11 @@ import urllib.request
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.dont_write_bytecode = True  # no __pycache__ in Tests/system/
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/system
 from hubserver import HubServer, free_port  # noqa: E402
+from browser_run import arguments, chromium, demo_config, finish, record_error  # noqa: E402
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>HubServer CORS test</title></head>
@@ -103,27 +97,12 @@ def metric(text, line_prefix):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--server", default=os.path.join(ROOT, ".build/debug/hub-server"))
-    parser.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
-    args = parser.parse_args()
-
+    args = arguments()
     work = tempfile.mkdtemp(prefix="hub-cors-")
     page_port, other_port = free_port(), free_port()
     allowed_origin = f"http://127.0.0.1:{page_port}"
     other_origin = f"http://127.0.0.1:{other_port}"
-
-    config = os.path.join(work, "config")
-    shutil.copytree(os.path.join(ROOT, "Config"), config)
-    with open(os.path.join(config, "server.json")) as f:
-        settings = json.load(f)
-    settings["host"] = "127.0.0.1"
-    settings["log"] = {"level": "warning", "format": "text"}
-    settings["timeouts"]["drainSeconds"] = 1
-    settings["cors"] = {"origins": [allowed_origin], "maxAgeSeconds": 60}
-    with open(os.path.join(config, "server.json"), "w") as f:
-        json.dump(settings, f)
+    config = demo_config(work, cors={"origins": [allowed_origin], "maxAgeSeconds": 60})
 
     pages = os.path.join(work, "pages")
     os.makedirs(pages)
@@ -144,14 +123,7 @@ def main():
     driver = None
     try:
         hub.start()
-        options = Options()
-        options.binary_location = args.chromium
-        for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--no-first-run", "--disable-extensions", "--disable-background-networking"]:
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-        driver.set_script_timeout(90)
-        driver.set_page_load_timeout(60)
+        driver = chromium(args)
 
         print(f"allowed origin {allowed_origin} -> API {api}")
         driver.get(allowed_origin + "/index.html")
@@ -186,23 +158,10 @@ def main():
               "the disallowed preflight counts in hub_cors_rejected_total")
         check(metric(metrics, 'hub_cors_rejected_total{kind="request"}') >= 1,
               "the disallowed requests count in hub_cors_rejected_total")
-    except Exception as error:  # a browser or driver failure is a test failure, reported plainly
-        failures.append(f"{type(error).__name__}: {error}")
-        print(f"  FAIL  {type(error).__name__}: {error}")
+    except Exception as error:
+        record_error(failures, error)
     finally:
-        if driver is not None:
-            driver.quit()
-        page_server.shutdown()
-        other_server.shutdown()
-        hub.stop()
-        if failures:
-            print("hub-server log:\n" + hub.log_tail())
-        shutil.rmtree(work, ignore_errors=True)
-
-    if failures:
-        print(f"FAIL: browser CORS test ({len(failures)} failed)")
-        sys.exit(1)
-    print("PASS: browser CORS test")
+        finish("browser CORS test", failures, hub, driver, work, stops=[page_server.shutdown, other_server.shutdown])
 
 
 if __name__ == "__main__":

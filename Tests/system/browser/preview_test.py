@@ -25,30 +25,25 @@ Usage: preview_test.py --server .build/debug/hub-server [--screenshot docs/previ
 Prints PASS or FAIL (and exits 0 or 1). Waits poll with generous deadlines (WebDriverWait).
 """
 
-import argparse
 import base64
 import hashlib
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
 import urllib.request
 
-from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.dont_write_bytecode = True  # no __pycache__ in Tests/system/
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/system
 from hubserver import HubServer  # noqa: E402
+from browser_run import arguments, chromium, demo_config, finish, record_error  # noqa: E402
 WAIT = 30  # seconds: a deadline a loaded 2-core machine does not reach; waits end as soon as they hold
 RELOAD_TARGET = 2.0  # an edit shows within 2 s (reported; failing only past WAIT)
 
@@ -323,24 +318,10 @@ class PreviewTest:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--server", default=os.path.join(ROOT, ".build/debug/hub-server"))
-    parser.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
-    parser.add_argument("--screenshot", help="also save the preview of hub:food as this PNG (docs/preview.png)")
-    args = parser.parse_args()
-
+    args = arguments(lambda parser: parser.add_argument(
+        "--screenshot", help="also save the preview of hub:food as this PNG (docs/preview.png)"))
     work = tempfile.mkdtemp(prefix="hub-preview-")
-    config = os.path.join(work, "config")
-    shutil.copytree(os.path.join(ROOT, "Config"), config)
-    with open(os.path.join(config, "server.json")) as f:
-        settings = json.load(f)
-    settings["host"] = "127.0.0.1"
-    settings["log"] = {"level": "warning", "format": "text"}
-    settings["timeouts"]["drainSeconds"] = 1
-    settings["debug"] = {"explain": True}  # the preview's explain view
-    with open(os.path.join(config, "server.json"), "w") as f:
-        json.dump(settings, f)
+    config = demo_config(work, debug={"explain": True})  # the preview's explain view
     if not args.screenshot:
         with open(os.path.join(config, "features", "zz-lab.json"), "w") as f:
             json.dump(LAB_FEATURE, f)
@@ -351,17 +332,9 @@ def main():
     driver = None
     try:
         hub.start()
-        options = Options()
-        options.binary_location = args.chromium
-        for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                     "--disable-extensions", "--disable-background-networking", "--window-size=1440,1000",
-                     # Only loopback: the demo's images point at hosts that must not be reached.
-                     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
-            options.add_argument(flag)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-        driver.set_page_load_timeout(60)
-        driver.set_script_timeout(60)
+        # Only loopback: the demo's images point at hosts that must not be reached.
+        driver = chromium(
+            args, ["--window-size=1440,1000", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"], logging=True)
         test = PreviewTest(driver, base, config, screenshot=bool(args.screenshot))
         failures = test.failures
         test.page_is_self_contained()
@@ -379,21 +352,10 @@ def main():
             test.explain()
             test.live_edit()
         test.console_errors()
-    except Exception as error:  # a browser or driver failure is a test failure, reported plainly
-        failures.append(f"{type(error).__name__}: {error}")
-        print(f"  FAIL  {type(error).__name__}: {error}")
+    except Exception as error:
+        record_error(failures, error)
     finally:
-        if driver is not None:
-            driver.quit()
-        hub.stop()
-        if failures:
-            print("hub-server log:\n" + hub.log_tail())
-        shutil.rmtree(work, ignore_errors=True)
-
-    if failures:
-        print(f"FAIL: browser preview test ({len(failures)} failed)")
-        sys.exit(1)
-    print("PASS: browser preview test")
+        finish("browser preview test", failures, hub, driver, work)
 
 
 if __name__ == "__main__":
