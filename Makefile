@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory
+.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -168,6 +168,13 @@ bench-matrix: deps
 bench-session-memory: deps
 	$(SWIFT) build -c release --product hub-server
 	Benchmarks/memory/session-memory.sh
+
+## 10,000 idle keep-alive connections and 10,000 SSE listeners: memory per connection and per
+## listener, GET /view throughput beside them, fan-out to every listener, action to pushed view
+## (release, loopback, about three minutes; docs/PERFORMANCE.md).
+bench-scale: deps
+	$(SWIFT) build -c release --product hub-server
+	Benchmarks/scale/scale.sh
 
 ## Config hot reload: file write to SSE event on a live session, p50/p99 (release; docs/PERFORMANCE.md).
 bench-reload: deps

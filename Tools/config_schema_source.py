@@ -155,7 +155,7 @@ LIMITS = obj({
     "bodyBytes": integer(1, BYTES_MAX, "Largest request body (413 past it).", 1_048_576),
     "jsonDepth": integer(1, 1024, "Deepest nesting of JSON in request bodies, config and content.", 64),
     "connections": integer(1, 1_000_000, "Open connections at once (503 connection_limit past it).", 10_000),
-    "sseListenersPerSession": integer(1, 1000, "Event streams one session may hold at once (429 past it).", 8),
+    "sseListenersPerSession": integer(1, 1000000, "Event streams one session may hold at once (429 past it).", 8),
     "sseStreams": integer(
         1, 1_000_000, "Event streams open at once across all sessions (503 past it). At most limits.connections "
         "(the default follows a lower limits.connections).", 5000),

@@ -62,6 +62,16 @@ public struct HTTPResponse: Sendable {
         )
     }
 
+    /// A `text/event-stream` response that sends events encoded ahead, each as it is (one
+    /// encoding shared by every stream that sends it), with heartbeat comments while quiet.
+    public static func serverSentEvents(encoded events: AsyncStream<EncodedServerSentEvent>, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
+            body: .stream(.encodedEvents(events))
+        )
+    }
+
     /// An RFC 9457 problem response (`application/problem+json`), with `Cache-Control: no-store`:
     /// a cache keeps no error (a 404 or 405 is otherwise cacheable by heuristics, RFC 9110
     /// section 15.1, and what it says may change with the next request or config reload).

@@ -21,7 +21,7 @@ extension Connection {
             scheduleHeartbeat(generation: streamGeneration, every: UInt64(interval))
         }
         streamTask = Task(executorPreference: loop) { [self] in
-            await stream.forEachChunk { chunk in await deliver(chunk) }
+            await stream.forEachPiece { piece in await deliver(piece) }
             onLoop { [self] in streamFinished(keepAlive: keepAlive) }
         }
     }
@@ -29,30 +29,35 @@ extension Connection {
     func scheduleHeartbeat(generation: Int, every interval: UInt64) {
         loop.schedule(at: MonotonicClock.now &+ interval) { [self] in
             guard streaming, !closed, generation == streamGeneration else { return }
-            guard enqueueStreamBytes(ServerSentEvent.heartbeat) else { return }
+            guard enqueueStreamPiece(.bytes(ServerSentEvent.heartbeat)) else { return }
             scheduleHeartbeat(generation: generation, every: interval)
         }
     }
 
-    func deliver(_ chunk: [UInt8]) async -> Bool {
-        if loop.inLoop { return enqueueStreamBytes(chunk) }
+    func deliver(_ piece: HTTPBodyStream.Piece) async -> Bool {
+        if loop.inLoop { return enqueueStreamPiece(piece) }
         return await withCheckedContinuation { continuation in
-            loop.execute { [self] in continuation.resume(returning: enqueueStreamBytes(chunk)) }
+            loop.execute { [self] in continuation.resume(returning: enqueueStreamPiece(piece)) }
         }
     }
 
     /// Queues stream bytes; drops the client when more than `sseBufferBytes` are already
     /// waiting (it stopped reading). Only what is queued counts: one event larger than the
-    /// buffer (a view over 1 MiB) still goes out to a client that keeps up.
-    func enqueueStreamBytes(_ bytes: [UInt8]) -> Bool {
+    /// buffer (a view over 1 MiB) still goes out to a client that keeps up. An encoded event
+    /// is written from its shared bytes (copied only into what the socket did not take).
+    func enqueueStreamPiece(_ piece: HTTPBodyStream.Piece) -> Bool {
         assertInLoop()
         guard streaming, !closed else { return false }
-        let framed = chunkedStream ? ResponseEncoder.chunk(bytes) : bytes
         if out.count - outOffset > configuration.sseBufferBytes {
             close()
             return false
         }
-        write(framed, [], then: nil)
+        switch piece {
+        case .bytes(let bytes):
+            write(chunkedStream ? ResponseEncoder.chunk(bytes) : bytes, [], then: nil)
+        case .encoded(let event):
+            write(chunkedStream ? event.chunk : event.bytes, [], then: nil)
+        }
         return !closed
     }
 

@@ -22,6 +22,8 @@ final class ServerState: Sendable {
     private let killSwitchStorage: Locked<KillSwitches>
     /// Recent views of patch listeners and the patches between them (``ViewPatches``).
     let viewPatches: ViewPatches
+    /// The rendering each session's listeners send now, made by one of them for all.
+    let listenerRenderings = ListenerRenderings()
     /// Open event streams (ended when a drain starts).
     let streams = StreamRegistry()
     /// The caps on Server-Sent Events streams (`limits.sseListenersPerSession`,

@@ -217,7 +217,7 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = reader.int(limits, "bodyBytes", at: path, range: Ranges.bytes) { self.limits.bodyBytes = value }
             if let value = reader.int(limits, "jsonDepth", at: path, range: 1...1024) { self.limits.jsonDepth = value }
             if let value = reader.int(limits, "connections", at: path, range: 1...1_000_000) { self.limits.connections = value }
-            if let value = reader.int(limits, "sseListenersPerSession", at: path, range: 1...1000) {
+            if let value = reader.int(limits, "sseListenersPerSession", at: path, range: 1...1_000_000) {
                 self.limits.sseListenersPerSession = value
             }
             let sseStreams = reader.int(limits, "sseStreams", at: path, range: 1...1_000_000)

@@ -36,52 +36,25 @@ extension ViewEndpoints {
         }
         let lease = try state.streamLimiter.acquire(session: session.id, client: state.clientAddress.of(request))
         let updates = await session.updates()
-        let responder = self.responder
         let metrics = state.metrics
-        let (events, continuation) = AsyncStream.makeStream(of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
+        let (events, continuation) = AsyncStream.makeStream(
+            of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
-        let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
-        let patches = wantsPatches ? state.viewPatches : nil
+        let cursor = ListenerCursor(
+            sessionID: session.id, viewURI: session.viewURI, request: request, state: state, responder: responder,
+            patches: wantsPatches ? state.viewPatches : nil)
         let state = self.state
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
-            var skip = lastEventID
-            // What this listener has: a view the client named in Last-Event-ID, then each one sent.
-            var base = lastEventID.flatMap {
-                patches?.recent($0, for: ViewPatches.Key(session: session.id, variant: components?.variant ?? ""))
-            }
+            var cursor = cursor
             for await viewState in updates {
-                guard let viewModel = viewState.viewModel else { continue }
-                // Read per event: a config reload's kill switches apply to open streams too.
-                let components = state.clientComponents(of: request)
-                let historyKey = ViewPatches.Key(session: session.id, variant: components?.variant ?? "")
-                let rendered = responder.rendered(
-                    viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
-                let id = Self.eventID(rendered.etag)
-                let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)
-                patches?.remember(current, for: historyKey)
-                // Only the first event can be the one the client already has.
-                defer {
-                    skip = nil
-                    base = current
-                }
-                if id == skip { continue }
-                if let patches, let base, base.id != id,
-                    let data = patches.patchEvent(from: base, to: current, variant: historyKey.variant)
-                {
-                    metrics.ssePatchEvents.labels("patch").increment()
-                    continuation.yield(ServerSentEvent(event: "patch", data: data, id: id))
-                    continue
-                }
-                if patches != nil { metrics.ssePatchEvents.labels("view").increment() }
-                continuation.yield(
-                    ServerSentEvent(event: "view", data: String(decoding: rendered.bytes, as: UTF8.self), id: id))
+                if let event = cursor.event(for: viewState) { continuation.yield(event) }
             }
             // A config reload removed the view's feature: say so before the stream closes (a
             // client should stop reconnecting: the token now answers 404).
             if await session.endReason == .featureRemoved {
-                continuation.yield(ServerSentEvent(event: "end", data: Self.featureRemovedEvent))
+                continuation.yield(Self.featureRemovedEncoded)
             }
             continuation.finish()
         }
@@ -111,7 +84,7 @@ extension ViewEndpoints {
             pump.cancel()
             continuation.finish()
         }
-        var response = HTTPResponse.serverSentEvents(events)
+        var response = HTTPResponse.serverSentEvents(encoded: events)
         response.headers.add(name: "Hub-Session", value: session.token.encoded)
         return response
     }
@@ -134,15 +107,13 @@ extension ViewEndpoints {
     static let featureRemovedEvent =
         #"{"reason":"feature_removed","detail":"the config no longer has a feature for this view; the session ended"}"#
 
+    /// The `end` event of ``featureRemovedEvent``, encoded once.
+    static let featureRemovedEncoded = EncodedServerSentEvent(ServerSentEvent(event: "end", data: featureRemovedEvent))
+
     /// How long one stream may stay open: between 80% and 100% of `maximum` seconds, drawn
     /// per stream; `nil` when `maximum` is 0 (no limit).
     static func streamLifetime(maximum: Double) -> Duration? {
         guard maximum > 0 else { return nil }
         return .seconds(maximum * Double.random(in: 0.8...1.0))
-    }
-
-    /// The event id of a rendered view: its strong ETag without the quotes.
-    static func eventID(_ etag: String) -> String {
-        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
     }
 }

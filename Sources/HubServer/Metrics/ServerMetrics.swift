@@ -19,6 +19,8 @@ final class ServerMetrics: Sendable {
     let sseStreamsFamily: MetricFamily<Gauge>
     let componentFallbacks: MetricFamily<Counter>
     let ssePatchEvents: MetricFamily<Counter>
+    /// `hub_sse_view_events_encoded_total`: one per distinct view and client variant, not per listener.
+    let sseViewEventsEncoded: Counter
     var sseStreams: Gauge { sseStreamsFamily.labels() }
 
     private struct RequestKey: Hashable {
@@ -101,6 +103,9 @@ final class ServerMetrics: Sendable {
             "hub_sse_patch_listener_events_total",
             help: "Events sent to listeners that asked for JSON Patch, by kind (patch, or view when no smaller patch exists).",
             labels: ["kind"])
+        sseViewEventsEncoded = registry.counter(
+            "hub_sse_view_events_encoded_total",
+            help: "View events encoded for event streams: once per distinct view and client variant, each written as is to every listener that sends it.").labels()
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
         _ = sseStreamsFamily.labels()  // 0 from the start, not absent until the first stream
         ProcessMetrics.register(on: registry)

@@ -5,7 +5,8 @@ import HubSync
 import Synchronization
 
 /// One view model's wire form: its ``Representation`` (JSON bytes, strong ETag, gzip made on
-/// first use) and the `Server-Timing` headers of the timings it was last sent with.
+/// first use), the `Server-Timing` headers of the timings it was last sent with, and its
+/// `event: view` for event streams (encoded on first use, then shared by every listener).
 final class RenderedView: Sendable {
     let representation: Representation
     /// The last two timing lists seen, newest first, with their formatted headers: a memoized
@@ -26,6 +27,12 @@ final class RenderedView: Sendable {
         }
     }
 
+    /// The `event: view` of this view, once made.
+    private let viewEventOnce = AtomicLazyReference<EncodedServerSentEvent>()
+    /// Held while the event is made, so that it is made once: only listeners of this very view
+    /// wait here, and only while the first one encodes it.
+    private let viewEventMaking = Locked(())
+
     /// `hub_component_fallbacks_total` children of the components this rendering replaced, with
     /// how many each: every response that sends it adds them (render cache hits included).
     let fallbacks: [(counter: Counter, count: UInt64)]
@@ -38,6 +45,25 @@ final class RenderedView: Sendable {
     /// Counts one response that sends this rendering in `hub_component_fallbacks_total`.
     func countFallbacks() {
         for (counter, count) in fallbacks { counter.increment(by: count) }
+    }
+
+    /// The `event: view` that carries this view to event-stream listeners (its data the JSON
+    /// bytes, its id the ETag without quotes), encoded once for every listener that sends it;
+    /// `encoded` counts the one encoding (`hub_sse_events_encoded_total`).
+    func viewEvent(encoded: Counter) -> EncodedServerSentEvent {
+        if let event = viewEventOnce.load() { return event }
+        return viewEventMaking.withLock { _ in
+            if let event = viewEventOnce.load() { return event }
+            let event = EncodedServerSentEvent(
+                ServerSentEvent(event: "view", data: String(decoding: bytes, as: UTF8.self), id: Self.eventID(etag)))
+            encoded.increment()
+            return viewEventOnce.storeIfNil(event)
+        }
+    }
+
+    /// The event id of a rendered view: its strong ETag without the quotes.
+    static func eventID(_ etag: String) -> String {
+        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
     }
 
     /// The JSON bytes.

@@ -1,3 +1,4 @@
+import HubHTTP
 import HubMetrics
 import HubModel
 import HubSync
@@ -35,7 +36,7 @@ final class ViewPatches: Sendable {
 
     /// Computes one patch at most once: the first listener computes, the others wait for it.
     private final class Cell: Sendable {
-        let data = Locked<String??>(nil)
+        let event = Locked<EncodedServerSentEvent??>(nil)
     }
 
     static let viewsPerSession = 4
@@ -71,10 +72,11 @@ final class ViewPatches: Sendable {
         history.withLock { $0[key]?.last { $0.id == id } }
     }
 
-    /// The data of the `patch` event from `base` to `target` for client `variant`:
-    /// `{"base": "<id>", "patch": [...]}`, or `nil` when no patch by identifier exists or it
-    /// would be larger than the view (send `event: view` then).
-    func patchEvent(from base: View, to target: View, variant: String) -> String? {
+    /// The `patch` event from `base` to `target` for client `variant` (its id `target`'s, its
+    /// data `{"base": "<id>", "patch": [...]}`), encoded once for every listener that sends it,
+    /// or `nil` when no patch by identifier exists or it would be larger than the view (send
+    /// `event: view` then).
+    func patchEvent(from base: View, to target: View, variant: String) -> EncodedServerSentEvent? {
         let key = PatchKey(base: base.id, target: target.id, variant: variant)
         let cell = patches.withLock { patches -> Cell in
             if let cell = patches[key] { return cell }
@@ -84,11 +86,13 @@ final class ViewPatches: Sendable {
             return cell
         }
         // Only listeners of this very change wait here, and only while the first one computes it.
-        return cell.data.withLock { data -> String? in
-            if let data { return data }
-            let made = Self.makePatchEvent(from: base, to: target)
+        return cell.event.withLock { event -> EncodedServerSentEvent? in
+            if let event { return event }
+            let made = Self.makePatchEvent(from: base, to: target).map {
+                EncodedServerSentEvent(ServerSentEvent(event: "patch", data: $0, id: target.id))
+            }
             computed.increment()
-            data = .some(made)
+            event = .some(made)
             return made
         }
     }
