@@ -191,8 +191,8 @@ TIMEOUTS = obj({
 SESSIONS = obj({
     "max": integer(1, 100_000_000, "Sessions kept in memory (a segmented LRU evicts past it; an evicted "
                    "session's token rebuilds it).", 100_000),
-    "maxBytes": integer(1 << 20, 1 << 40, "Most bytes the live sessions may hold, as each estimates it (its own "
-                        "view model and snapshots, about 1 KB besides; hub_sessions_bytes): past it, sessions never "
+    "maxBytes": integer(1 << 20, 1 << 40, "Most bytes the live sessions may hold, as each estimates it (its view's "
+                        "JSON and kept snapshots, about 4 KB besides; hub_sessions_bytes): past it, sessions never "
                         "used again are evicted as past max, never a used one or one followed over SSE. Absent: no "
                         "byte cap."),
     "idleSeconds": seconds(0.001, 2_592_000, "How long an unused session is kept.", 1800),

@@ -101,6 +101,14 @@ class HubProcess:
         return sum(int(float(line.split()[-1])) for line in body.decode().splitlines()
                    if line.startswith("hub_cache_bytes{"))
 
+    def sessions_bytes(self):
+        """hub_sessions_bytes: the sessions' own estimate of what they hold (sessions.maxBytes)."""
+        _, body = self.get("/metrics")
+        for line in body.decode().splitlines():
+            if line.startswith("hub_sessions_bytes"):
+                return int(float(line.split()[-1]))
+        return 0
+
     def rss(self):
         """The server's resident memory in bytes."""
         return rss_bytes(self.process.pid)

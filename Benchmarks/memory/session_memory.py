@@ -15,8 +15,9 @@ and after:
   remote a view of its own per session from a local upstream (Cache-Control: no-store, never
          memoized): GET /view?uri=hub:rows-ITEMS, then GET /view?session= twice.
 
-Prints, per case, the view's JSON bytes, the RSS bytes per session, and the budget
-2 x JSON + 4 KiB. Loopback only; bounded by the counts (a few minutes on two cores).
+Prints, per case, the view's JSON bytes, the RSS bytes per session, the budget 2 x JSON +
+4 KiB, and the sessions' own estimate per session (hub_sessions_bytes, what sessions.maxBytes
+bounds). Loopback only; bounded by the counts (a few minutes on two cores).
 
   Benchmarks/memory/session_memory.py [--binary .build/release/hub-server]
                                       [--sessions 400] [--items 1,50,100] [--views todo,remote]
@@ -140,16 +141,18 @@ def measure(binary, kind, items, sessions, upstream_port, all_items, sessions_ma
         open_sessions(hub, kind, items, max(8, sessions // 10), 1_000_000)
         time.sleep(1)
         sessions_before, rss_before, caches_before = hub.sessions(), hub.rss(), hub.cache_bytes()
+        estimate_before = hub.sessions_bytes()
         results = open_sessions(hub, kind, items, sessions, 0)
         time.sleep(1)
         sessions_after, rss_after, caches_after = hub.sessions(), hub.rss(), hub.cache_bytes()
+        estimate = (hub.sessions_bytes() - estimate_before) / sessions
         held = sessions_after - sessions_before
         if held != sessions:
             raise RuntimeError(f"{held} sessions held, not {sessions}")
         view_bytes = sum(r[0] for r in results) / len(results)
         state_bytes = sum(r[1] + 100 for r in results if r[1]) if kind == "todo" else 0
         per = (rss_after - rss_before - (caches_after - caches_before) - state_bytes) / held
-        return view_bytes, per, (rss_after - rss_before) / held, state_bytes / held
+        return view_bytes, per, (rss_after - rss_before) / held, estimate
     finally:
         hub.stop()
 
@@ -167,16 +170,17 @@ def main():
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     print(f"{args.sessions} sessions per case; RSS per session with the caches' and the state's own bytes "
           "subtracted; budget = 2 x view JSON + 4096")
-    print(f"{'view':<7} {'items':>5} {'view JSON':>10} {'per session':>12} {'(raw RSS)':>10} {'budget':>8}  within")
+    print(f"{'view':<7} {'items':>5} {'view JSON':>10} {'per session':>12} {'(raw RSS)':>10} {'budget':>8}  within"
+          f"  {'estimate':>8} (hub_sessions_bytes per session)")
     failed = False
     for kind in args.views.split(","):
         for count in items:
-            view_bytes, per, raw, _ = measure(args.binary, kind, count, args.sessions, upstream.server_port, items, args.max)
+            view_bytes, per, raw, estimate = measure(args.binary, kind, count, args.sessions, upstream.server_port, items, args.max)
             budget = 2 * view_bytes + 4096
             within = per <= budget
             failed |= not within
             print(f"{kind:<7} {count:>5} {view_bytes:>10,.0f} {per:>12,.0f} {raw:>10,.0f} {budget:>8,.0f}  "
-                  f"{'yes' if within else 'NO'}", flush=True)
+                  f"{'yes' if within else 'NO':<6}  {estimate:>8,.0f}", flush=True)
     upstream.shutdown()
     sys.exit(1 if failed else 0)
 

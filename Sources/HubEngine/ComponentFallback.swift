@@ -34,13 +34,14 @@ public struct ComponentFallback: Sendable {
         to viewModel: ViewModel, replacing: (ComponentIdentifier) -> Bool, replaced: (ComponentIdentifier) -> Void
     ) -> ViewModel {
         var changed = false
-        let header = viewModel.header.map { map($0, replacing, replaced, &changed) }
-        let body = viewModel.body.map { map($0, replacing, replaced, &changed) }
-        let overlays = viewModel.overlays.map { map($0, replacing, replaced, &changed) }
+        let source = viewModel.expanded  // a compact view model parses once
+        let header = source.header.map { map($0, replacing, replaced, &changed) }
+        let body = source.body.map { map($0, replacing, replaced, &changed) }
+        let overlays = source.overlays.map { map($0, replacing, replaced, &changed) }
         guard changed else { return viewModel }
         return ViewModel(
-            identifier: viewModel.identifier, title: viewModel.title, header: header, body: body, overlays: overlays,
-            customData: viewModel.customData)
+            identifier: source.identifier, title: source.title, header: header, body: body, overlays: overlays,
+            customData: source.customData)
     }
 
     private func map(

@@ -123,6 +123,27 @@ struct SessionByteCapTests {
         #expect(store.statistics.bytes == large + small)
     }
 
+    @Test("A held session keeps its own view as the JSON it serves; its estimate follows that JSON")
+    func heldViewIsCompact() async throws {
+        let rows = Locked(50)
+        let (_, session, state) = try await EngineFixture.session([Self.rowsOperation(rows)])
+        let view = try #require(state.viewModel)
+        #expect(view.isCompact)
+        let json = view.jsonBytes().count
+        #expect(session.retainedBytesEstimate >= ViewSession.baseBytes + json)
+        #expect(session.retainedBytesEstimate <= ViewSession.baseBytes + json + 256)
+        // Its components read back from those bytes.
+        #expect(view.body.count == 50)
+        #expect(view.component(withIdentifier: "row-7")?.title == "Row 7: a title long enough to live on the heap")
+        // The same content again is not a new version; other content is.
+        let same = await session.reload()
+        #expect(same.version == state.version && same.viewModel === view)
+        rows.withLock { $0 = 49 }
+        let fewer = await session.reload()
+        #expect(fewer.version == state.version + 1 && fewer.viewModel?.isCompact == true)
+        #expect(fewer.viewModel?.body.count == 49)
+    }
+
     @Test("Without a byte cap nothing is evicted for bytes")
     func noCap() async throws {
         let rows = Locked(60)

@@ -137,13 +137,24 @@ extension ViewSession {
                 memo.storeViewModel(viewModel, for: key)
             }
         } else {
-            viewModel = buildEmittedViewModel()
+            // The session's own view: kept as the bytes it serves (what a load sends, without
+            // serializing again), its components parsed again only when an action or a patch
+            // reads them. Memory per held session follows the view's JSON size.
+            viewModel = buildEmittedViewModel().compacted()
         }
         loadedAt = environment.viewClock()
-        if let currentViewModel, currentViewModel == viewModel { return }
+        if let currentViewModel, Self.sameContent(currentViewModel, viewModel) { return }
         currentViewModel = viewModel
         version += 1
         publish()
+    }
+
+    /// Whether a new view model shows what the current one does: two compact ones compare their
+    /// bytes (the same bytes are the same view; different bytes are taken as a change, which
+    /// at worst emits a view equal to the last), others compare content.
+    static func sameContent(_ current: ViewModel, _ new: ViewModel) -> Bool {
+        if let currentBytes = current.compactBytes, let newBytes = new.compactBytes { return currentBytes == newBytes }
+        return current == new
     }
 
     func buildEmittedViewModel() -> ViewModel {

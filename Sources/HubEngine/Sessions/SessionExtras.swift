@@ -12,8 +12,8 @@ final class SessionExtras {
     var cachedActionPerformer: ActionPerformer?
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
     var nextSubscriberID = 0
-    /// Operation index -> the state keys its latest run read, with the versions it saw.
-    var stateReads: [Int: [StateKey: Int64]] = [:]
+    /// The state keys each operation's latest run read, with the versions it saw.
+    var stateReads: [StateRead] = []
     /// Versions this session's own actions wrote and whose re-run is scheduled.
     var awaitedStateVersions: [StateKey: Int64] = [:]
     /// A client action is being performed (``ViewSession/perform(_:request:)`` runs one at a time).
@@ -66,8 +66,8 @@ extension ViewSession {
         set { if !newValue.isEmpty || extras != nil { ensureExtras().subscribers = newValue } }
     }
 
-    var stateReads: [Int: [StateKey: Int64]] {
-        get { extras?.stateReads ?? [:] }
+    var stateReads: [StateRead] {
+        get { extras?.stateReads ?? [] }
         set { if !newValue.isEmpty || extras != nil { ensureExtras().stateReads = newValue } }
     }
 

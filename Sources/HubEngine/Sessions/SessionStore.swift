@@ -50,16 +50,13 @@ public final class SessionStore: Sendable {
         shardByteCaps = (0..<shardCount).map { index in
             byteCap == Int.max ? Int.max : byteCap / shardCount + (index < byteCap % shardCount ? 1 : 0)
         }
-        // Each table starts at 256 sessions and grows by doubling: a table sized for
-        // the cap up front costs its pages as the first sessions land on them (about 7 KB per
-        // session for the first thousands: memory per session). A shard's growth rehashes at
-        // most its share of the cap under its lock.
+        // Each table starts empty and grows by doubling: a table sized ahead of its sessions
+        // costs its pages as the first sessions land on them, scattered by hash (sized for the
+        // cap, about 7 KB per session for the first thousands; for 256 a shard, about 1.3 KB
+        // per session for the first hundreds). A shard's growth rehashes at most its share of
+        // the cap under its lock.
         let removalCapacity = max(1024, min(total, 1 << 16)) / shardCount
-        shards = shardCapacities.map { shardCapacity in
-            var state = SessionShard(removalCapacity: removalCapacity)
-            state.entries.reserveCapacity(min(shardCapacity, 256))
-            return Locked(state)
-        }
+        shards = shardCapacities.map { _ in Locked(SessionShard(removalCapacity: removalCapacity)) }
     }
 
     /// The shard of an identifier: FNV-1a over its first bytes (identifiers are random).

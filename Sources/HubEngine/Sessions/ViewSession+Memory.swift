@@ -3,12 +3,15 @@ import Synchronization
 
 extension ViewSession {
     /// What a session holds besides its view and snapshots: the actor, its token, request,
-    /// timings, the store's entry and eviction records, a published settled view.
-    static var baseBytes: Int { 1024 }
+    /// timings, operations, state reads, the store's entry and eviction records, a published
+    /// settled view, allocator overhead (about 4 to 5 KB of RSS per session measured with a
+    /// one-row view, docs/PERFORMANCE.md).
+    static var baseBytes: Int { 4096 }
 
-    /// About the bytes this session holds (``MemoryEstimate``): its own view model and the
-    /// snapshots it keeps, not what it shares with the chain memo. Read without the actor (the
-    /// session store bounds its sessions by this, `sessions.maxBytes`); updated after each drain.
+    /// About the bytes this session holds (``MemoryEstimate``): its own view model (kept as the
+    /// JSON it serves) and the snapshots it keeps, not what it shares with the chain memo. Read
+    /// without the actor (the session store bounds its sessions by this, `sessions.maxBytes`);
+    /// updated after each drain.
     public nonisolated var retainedBytesEstimate: Int { retainedBytes.load(ordering: .relaxed) }
 
     /// Computes ``retainedBytesEstimate`` again and tells the store when it changed.

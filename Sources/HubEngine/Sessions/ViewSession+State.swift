@@ -14,15 +14,21 @@ extension ViewSession {
     func recordStateReads(_ log: StateTouchLog, operations range: Range<Int>) {
         let touches = log.recorded
         guard !touches.isEmpty || !stateReads.isEmpty else { return }
-        var reads = stateReads
-        for index in range { reads[index] = nil }
+        var reads = stateReads.filter { !range.contains($0.operation) }
+        var awaited = awaitedStateVersions
         for touch in touches {
-            reads[touch.operation, default: [:]][touch.key] = touch.version
-            awaitedStateVersions[touch.key] = nil
+            if let index = reads.firstIndex(where: { $0.operation == touch.operation && $0.key == touch.key }) {
+                reads[index].version = touch.version
+            } else {
+                reads.append(StateRead(operation: touch.operation, key: touch.key, version: touch.version))
+            }
+            awaited[touch.key] = nil
         }
-        let before = Set(stateReads.values.flatMap(\.keys))
+        // An emptied table gives its storage back (a session holds this between runs).
+        awaitedStateVersions = awaited.isEmpty ? [:] : awaited
+        let before = Set(stateReads.map(\.key))
         stateReads = reads
-        let after = Set(reads.values.flatMap(\.keys))
+        let after = Set(reads.map(\.key))
         if before != after { environment.stateWatchers.follow(self, keys: after) }
     }
 
@@ -54,10 +60,17 @@ extension ViewSession {
 
     private func firstReader(of key: StateKey, notAt version: Int64) -> Int? {
         var lowest: Int?
-        for (index, reads) in stateReads {
-            guard let seen = reads[key], seen != version else { continue }
-            lowest = min(lowest ?? index, index)
+        for read in stateReads where read.key == key && read.version != version {
+            lowest = min(lowest ?? read.operation, read.operation)
         }
         return lowest
     }
+}
+
+/// A key an operation's latest run read, with the version it saw: a session keeps one per key
+/// and operation, in one list (a table per operation cost more than the reads themselves).
+struct StateRead {
+    let operation: Int
+    let key: StateKey
+    var version: Int64
 }

@@ -211,7 +211,6 @@ public struct ComponentModelBuilder: Sendable {
     /// Builds the model at `index` inside a container whose path is `parentPath`.
     public func build(index: Int = 0, parentPath: [Int] = []) -> ComponentModel {
         let fields = box.value
-        let indexPath = parentPath + [index]
         var customImages: [ComponentImageData] = []
         for name in fields.customImageNames {
             if let image = fields.customImages[name]?.build(type: .custom, identifier: name) {
@@ -219,7 +218,7 @@ public struct ComponentModelBuilder: Sendable {
             }
         }
         return ComponentModel(
-            identifier: fields.identifier, type: fields.type, index: index, indexPath: indexPath,
+            identifier: fields.identifier, type: fields.type, index: index, containerPath: parentPath,
             groupIdentifier: fields.groupIdentifier,
             componentIdentifier: ComponentIdentifier(namespace: fields.componentNamespace, name: fields.componentName),
             componentCategory: fields.componentCategory,
@@ -229,7 +228,8 @@ public struct ComponentModelBuilder: Sendable {
             backgroundImageData: fields.backgroundImage.build(type: .background),
             customImageData: customImages, icon: fields.icon, target: fields.target?.build(),
             metadata: fields.metadata.nonEmpty, loggingData: fields.loggingData.nonEmpty, customData: fields.customData.nonEmpty,
-            children: fields.children.build(parentPath: indexPath))
+            // The children share one path, made only for a component that has children.
+            children: fields.children.isEmpty ? [] : fields.children.build(parentPath: parentPath + [index]))
     }
 }
 

@@ -16,6 +16,8 @@ public struct ViewPatch: Sendable {
     /// The patch from `oldJSON` (the JSON of `oldModel`, component fallback applied or not) to
     /// `newJSON` (the JSON of `newModel`).
     public init?(from oldModel: ViewModel, _ oldJSON: JSONValue, to newModel: ViewModel, _ newJSON: JSONValue) {
+        // Compact view models parse once here, not at each read of their body.
+        let oldModel = oldModel.expanded, newModel = newModel.expanded
         guard let old = oldJSON.objectValue, let new = newJSON.objectValue else { return nil }
         var operations: [JSONValue] = []
         for (key, _) in old where new[key] == nil {

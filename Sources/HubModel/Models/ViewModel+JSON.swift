@@ -7,6 +7,7 @@
 extension ViewModel {
     /// The compact JSON bytes of this view model.
     public func jsonBytes(capacityHint: Int = 4096) -> [UInt8] {
+        if let bytes = compactBytes { return bytes }
         var writer = JSONWriter(capacity: capacityHint)
         write(to: &writer)
         return writer.finish()
@@ -19,6 +20,10 @@ extension ViewModel {
 
     /// Appends this view model's JSON object to `writer`.
     public func write(to writer: inout JSONWriter) {
+        if let bytes = compactBytes {
+            writer.writeBytes(bytes)
+            return
+        }
         var isFirst = true
         writer.writeByte(UInt8(ascii: "{"))
         if let identifier { writer.writeField("\"id\":", first: &isFirst); writer.writeString(identifier) }
@@ -34,7 +39,8 @@ extension ViewModel {
 extension ViewModel {
     /// `true` when the view model would serialize as `{}`: DESIGN.md omits empty values.
     public var isEmpty: Bool {
-        identifier == nil && title == nil && header == nil && body.isEmpty && overlays.isEmpty
+        if let bytes = compactBytes { return bytes.count == 2 }
+        return identifier == nil && title == nil && header == nil && body.isEmpty && overlays.isEmpty
             && (customData?.isEmpty ?? true)
     }
 }

@@ -34,6 +34,8 @@ public struct ViewModelDiff: Sendable, Equatable {
 
     /// The changes that turn `old` into `new`.
     public init(from old: ViewModel, to new: ViewModel) {
+        // Compact view models parse once here, not at each read below.
+        let old = old.expanded, new = new.expanded
         headerChanged = old.header != new.header
         let oldBody = old.body
         let newBody = new.body
