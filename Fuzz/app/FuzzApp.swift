@@ -175,8 +175,11 @@ private func encode(_ response: HTTPResponse, method: HTTPMethod, version: HTTPV
         // listener goes away as a client that disconnects.
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await stream.forEachChunk { chunk in
-                    _ = ResponseEncoder.chunk(chunk)
+                await stream.forEachPiece { piece in
+                    switch piece {
+                    case .bytes(let chunk): _ = ResponseEncoder.chunk(chunk)
+                    case .encoded(let event): precondition(!event.bytes.isEmpty, "fuzz-app: an empty encoded event")
+                    }
                     return false
                 }
             }
