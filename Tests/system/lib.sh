@@ -10,7 +10,8 @@
 #   hub-server use_hub_server debug|release, build_hub_server debug|release,
 #              start_hub CONFIG [PORT] [LOG], session_of URL, rss_kib PID, load_average
 #   verdicts   pass TEXT, fail TEXT, check STATUS TEXT, checks_done
-#   robustness robustness_setup UPSTREAM_SECONDS, demo_setup SERVER_JSON, start_upstream [SECONDS]
+#   robustness robustness_setup UPSTREAM_SECONDS, start_bench_hub CONFIG_DIR [LOG], demo_setup SERVER_JSON,
+#              start_upstream [SECONDS]
 #   replicas   replicas_setup, start_counter, write_config, start_replica(s), stop_replica,
 #              each_balancer, ...
 
@@ -194,6 +195,14 @@ robustness_setup() {
     work_tmp robustness
     CHECK_PORT=$(free_port)
     start_upstream "$1"
+}
+
+# start_bench_hub CONFIG_DIR [LOG]: hub-server on CHECK_PORT over CONFIG_DIR, its bench view
+# (hub:bench) requested three times (warm); sets `base` (its URL).
+start_bench_hub() {
+    start_hub "$1" "$CHECK_PORT" "${2:-$WORK_TMP/hub.log}"
+    base="http://127.0.0.1:$CHECK_PORT"
+    for _ in 1 2 3; do curl -sf -o /dev/null "$base/view?uri=hub:bench"; done
 }
 
 # demo_setup SERVER_JSON: the same without the upstream, and a copy of the demo Config/ in

@@ -22,8 +22,7 @@ base="http://127.0.0.1:$CHECK_PORT"
 failed_rounds=0
 
 for round in $(seq "$rounds"); do
-    HUB_LOG_LEVEL_CHECK=info start_hub "$ROBUST_DIR/config" "$CHECK_PORT" "$WORK_TMP/hub-$round.log"
-    for _ in 1 2 3; do curl -sf -o /dev/null "$base/view?uri=hub:bench"; done
+    HUB_LOG_LEVEL_CHECK=info start_bench_hub "$ROBUST_DIR/config" "$WORK_TMP/hub-$round.log"
     python3 "$BENCH_DIR/loadclient.py" loop --port "$CHECK_PORT" --path-template '/view?uri=hub:bench' \
         --connections 48 --seconds 20 >"$WORK_TMP/fast.json" &
     fast=$!

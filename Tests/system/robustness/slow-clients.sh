@@ -12,12 +12,10 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 ROBUST_DIR="$SYSTEM_DIR/robustness"
 robustness_setup 300
-start_hub "$ROBUST_DIR/config" "$CHECK_PORT" "$WORK_TMP/hub.log"
-base="http://127.0.0.1:$CHECK_PORT"
+start_bench_hub "$ROBUST_DIR/config"
 # The other clients read one session's view (GET /view?session=S): the same 33 KB and work
 # per request as before and after the attack, without the session store filling up to
 # sessions.max during the run (its cost is measured by Benchmarks/run.sh, not here).
-for _ in 1 2 3; do curl -sf -o /dev/null "$base/view?uri=hub:bench"; done
 url="$base/view?session=$(session_of "$base/view?uri=hub:bench")"
 read -r header_s body_s < <(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["timeouts"]; print(t["headerSeconds"], t["bodySeconds"])' "$ROBUST_DIR/config/server.json")
 

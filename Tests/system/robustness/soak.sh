@@ -12,10 +12,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 soak_seconds=${1:-${SOAK_SECONDS:-600}}
 robustness_setup $((soak_seconds + 300))
-start_hub "$BENCH_DIR/config" "$CHECK_PORT" "$WORK_TMP/hub.log"
-base="http://127.0.0.1:$CHECK_PORT"
+start_bench_hub "$BENCH_DIR/config"
 url="$base/view?uri=hub:bench"
-for _ in 1 2 3; do curl -sf -o /dev/null "$url"; done
 session=$(session_of "$url")
 echo "load before: $(load_average)"
 

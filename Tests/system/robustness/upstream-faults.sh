@@ -15,9 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 ROBUST_DIR="$SYSTEM_DIR/robustness"
 robustness_setup 300
-start_hub "$ROBUST_DIR/config" "$CHECK_PORT" "$WORK_TMP/hub.log"
-base="http://127.0.0.1:$CHECK_PORT"
-for _ in 1 2 3; do curl -sf -o /dev/null "$base/view?uri=hub:bench"; done
+start_bench_hub "$ROBUST_DIR/config"
 
 # Background load on the normal view while the faults run (bounded: 20 s).
 timeout 40 wrk -t1 -c8 -d20s --latency "$base/view?uri=hub:bench" >"$WORK_TMP/wrk.txt" 2>&1 &
