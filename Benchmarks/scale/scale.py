@@ -149,13 +149,14 @@ class Listeners:
             raise RuntimeError(f"{len(pending)} listeners got no first event within {deadline_seconds} s")
         self.drain()
 
-    def _collect(self, pending, needle, deadline, until):
+    def _collect(self, pending, needle, deadline, until, seen_at=None):
+        """Reads until at most `until` of `pending` (index -> the tail read so far) still wait for
+        `needle`, or `deadline`; `seen_at(index)` is told as each one arrives."""
         while len(pending) > until and time.monotonic() < deadline:
             for key, _ in self.selector.select(timeout=1):
                 index = key.data
-                sock = key.fileobj
                 try:
-                    data = sock.recv(65536)
+                    data = key.fileobj.recv(65536)
                 except BlockingIOError:
                     continue
                 if not data:
@@ -164,6 +165,8 @@ class Listeners:
                     seen = pending[index] + data
                     if needle in seen:
                         del pending[index]
+                        if seen_at:
+                            seen_at(index)
                     else:
                         pending[index] = seen[-len(needle):]
 
@@ -184,24 +187,8 @@ class Listeners:
         """Milliseconds from `started` to each listener's first bytes carrying `needle`."""
         pending = {index: b"" for index in range(len(self.sockets))}
         latencies = []
-        deadline = started + deadline_seconds
-        while pending and time.monotonic() < deadline:
-            for key, _ in self.selector.select(timeout=1):
-                index = key.data
-                try:
-                    data = key.fileobj.recv(65536)
-                except BlockingIOError:
-                    continue
-                now = time.monotonic()
-                if not data:
-                    raise RuntimeError(f"listener {index} closed by the server")
-                if index in pending:
-                    seen = pending[index] + data
-                    if needle in seen:
-                        del pending[index]
-                        latencies.append((now - started) * 1000)
-                    else:
-                        pending[index] = seen[-len(needle):]
+        self._collect(pending, needle, started + deadline_seconds, until=0,
+                      seen_at=lambda _: latencies.append((time.monotonic() - started) * 1000))
         return latencies, len(pending)
 
     def close(self):
