@@ -24,9 +24,7 @@ final class ChainMemo: Sendable {
             self.snapshots = snapshots
             self.errors = errors
             // What a session answered from the memo reports: no time spent, marked memoized.
-            self.timings = timings.map {
-                OperationTiming(name: $0.name, duration: .zero, failed: $0.failed, memoized: true)
-            }
+            self.timings = timings.map(\.asMemoized)
         }
     }
 

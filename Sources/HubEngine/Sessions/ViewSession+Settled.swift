@@ -32,9 +32,7 @@ extension ViewSession {
             }
         }
         guard memoKey() == runKey else { return nil }
-        let timings = timings.map {
-            OperationTiming(name: $0.name, duration: .zero, failed: $0.failed, memoized: true, staleAgeSeconds: $0.staleAgeSeconds)
-        }
+        let timings = timings.map(\.asMemoized)
         return SettledView.MemoizedRerun(
             state: ViewState(viewModel: currentViewModel, version: version, failure: nil, timings: timings),
             featureIdentifier: feature.identifier, checks: checks)

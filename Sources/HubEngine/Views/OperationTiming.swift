@@ -18,4 +18,9 @@ public struct OperationTiming: Sendable, Equatable {
         self.memoized = memoized
         self.staleAgeSeconds = staleAgeSeconds
     }
+
+    /// The timing a memo answer reports for this operation: no time spent, marked memoized.
+    public var asMemoized: OperationTiming {
+        OperationTiming(name: name, duration: .zero, failed: failed, memoized: true, staleAgeSeconds: staleAgeSeconds)
+    }
 }
