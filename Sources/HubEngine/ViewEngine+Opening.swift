@@ -56,12 +56,62 @@ extension ViewEngine {
     /// `ready` when the chain memo answers it (the lazy token creates the session on first use,
     /// so a one-shot view costs no session), else `pending` with the chain to run in a stored
     /// session, as a new session's. Throws as ``openSession(for:initialViewModel:lazy:admission:)``.
+    ///
+    /// An open with the same client request as one the memo answered recently is answered as the
+    /// memo would, without preparing the chain (``RecentOpenings``).
     public func openView(for request: ViewRequest) throws(EngineError) -> ViewOpening {
+        // Read before anything is prepared: a reload from here on makes what is remembered stale.
+        let generation = definitions.generation
+        let remembered = recentOpenings.outcome(for: request, generation: generation)
+        if case .answer(let featureIdentifier, let viewModel, let timings)? = remembered {
+            return memoHit(request, featureIdentifier: featureIdentifier, viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
+        }
         let prepared = try prepare(request, id: nil)
         guard let (entry, shared) = memoized(prepared) else { return .pending(PendingView(engine: self, prepared: prepared)) }
-        environment.chainObserver?(ChainReport(featureIdentifier: prepared.feature.identifier, timings: entry.timings, failure: nil))
+        if remembered == nil { rememberOpening(prepared, entry: entry, viewModel: shared, generation: generation) }
+        return memoHit(request, featureIdentifier: prepared.feature.identifier, viewModel: shared, timings: entry.timings, id: prepared.id)
+    }
+
+    /// An open the chain memo answered: reported as a memo hit, with a lazy token.
+    private func memoHit(
+        _ request: ViewRequest, featureIdentifier: String, viewModel: ViewModel, timings: [OperationTiming], id: String
+    ) -> ViewOpening {
+        environment.chainObserver?(ChainReport(featureIdentifier: featureIdentifier, timings: timings, failure: nil))
         return .ready(
-            token: issueToken(id: prepared.id, viewURI: request.viewURI, lazy: true),
-            state: ViewState(viewModel: shared, version: 1, failure: nil, timings: entry.timings))
+            token: issueToken(id: id, viewURI: request.viewURI, lazy: true),
+            state: ViewState(viewModel: viewModel, version: 1, failure: nil, timings: timings))
+    }
+
+    /// Remembers the memo's answer to `prepared` for later opens of the same client request when
+    /// it holds for them (every operation's key lifetime known, the key independent of the new
+    /// session's identifier); else that such opens must be prepared.
+    private func rememberOpening(_ prepared: PreparedView, entry: ChainMemo.Entry, viewModel: ViewModel, generation: Int) {
+        let request = prepared.request
+        var checks: [@Sendable () -> Bool] = []
+        for index in prepared.operations.indices {
+            let context = ChainMemo.keyContext(
+                feature: prepared.feature, request: request, connectivity: request.connectivity, sessionID: prepared.id,
+                operationIndex: index)
+            switch prepared.operations[index].memoizationKeyLifetime(context: context) {
+            case .unknown:
+                recentOpenings.remember(.prepare, for: request, generation: generation)
+                return
+            case .untilDefinitionsChange: continue
+            case .whileValid(let check): checks.append(check)
+            }
+        }
+        // The key once more, noting whether it read the session identifier (lifetimes first: a key
+        // that changes in between fails its check later, never the other way round).
+        let reads = SessionIDReads()
+        let key = ChainMemo.key(
+            feature: prepared.feature, operations: prepared.operations, request: request, connectivity: request.connectivity,
+            sessionID: prepared.id, sessionIDReads: reads)
+        guard key == prepared.memoKey, !reads.happened else {
+            recentOpenings.remember(.prepare, for: request, generation: generation)
+            return
+        }
+        recentOpenings.remember(
+            .answer(featureIdentifier: prepared.feature.identifier, viewModel: viewModel, timings: entry.timings),
+            for: request, generation: generation, checks: checks)
     }
 }

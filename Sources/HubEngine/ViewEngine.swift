@@ -89,6 +89,8 @@ public final class ViewEngine: Sendable {
     private let activity = ActivityCounter()
     /// Revoked session identifiers (``revoke(_:)``), each until its token would have expired.
     let revoked = RevokedTokens()
+    /// The memo's recent answers to opens, by client request (``openView(for:)``).
+    let recentOpenings = RecentOpenings()
     /// Token rejections and reload re-runs, for metrics.
     public let counters = EngineCounters()
     /// ``Configuration/tokenMaxAge`` in whole seconds.

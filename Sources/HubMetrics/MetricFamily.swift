@@ -23,7 +23,13 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     private let children = Locked<[[String]: Metric]>([:])
     /// One-label children by their value (the same metrics as in `children`).
     /// Striped by thread: the event loops look children up on every request.
-    private let singleLabelChildren = Striped<[String: Metric]> { [:] }
+    private let singleLabelChildren = Striped<SingleLabelChildren> { SingleLabelChildren() }
+    /// One stripe of ``singleLabelChildren``: the children by value, and the last one asked for
+    /// (a loop serving one route or feature compares a string instead of hashing it).
+    private struct SingleLabelChildren {
+        var byValue: [String: Metric] = [:]
+        var last: (value: String, metric: Metric)?
+    }
     /// Children in creation order, for stable exposition.
     private let order = Locked<[[String]]>([])
 
@@ -48,10 +54,17 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     /// building a label array (a family with one label is looked up on hot paths).
     public func labels(_ value: String) -> Metric {
         let stripe = singleLabelChildren.current
-        if let metric = stripe.withLock({ $0[value] }) { return metric }
+        let found = stripe.withLock { children -> Metric? in
+            if let last = children.last, last.value == value { return last.metric }
+            guard let metric = children.byValue[value] else { return nil }
+            children.last = (value, metric)
+            return metric
+        }
+        if let found { return found }
         let metric = labels([value])  // the same child for every stripe
         stripe.withLock { children in
-            if children.count < maximumChildren { children[value] = metric }
+            if children.byValue.count < maximumChildren { children.byValue[value] = metric }
+            children.last = (value, metric)
         }
         return metric
     }

@@ -31,9 +31,10 @@ final class ChainMemo: Sendable {
     /// The memo key of a full main run: every operation's key plus the inputs every operation
     /// sees (feature, connectivity, the fallback title for the request's languages), or `nil`
     /// when some operation is not memoizable.
+    /// `sessionIDReads` notes whether an operation's key read the session identifier.
     static func key(
         feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
-        sessionID: String
+        sessionID: String, sessionIDReads: SessionIDReads? = nil
     ) -> String? {
         // One buffer appended in place (this runs on every `GET /view?uri=`): the same text as
         // tag + "\u{1}" + connectivity + "\u{1}" + title + ("\u{1}" + operation key)...
@@ -48,7 +49,8 @@ final class ChainMemo: Sendable {
         key.append(feature.info.title(for: request.languages))
         for index in operations.indices {
             let context = keyContext(
-                feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index)
+                feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index,
+                sessionIDReads: sessionIDReads)
             guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
             key.append("\u{1}")
             key.append(operationKey)
@@ -59,14 +61,16 @@ final class ChainMemo: Sendable {
     /// The context an operation's key (and its lifetime) is asked in: a full main run's, with no
     /// action performer and state nobody keeps (a key is made before anything runs).
     static func keyContext(
-        feature: Feature, request: ViewRequest, connectivity: Connectivity, sessionID: String, operationIndex: Int
+        feature: Feature, request: ViewRequest, connectivity: Connectivity, sessionID: String, operationIndex: Int,
+        sessionIDReads: SessionIDReads? = nil
     ) -> ContentContext {
         ContentContext(
             viewURI: request.viewURI, feature: feature.info, connectivity: connectivity, previousError: nil,
-            pageIndex: 0, request: request, sessionID: sessionID, operationIndex: operationIndex, state: keyState)
+            pageIndex: 0, request: request, sessionID: sessionID, operationIndex: operationIndex, actions: .none,
+            state: keyState, sessionIDReads: sessionIDReads)
     }
 
-    /// The state of ``keyContext(feature:request:connectivity:sessionID:operationIndex:)``:
+    /// The state of ``keyContext(feature:request:connectivity:sessionID:operationIndex:sessionIDReads:)``:
     /// one for every key (the context's default would make a store per operation per request),
     /// holding nothing and refusing writes.
     private static let keyState = StateAccess(store: MemoryStateStore(maxEntries: 0), sessionID: "")

@@ -16,7 +16,13 @@ public struct ContentContext: Sendable {
     /// The client request that opened or last loaded the session.
     public let request: ViewRequest
     /// The session's identifier.
-    public let sessionID: String
+    public var sessionID: String {
+        sessionIDReads?.note()
+        return storedSessionID
+    }
+    private let storedSessionID: String
+    /// Set on a context made to ask for a memo key: notes whether the key read ``sessionID``.
+    let sessionIDReads: SessionIDReads?
     /// This operation's position in the chain.
     public let operationIndex: Int
     /// Performs actions on behalf of the operation (S129, S152).
@@ -30,6 +36,17 @@ public struct ContentContext: Sendable {
         pageIndex: Int, request: ViewRequest, sessionID: String, operationIndex: Int,
         actions: ActionPerformer = .none, state: StateAccess? = nil
     ) {
+        self.init(
+            viewURI: viewURI, feature: feature, connectivity: connectivity, previousError: previousError,
+            pageIndex: pageIndex, request: request, sessionID: sessionID, operationIndex: operationIndex,
+            actions: actions, state: state, sessionIDReads: nil)
+    }
+
+    init(
+        viewURI: String, feature: FeatureInfo, connectivity: Connectivity, previousError: (any Error)?,
+        pageIndex: Int, request: ViewRequest, sessionID: String, operationIndex: Int,
+        actions: ActionPerformer, state: StateAccess?, sessionIDReads: SessionIDReads?
+    ) {
         self.state = state ?? StateAccess(store: MemoryStateStore(), sessionID: sessionID)
         self.viewURI = viewURI
         self.feature = feature
@@ -37,7 +54,8 @@ public struct ContentContext: Sendable {
         self.previousError = previousError
         self.pageIndex = pageIndex
         self.request = request
-        self.sessionID = sessionID
+        self.storedSessionID = sessionID
+        self.sessionIDReads = sessionIDReads
         self.operationIndex = operationIndex
         self.actions = actions
     }

@@ -12,6 +12,10 @@ public struct HTTPResponse: Sendable {
         /// ``RepresentationMiddleware`` answers 304, gzip or identity from it (the transport
         /// sends its bytes as they are).
         case representation(Representation)
+        /// Fixed bytes shared by many responses, sent with `Content-Length`; the transport may
+        /// send them from a sealed in-memory file (``SharedBytes``). ``RepresentationMiddleware``
+        /// answers a representation with its identity or gzip bytes this way.
+        case shared(SharedBytes)
         /// A stream of chunks (Server-Sent Events or raw bytes), sent chunked; see ``HTTPBodyStream``.
         case stream(HTTPBodyStream)
 
@@ -20,6 +24,7 @@ public struct HTTPResponse: Sendable {
             switch self {
             case .bytes(let bytes): bytes
             case .representation(let representation): representation.bytes
+            case .shared(let shared): shared.bytes
             case .stream: nil
             }
         }

@@ -10,7 +10,9 @@ import Synchronization
 /// and compressed once however many responses carry it.
 public final class Representation: Sendable {
     /// The identity (uncompressed) content.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { identity.bytes }
+    /// The identity content as the transport sends it (from a sealed file once sent often).
+    public let identity: SharedBytes
     /// The strong entity tag of ``bytes`` (quoted).
     public let etag: String
     /// The ETag of an encoded (gzip) form of ``bytes``: weak when ``etag`` is strong (RFC 9110
@@ -22,13 +24,13 @@ public final class Representation: Sendable {
 
     /// An encoding made once (``gzipped``).
     private final class Encoded: Sendable {
-        let bytes: [UInt8]?
-        init(_ bytes: [UInt8]?) { self.bytes = bytes }
+        let shared: SharedBytes?
+        init(_ bytes: [UInt8]?) { self.shared = bytes.map(SharedBytes.init) }
     }
 
     /// `bytes` with `etag`, by default ``ETag/strong(for:)`` of the bytes.
     public init(bytes: [UInt8], etag: String? = nil) {
-        self.bytes = bytes
+        self.identity = SharedBytes(bytes)
         let etag = etag ?? ETag.strong(for: bytes)
         self.etag = etag
         self.encodedETag = ETag.forEncoding(etag)
@@ -37,8 +39,13 @@ public final class Representation: Sendable {
     /// The gzip encoding of ``bytes`` at `level`, compressed on the first call and returned as
     /// it is by every later one (whatever their `level`); `nil` when it would not be smaller.
     public func gzip(level: Int) -> [UInt8]? {
-        if let cached = gzipped.load() { return cached.bytes }
+        gzipShared(level: level)?.bytes
+    }
+
+    /// ``gzip(level:)`` as the transport sends it (from a sealed file once sent often).
+    public func gzipShared(level: Int) -> SharedBytes? {
+        if let cached = gzipped.load() { return cached.shared }
         // Two first callers may both compress: the first stored wins, both answer with it.
-        return gzipped.storeIfNil(Encoded(Gzip.compressIfSmaller(bytes, level: level))).bytes
+        return gzipped.storeIfNil(Encoded(Gzip.compressIfSmaller(bytes, level: level))).shared
     }
 }

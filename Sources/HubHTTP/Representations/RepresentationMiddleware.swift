@@ -5,7 +5,8 @@ import HubPrimitives
 ///
 /// - A ``HTTPResponse/Body/representation(_:)`` body brings its strong ETag and its cached
 ///   gzip; a ``HTTPResponse/Body/bytes(_:)`` body may bring an `ETag` header of its own and is
-///   compressed per response. Streams pass untouched.
+///   compressed per response. Streams and ``HTTPResponse/Body/shared(_:)`` bodies (already
+///   decided) pass untouched; a representation leaves as its identity or gzip ``SharedBytes``.
 /// - A byte body of at least `minBytes` (not 1xx/204/304, no `Content-Encoding` yet) gets
 ///   `Vary: Accept-Encoding`, and gzip when `Accept-Encoding` prefers it (q-values, `*`,
 ///   `identity`, `gzip;q=0` honoured: ``AcceptEncoding``) and gzip is smaller. A strong `ETag`
@@ -43,7 +44,7 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         let bytes: [UInt8]
         let representation: Representation?
         switch response.body {
-        case .stream:
+        case .stream, .shared:
             return response
         case .bytes(let body):
             bytes = body
@@ -70,11 +71,15 @@ public struct RepresentationMiddleware: HTTPMiddleware {
             }
         }
         let etag = representation?.etag ?? etagHeader
-        var gzip: [UInt8]?
+        var gzip: HTTPResponse.Body?
         if bytes.count >= minBytes, !response.status.forbidsBody, !encoded {
             if !variesByEncoding { response.headers.add(name: "Vary", value: "Accept-Encoding") }
             if AcceptEncoding.prefersGzip(in: request.headers) {
-                gzip = representation.map { $0.gzip(level: level) } ?? Gzip.compressIfSmaller(bytes, level: level)
+                if let representation {
+                    gzip = representation.gzipShared(level: level).map { .shared($0) }
+                } else {
+                    gzip = Gzip.compressIfSmaller(bytes, level: level).map { .bytes($0) }
+                }
             }
         }
         if let etag {
@@ -90,10 +95,10 @@ public struct RepresentationMiddleware: HTTPMiddleware {
             }
         }
         if let gzip {
-            response.body = .bytes(gzip)
+            response.body = gzip
             response.headers.add(name: "Content-Encoding", value: "gzip")
-        } else if representation != nil {
-            response.body = .bytes(bytes)
+        } else if let representation {
+            response.body = .shared(representation.identity)
         }
         return response
     }

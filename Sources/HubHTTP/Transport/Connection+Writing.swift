@@ -46,6 +46,58 @@ extension Connection {
         if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
+    /// Sends `head`, then `body` from its sealed `file` with `sendfile`, when nothing waits and
+    /// the socket has room; what the socket does not take now is queued as bytes (a copy) and
+    /// goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
+    func write(_ head: [UInt8], file: SealedMemoryFile, of body: SharedBytes, then completion: (() -> Void)?) {
+        assertInLoop()
+        guard !closed else { return }
+        guard outOffset == out.count, writable else {
+            write(head, body.bytes, then: completion)
+            return
+        }
+        let result = head.withUnsafeBytes { Syscall.send(fd, $0, UnsafeRawBufferPointer(start: nil, count: 0), more: true) }
+        switch result {
+        case .closed:
+            close()
+            return
+        case .bytes(let count) where count == head.count:
+            break
+        case .bytes(let count):
+            out.append(contentsOf: head[count...])
+            out.append(contentsOf: body.bytes)
+            queue(completion)
+            flush()
+            return
+        case .wouldBlock:
+            writable = false
+            write(head, body.bytes, then: completion)
+            return
+        }
+        var offset = 0
+        sending: while offset < file.count {
+            switch Syscall.sendFile(fd, from: file.descriptor, offset: offset, count: file.count - offset) {
+            case .closed:
+                close()
+                return
+            case .wouldBlock:
+                writable = false
+                break sending
+            case .bytes(0):
+                break sending  // the file ended early (it cannot: it is sealed); send the rest as bytes
+            case .bytes(let count):
+                offset += count
+            }
+        }
+        if offset == file.count {
+            completion?()
+            return
+        }
+        out.append(contentsOf: body.bytes[offset...])
+        queue(completion)
+        if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
+    }
+
     func queue(_ completion: (() -> Void)?) {
         guard let completion else { return }
         if let previous = afterFlush {

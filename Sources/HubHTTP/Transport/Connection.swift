@@ -161,14 +161,12 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     /// pipelined bytes wait in the socket until the response is written).
     func readAvailable() {
         assertInLoop()
-        let chunk = 16 * 1024
+        let buffer = loop.readBuffer
+        let chunk = buffer.count
         while readable, !inFlight, !closed {
-            let result = withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 16) { buffer -> IOResult in
-                let result = Syscall.read(fd, into: buffer)
-                if case .bytes(let count) = result, !lingering {
-                    parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                }
-                return result
+            let result = Syscall.read(fd, into: buffer)
+            if case .bytes(let count) = result, !lingering {
+                parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
             switch result {
             case .wouldBlock:
@@ -274,7 +272,18 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         let keepAlive = keepAlive && !draining
         let noBody = response.status.forbidsBody
         switch response.body {
-        case .bytes, .representation:
+        case .shared(let shared) where !noBody && method != .head:
+            let head = ResponseEncoder.head(
+                status: response.status, headers: response.headers, framing: .length(shared.bytes.count),
+                keepAlive: keepAlive, version: version, requestId: requestId
+            )
+            let finished = { [unowned self] in responseFinished(keepAlive: keepAlive) }
+            if let file = shared.fileForSending() {
+                write(head, file: file, of: shared, then: finished)
+            } else {
+                write(head, shared.bytes, then: finished)
+            }
+        case .bytes, .representation, .shared:
             let body = response.body.bytes ?? []
             let head = ResponseEncoder.head(
                 status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),

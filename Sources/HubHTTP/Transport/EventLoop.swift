@@ -61,6 +61,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var localJobs: [Job] = []
     private var spareJobs: [Job] = []
     private var timers = TimerHeap()
+    /// The buffer every connection of this loop reads into (its parser copies what it keeps): one
+    /// allocation for the loop's life rather than one per read. Touched only by code running as
+    /// the loop (its thread, or its fallback queue once stopped: one job at a time).
+    let readBuffer: UnsafeMutableRawBufferPointer
 
     /// Creates the loop's descriptors; ``start()`` runs it.
     init(name: String) throws(SocketError) {
@@ -85,9 +89,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         self.epollFD = epollFD
         self.wakeFD = wakeFD
         self.fallback = DispatchQueue(label: "\(name).stopped")
+        self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
     deinit {
+        readBuffer.deallocate()
         Glibc.close(wakeFD)
         Glibc.close(epollFD)
     }

@@ -1,3 +1,4 @@
+import CEpoll
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,9 @@ enum Syscall {
 
     /// Sends up to two buffers with one `sendmsg` (head and body), `MSG_NOSIGNAL` so a closed
     /// peer is an error and never a SIGPIPE.
-    static func send(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+    /// With `more`, `MSG_MORE` too: the kernel holds a partial segment for what follows (a body
+    /// sent by ``sendFile(_:from:offset:count:)``).
+    static func send(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, more: Bool = false) -> IOResult {
         var vectors = (
             iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
             iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)
@@ -30,13 +33,28 @@ enum Syscall {
             message.msg_iov = raw.baseAddress?.assumingMemoryBound(to: iovec.self)
             message.msg_iovlen = vectorCount
             while true {
-                let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0))
                 if count >= 0 { return .bytes(count) }
                 switch errno {
                 case EINTR: continue
                 case EAGAIN, EWOULDBLOCK: return .wouldBlock
                 default: return .closed
                 }
+            }
+        }
+    }
+
+    /// Sends up to `count` bytes of the file `source` from `offset` with `sendfile(2)` (the
+    /// kernel passes the file's pages to the socket without a copy through user memory).
+    static func sendFile(_ fd: Int32, from source: Int32, offset: Int, count: Int) -> IOResult {
+        var position = off_t(offset)
+        while true {
+            let sent = CEpoll.sendfile(fd, source, &position, count)
+            if sent >= 0 { return .bytes(sent) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .closed
             }
         }
     }

@@ -40,6 +40,7 @@ final class ContentOperationMock: ContentOperation {
         var error: (any Error)?
         var memoizationKey: String?
         var memoizationKeyLifetime: MemoizationKeyLifetime = .unknown
+        var keyRequests = 0
     }
 
     let name: String
@@ -85,8 +86,14 @@ final class ContentOperationMock: ContentOperation {
     }
 
     func memoizationKey(context: ContentContext) -> String? {
-        state.withLock { $0.memoizationKey }
+        state.withLock { state in
+            state.keyRequests += 1
+            return state.memoizationKey
+        }
     }
+
+    /// How many times the engine asked for the memo key.
+    var keyRequests: Int { state.withLock { $0.keyRequests } }
 
     // MARK: - Configuration
 

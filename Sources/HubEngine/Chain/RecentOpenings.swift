@@ -1,0 +1,73 @@
+import HubModel
+import HubSync
+import Synchronization
+
+/// The chain memo's recent answers to ``ViewEngine/openView(for:)`` (`GET /view?uri=`), by client
+/// request: an open with the same client request (``ViewRequest/sameClientRequest(as:)``) as one
+/// the memo answered is answered again from here, without matching the feature, making its
+/// operations, building the memo key and looking it up.
+///
+/// Only while the answer is the one the memo would give: the definitions are those it was found
+/// under (their generation), every operation said how long its key lasts
+/// (``ContentOperation/memoizationKeyLifetime(context:)``; the `whileValid` checks pass at
+/// each use), and the key did not depend on the session identifier (each open names a new
+/// session). A chain that does not qualify is remembered as such, so its opens only look here.
+///
+/// Each thread keeps its own few (``capacity``): the event loops serve opens without sharing a
+/// lock, and the view models kept alive beyond the memo's are bounded.
+final class RecentOpenings: Sendable {
+    /// What an open of one client request gets.
+    enum Outcome: Sendable {
+        /// The memo's answer, reported as a memo hit.
+        case answer(featureIdentifier: String, viewModel: ViewModel, timings: [OperationTiming])
+        /// The chain's answer cannot be reused (run the open as usual).
+        case prepare
+    }
+
+    private struct Entry: Sendable {
+        let request: ViewRequest
+        let generation: Int
+        let outcome: Outcome
+        /// The `whileValid` checks of the chain's operations (none: valid until the definitions change).
+        let checks: [@Sendable () -> Bool]
+    }
+
+    /// Client requests each thread remembers; the oldest makes room.
+    static let capacity = 4
+    private let stripes = Striped<[Entry]> { [] }
+
+    /// What was remembered for `request` under definitions `generation`; `nil` when nothing is
+    /// (or it no longer holds).
+    func outcome(for request: ViewRequest, generation: Int) -> Outcome? {
+        stripes.current.withLock { entries in
+            guard let index = entries.firstIndex(where: { $0.request.viewURI == request.viewURI && $0.request.sameClientRequest(as: request) })
+            else { return nil }
+            let entry = entries[index]
+            guard entry.generation == generation, entry.checks.allSatisfy({ $0() }) else {
+                entries.remove(at: index)
+                return nil
+            }
+            return entry.outcome
+        }
+    }
+
+    /// Remembers `outcome` for `request`, valid under `generation` while `checks` pass.
+    func remember(_ outcome: Outcome, for request: ViewRequest, generation: Int, checks: [@Sendable () -> Bool] = []) {
+        let entry = Entry(request: request, generation: generation, outcome: outcome, checks: checks)
+        stripes.current.withLock { entries in
+            entries.removeAll { $0.request.viewURI == request.viewURI && $0.request.sameClientRequest(as: request) }
+            if entries.count >= Self.capacity { entries.removeFirst() }
+            entries.append(entry)
+        }
+    }
+}
+
+/// Notes whether an operation read ``ContentContext/sessionID`` while making its memo key: a key
+/// that did not holds for every session (``RecentOpenings``).
+final class SessionIDReads: Sendable {
+    private let read = Atomic<Bool>(false)
+
+    var happened: Bool { read.load(ordering: .relaxed) }
+
+    func note() { read.store(true, ordering: .relaxed) }
+}

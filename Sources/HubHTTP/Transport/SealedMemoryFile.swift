@@ -1,0 +1,102 @@
+import CEpoll
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A body's bytes copied once into an anonymous in-memory file (`memfd_create`) and sealed, so
+/// that the transport sends them with `sendfile(2)`: the kernel hands the file's pages to the
+/// socket by reference instead of copying the bytes from user memory on every response (as nginx
+/// does from the page cache). Worth it for large bodies sent many times: the render cache's views.
+///
+/// The files are bounded process-wide, by count and by bytes (``budget``), so they never crowd
+/// out connections' descriptors or memory: past the budget a body is simply sent by copy.
+/// The descriptor is closed when the last response holding the file lets it go (pages the
+/// socket still references stay alive in the kernel until sent).
+final class SealedMemoryFile: Sendable {
+    /// The smallest body worth a file: below it one copy costs less than the extra system call.
+    static let minBytes = 16 * 1024
+    /// At most this many files and bytes at once (a tenth of the descriptor limit, at most 1,024 files).
+    static let budget = Budget(files: min(1024, Budget.descriptorLimit() / 10), bytes: 64 * 1024 * 1024)
+
+    let descriptor: Int32
+    let count: Int
+
+    /// A sealed copy of `bytes`, or nil when the budget is spent or the kernel refuses.
+    init?(_ bytes: [UInt8]) {
+        guard bytes.count >= Self.minBytes, Self.budget.reserve(bytes: bytes.count) else { return nil }
+        let descriptor = hub_memfd_create("hub-body")
+        guard descriptor >= 0 else {
+            Self.budget.release(bytes: bytes.count)
+            return nil
+        }
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let result = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if result > 0 {
+                    offset += result
+                } else if result < 0, errno == EINTR {
+                    continue
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+        guard written, hub_seal_all(descriptor) == 0 else {
+            Glibc.close(descriptor)
+            Self.budget.release(bytes: bytes.count)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.count = bytes.count
+    }
+
+    deinit {
+        Glibc.close(descriptor)
+        Self.budget.release(bytes: count)
+    }
+
+    /// How many files and bytes may be held at once; reserved before a file is made.
+    final class Budget: Sendable {
+        let maxFiles: Int
+        let maxBytes: Int
+        private let files = Atomic<Int>(0)
+        private let bytes = Atomic<Int>(0)
+
+        init(files: Int, bytes: Int) {
+            self.maxFiles = files
+            self.maxBytes = bytes
+        }
+
+        /// Reserves one file of `count` bytes; false (nothing reserved) when either bound would pass.
+        func reserve(bytes count: Int) -> Bool {
+            guard files.add(1, ordering: .relaxed).newValue <= maxFiles else {
+                files.subtract(1, ordering: .relaxed)
+                return false
+            }
+            guard bytes.add(count, ordering: .relaxed).newValue <= maxBytes else {
+                bytes.subtract(count, ordering: .relaxed)
+                files.subtract(1, ordering: .relaxed)
+                return false
+            }
+            return true
+        }
+
+        func release(bytes count: Int) {
+            bytes.subtract(count, ordering: .relaxed)
+            files.subtract(1, ordering: .relaxed)
+        }
+
+        /// Files and bytes held now.
+        var held: (files: Int, bytes: Int) { (files.load(ordering: .relaxed), bytes.load(ordering: .relaxed)) }
+
+        /// The process's soft limit on open descriptors.
+        static func descriptorLimit() -> Int {
+            var limit = rlimit()
+            guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+            return Int(clamping: min(limit.rlim_cur, 1 << 20))
+        }
+    }
+}

@@ -1,0 +1,168 @@
+@testable import HubEngine
+import HubModel
+import HubSync
+import Testing
+
+/// Opens (`openView`, what `GET /view?uri=` runs) that the chain memo answered are answered again
+/// for the same client request without preparing the chain, only while that is the memo's
+/// answer: the same definitions, every key's lifetime known and still valid, and a key that
+/// does not depend on the new session's identifier.
+@Suite("Recent openings answered without preparing the chain")
+struct RecentOpeningsTests {
+    static func request(probe: String? = nil, trace: String? = nil) -> ViewRequest {
+        var headers: [(name: String, value: String)] = []
+        if let probe { headers.append(("X-Probe", probe)) }
+        if let trace { headers.append(("traceparent", trace)) }
+        return ViewRequest(viewURI: EngineFixture.uri, headers: headers)
+    }
+
+    /// An engine with the memo on over `operations`, and the chain reports it made.
+    static func engine(_ operations: [any ContentOperation]) throws -> (ViewEngine, Locked<[ChainReport]>) {
+        let reports = Locked<[ChainReport]>([])
+        var configuration = EngineFixture.configuration
+        configuration.memoEntries = 16
+        configuration.chainObserver = { report in reports.withLock { $0.append(report) } }
+        return (try EngineFixture.engine(operations, configuration: configuration), reports)
+    }
+
+    /// Opens `request`: the token and state, and whether the memo answered at once.
+    static func open(_ engine: ViewEngine, _ request: ViewRequest) async throws -> (token: SessionToken, state: ViewState, ready: Bool) {
+        switch try engine.openView(for: request) {
+        case .ready(let token, let state): return (token, state, true)
+        case .pending(let pending):
+            let (token, state) = try await pending.run()
+            return (token, state, false)
+        }
+    }
+
+    static func title(_ state: ViewState) -> String? { state.viewModel?.body.first?.title }
+
+    static func memoizable(lifetime: MemoizationKeyLifetime) -> ContentOperationMock {
+        let operation = ContentOperationMock.adding("a")
+        operation.setMemoizationKey("k")
+        operation.setMemoizationKeyLifetime(lifetime)
+        return operation
+    }
+
+    @Test("keys that last until the definitions change: later opens ask no key, get the memo's view and new tokens")
+    func answeredWithoutPreparing() async throws {
+        let operation = Self.memoizable(lifetime: .untilDefinitionsChange)
+        let (engine, reports) = try Self.engine([operation])
+        let first = try await Self.open(engine, Self.request())
+        #expect(!first.ready, "the first open runs the chain")
+        let stored = engine.sessions.count
+        let second = try await Self.open(engine, Self.request())
+        #expect(second.ready, "the memo answers the second")
+        let asked = operation.keyRequests
+        var tokens: Set<String> = [first.token.id, second.token.id]
+        for _ in 0..<3 {
+            // Another trace context is the same client request.
+            let later = try await Self.open(engine, Self.request(trace: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"))
+            #expect(later.ready)
+            #expect(Self.title(later.state) == "a #1")
+            #expect(later.state.isMemoized)
+            #expect(later.token.lazy, "a lazy token: nothing stored")
+            tokens.insert(later.token.id)
+        }
+        #expect(operation.keyRequests == asked, "no key asked: answered from the recent openings")
+        #expect(operation.performCount == 1)
+        #expect(tokens.count == 5, "every open names a session of its own")
+        #expect(engine.sessions.count == stored, "answered opens store no session")
+        let hits = reports.withLock { $0.filter { $0.timings.allSatisfy(\.memoized) } }
+        #expect(hits.count == 4, "each answered open is reported as a memo hit")
+    }
+
+    @Test("another client request (a header the chain sees) is prepared and remembered apart")
+    func otherClientRequest() async throws {
+        let operation = Self.memoizable(lifetime: .untilDefinitionsChange)
+        let (engine, _) = try Self.engine([operation])
+        _ = try await Self.open(engine, Self.request(probe: "1"))
+        _ = try await Self.open(engine, Self.request(probe: "1"))
+        let asked = operation.keyRequests
+        _ = try await Self.open(engine, Self.request(probe: "2"))
+        #expect(operation.keyRequests > asked, "a request with another header is prepared")
+        let afterOther = operation.keyRequests
+        _ = try await Self.open(engine, Self.request(probe: "1"))
+        _ = try await Self.open(engine, Self.request(probe: "2"))
+        #expect(operation.keyRequests == afterOther, "both are remembered now")
+    }
+
+    @Test("a failed check sends the open to the chain, which runs it for the new key")
+    func failedCheck() async throws {
+        let valid = Locked(true)
+        let operation = Self.memoizable(lifetime: .whileValid { valid.withLock { $0 } })
+        let (engine, _) = try Self.engine([operation])
+        _ = try await Self.open(engine, Self.request())
+        #expect(try await Self.open(engine, Self.request()).ready)
+        #expect(try await Self.open(engine, Self.request()).ready)
+        // The source changed: its key changes and the check fails.
+        operation.setMemoizationKey("k2")
+        valid.withLock { $0 = false }
+        let changed = try await Self.open(engine, Self.request())
+        #expect(!changed.ready, "the new key is not in the memo: the chain runs")
+        #expect(Self.title(changed.state) == "a #2")
+        #expect(operation.performCount == 2)
+    }
+
+    @Test("an unknown lifetime (the default): every open is prepared, the memo still answers")
+    func unknownLifetime() async throws {
+        let operation = Self.memoizable(lifetime: .unknown)
+        let (engine, _) = try Self.engine([operation])
+        _ = try await Self.open(engine, Self.request())
+        var asked = operation.keyRequests
+        for _ in 0..<3 {
+            let opened = try await Self.open(engine, Self.request())
+            #expect(opened.ready)
+            #expect(operation.keyRequests > asked, "prepared: the key is asked")
+            asked = operation.keyRequests
+        }
+        #expect(operation.performCount == 1)
+    }
+
+    @Test("a reload that changes the feature: opens get the new chain's view, never the remembered one")
+    func definitionsChange() async throws {
+        let operation = Self.memoizable(lifetime: .untilDefinitionsChange)
+        let (engine, _) = try Self.engine([operation])
+        _ = try await Self.open(engine, Self.request())
+        #expect(Self.title(try await Self.open(engine, Self.request()).state) == "a #1")
+        let replacement = ContentOperationMock.adding("b")
+        replacement.setMemoizationKey("k")
+        replacement.setMemoizationKeyLifetime(.untilDefinitionsChange)
+        await engine.install(
+            EngineUpdate(
+                features: try FeatureRegistry(features: [EngineFixture.feature([replacement])]),
+                actions: try ActionRegistry(factories: []), operationDeadline: .seconds(30), componentDefaults: .standard,
+                changedFeatures: [EngineFixture.featureIdentifier]))
+        let after = try await Self.open(engine, Self.request())
+        #expect(Self.title(after.state) == "b #1")
+        #expect(Self.title(try await Self.open(engine, Self.request()).state) == "b #1")
+    }
+
+    @Test("a key that reads the session identifier is never reused for another session")
+    func keyReadingSessionIdentifier() async throws {
+        let operation = SessionBucketOperation()
+        let (engine, _) = try Self.engine([operation])
+        for _ in 0..<40 {
+            let opened = try await Self.open(engine, Self.request())
+            #expect(Self.title(opened.state) == SessionBucketOperation.bucket(of: opened.token.id), "the view of this session's bucket")
+        }
+    }
+}
+
+/// A memoizable operation whose content and key depend on the session identifier's bucket (an
+/// A/B split by session): two sessions of one bucket share the memo's answer, the other bucket never.
+struct SessionBucketOperation: ContentOperation {
+    var name: String { "bucket" }
+
+    static func bucket(of sessionID: String) -> String {
+        (sessionID.utf8.last ?? 0) % 2 == 0 ? "even" : "odd"
+    }
+
+    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+        builder.body["a"].title = Self.bucket(of: context.sessionID)
+    }
+
+    func memoizationKey(context: ContentContext) -> String? { Self.bucket(of: context.sessionID) }
+
+    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
+}

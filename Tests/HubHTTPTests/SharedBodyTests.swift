@@ -1,0 +1,136 @@
+@testable import HubHTTP
+import HubTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Large bodies shared by many responses go out from a sealed in-memory file (`sendfile`) once
+/// sent twice: every client still gets exactly the bytes, however slowly it reads, and HEAD,
+/// gzip and 304 answer as for any representation.
+@Suite("Shared bodies sent from sealed files")
+struct SharedBodyTests {
+    /// `count` bytes that differ at every offset a partial send could resume from wrongly.
+    static func pattern(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+    }
+
+    /// A server answering `/shared` with one representation (what the render cache hands out),
+    /// through the representation middleware.
+    static func withSharedServer(_ bytes: [UInt8], _ body: (HTTPServer, Representation) async throws -> Void) async throws {
+        let representation = Representation(bytes: bytes)
+        var router = Router()
+        router.add(.get, "/shared") { _, _ in
+            HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: .representation(representation))
+        }
+        try await withServer(responder: router.wrapped(in: [RepresentationMiddleware()])) { server in
+            try await body(server, representation)
+        }
+    }
+
+    @Test("every response of a large shared body carries exactly its bytes, from the file once it has one")
+    func sameBytesEveryTime() async throws {
+        let bytes = Self.pattern(300 * 1024 + 7)
+        try await Self.withSharedServer(bytes) { server, representation in
+            let client = try LoopbackClient(port: server.localPort)
+            let responses = try await blocking {
+                try client.send(String(repeating: "GET /shared HTTP/1.1\r\nHost: x\r\n\r\n", count: 5))
+                return try (0..<5).map { _ in try client.readResponse() }
+            }
+            for response in responses {
+                #expect(response.status == 200)
+                #expect(response.headers["Content-Length"] == String(bytes.count))
+                #expect(response.body == bytes)
+            }
+            #expect(SealedMemoryFile.budget.held.files >= 1, "sent more than once: it has a file")
+            #expect(representation.identity.fileForSending() != nil)
+        }
+    }
+
+    @Test("pipelined requests for a body larger than the socket takes at once: every byte, in order")
+    func bodyLargerThanTheSocketTakes() async throws {
+        // Several megabytes queued at once: the socket takes part of each file send, the rest
+        // goes out as bytes on the next write edges.
+        let bytes = Self.pattern(3 * 1024 * 1024 + 13)
+        try await Self.withSharedServer(bytes) { server, _ in
+            let client = try LoopbackClient(port: server.localPort)
+            let responses = try await blocking {
+                try client.send(String(repeating: "GET /shared HTTP/1.1\r\nHost: x\r\n\r\n", count: 4) + "GET /shared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return try (0..<5).map { _ in try client.readResponse() }
+            }
+            #expect(responses.count == 5)
+            for response in responses {
+                #expect(response.body.count == bytes.count)
+                #expect(response.body == bytes)
+            }
+        }
+    }
+
+    @Test("HEAD, gzip and If-None-Match answer as for any representation")
+    func headGzipAndNotModified() async throws {
+        // Compressible, so gzip is chosen; large, so both encodings may get files.
+        let bytes = Array(String(repeating: "{\"title\":\"row\",\"subtitle\":\"shared body\"},", count: 2000).utf8)
+        try await Self.withSharedServer(bytes) { server, representation in
+            let client = try LoopbackClient(port: server.localPort)
+            let gzip = try #require(representation.gzip(level: 6))
+            let (head, zipped, zippedAgain, identity, notModified) = try await blocking {
+                try client.send("HEAD /shared HTTP/1.1\r\nHost: x\r\n\r\n")
+                let head = try client.readResponse(head: true)
+                let zipped = try (0..<2).map { _ in
+                    try client.send("GET /shared HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
+                    return try client.readResponse()
+                }
+                try client.send("GET /shared HTTP/1.1\r\nHost: x\r\n\r\n")
+                let identity = try client.readResponse()
+                try client.send("GET /shared HTTP/1.1\r\nHost: x\r\nIf-None-Match: \(representation.etag)\r\n\r\n")
+                return (head, zipped[0], zipped[1], identity, try client.readResponse())
+            }
+            #expect(head.headers["Content-Length"] == String(bytes.count))
+            #expect(head.body.isEmpty)
+            #expect(zipped.headers["Content-Encoding"] == "gzip")
+            #expect(zipped.body == gzip)
+            #expect(zippedAgain.body == gzip)
+            #expect(identity.body == bytes)
+            #expect(notModified.status == 304)
+            #expect(notModified.body.isEmpty)
+        }
+    }
+
+    @Test("small bodies, and bodies sent once, get no file")
+    func noFileForSmallOrSingleBodies() throws {
+        #expect(SealedMemoryFile(Self.pattern(SealedMemoryFile.minBytes - 1)) == nil)
+        let small = SharedBytes(Self.pattern(1024))
+        #expect(small.fileForSending() == nil)
+        #expect(small.fileForSending() == nil)
+        let large = SharedBytes(Self.pattern(SealedMemoryFile.minBytes))
+        #expect(large.fileForSending() == nil, "the first send copies")
+        let file = try #require(large.fileForSending(), "the second earns a file")
+        #expect(large.fileForSending() === file, "made once")
+    }
+
+    @Test("a file is sealed: nothing can write to it, grow it or shrink it")
+    func fileIsSealed() throws {
+        let bytes = Self.pattern(SealedMemoryFile.minBytes + 5)
+        let file = try #require(SealedMemoryFile(bytes))
+        #expect(file.count == bytes.count)
+        var byte: UInt8 = 0
+        #expect(pwrite(file.descriptor, &byte, 1, 0) == -1, "write sealed")
+        #expect(ftruncate(file.descriptor, 1) == -1, "shrink sealed")
+        var copy = [UInt8](repeating: 0, count: bytes.count)
+        #expect(pread(file.descriptor, &copy, copy.count, 0) == bytes.count)
+        #expect(copy == bytes)
+    }
+
+    @Test("the budget bounds files and bytes; past it bodies are sent by copy, and released room is reused")
+    func budget() {
+        let budget = SealedMemoryFile.Budget(files: 2, bytes: 100)
+        #expect(budget.reserve(bytes: 60))
+        #expect(!budget.reserve(bytes: 60), "past the bytes")
+        #expect(budget.reserve(bytes: 30))
+        #expect(!budget.reserve(bytes: 1), "past the files")
+        #expect(budget.held.files == 2 && budget.held.bytes == 90, "a refused reservation holds nothing")
+        budget.release(bytes: 60)
+        #expect(budget.reserve(bytes: 70))
+        #expect(budget.held.files == 2 && budget.held.bytes == 100)
+    }
+}
