@@ -23,12 +23,13 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     private let children = Locked<[[String]: Metric]>([:])
     /// One-label children by their value (the same metrics as in `children`).
     /// Striped by thread: the event loops look children up on every request.
-    private let singleLabelChildren = Striped<SingleLabelChildren> { SingleLabelChildren() }
+    @usableFromInline let singleLabelChildren = Striped<SingleLabelChildren> { SingleLabelChildren() }
     /// One stripe of ``singleLabelChildren``: the children by value, and the last one asked for
     /// (a loop serving one route or feature compares a string instead of hashing it).
-    private struct SingleLabelChildren {
-        var byValue: [String: Metric] = [:]
-        var last: (value: String, metric: Metric)?
+    @usableFromInline struct SingleLabelChildren {
+        @usableFromInline var byValue: [String: Metric] = [:]
+        @usableFromInline var last: (value: String, metric: Metric)?
+        init() {}
     }
     /// Children in creation order, for stable exposition.
     private let order = Locked<[[String]]>([])
@@ -52,17 +53,25 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
 
     /// The child for a one-label family's value: looked up by the string itself, without
     /// building a label array (a family with one label is looked up on hot paths).
+    ///
+    /// Inlinable, so callers use it specialized for their metric type: unspecialized, every call
+    /// looked up the generic metadata of the stripes' types (a runtime cache probe per request).
+    @inlinable
     public func labels(_ value: String) -> Metric {
-        let stripe = singleLabelChildren.current
-        let found = stripe.withLock { children -> Metric? in
+        let found = singleLabelChildren.current.withLock { children -> Metric? in
             if let last = children.last, last.value == value { return last.metric }
             guard let metric = children.byValue[value] else { return nil }
             children.last = (value, metric)
             return metric
         }
-        if let found { return found }
+        return found ?? addSingleLabelChild(value)
+    }
+
+    /// The child for a one-label family's value that the calling thread's stripe lacks.
+    @usableFromInline
+    func addSingleLabelChild(_ value: String) -> Metric {
         let metric = labels([value])  // the same child for every stripe
-        stripe.withLock { children in
+        singleLabelChildren.current.withLock { children in
             if children.byValue.count < maximumChildren { children.byValue[value] = metric }
             children.last = (value, metric)
         }

@@ -72,6 +72,8 @@ struct RetainedHeaders: Sendable {
     /// (this server's span; the client's own `traceparent` and `tracestate` never cross).
     func filter(_ headers: HTTPHeaders, trace: RequestContext) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
+        // One allocation: room for every field that may be kept and the two trace fields.
+        kept.reserveCapacity(min(headers.count, Self.maximumHeaders) + 2)
         var totalBytes = 0
         for (name, value) in headers {
             guard kept.count < Self.maximumHeaders else { break }
