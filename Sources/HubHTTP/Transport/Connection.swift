@@ -15,8 +15,17 @@ import Glibc
 /// loop's thread: events, timers and the request task's continuation run there, and the entry
 /// points called from elsewhere (``beginDrain()``, ``forceClose()``, the responder's completion
 /// when it finishes on another executor, stream elements) hop there with ``EventLoop/execute(_:)``.
-final class Connection: EventLoopHandler, @unchecked Sendable {
+final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
     enum Deadline { case none, header, body, idle, send, linger }
+
+    /// A response made at once, waiting for the end of the loop's batch.
+    struct ReadyResponse: Sendable {
+        let response: HTTPResponse
+        let method: HTTPMethod
+        let version: HTTPVersion
+        let keepAlive: Bool
+        let requestId: String
+    }
 
     let fd: Int32
     let remoteAddress: String?
@@ -28,6 +37,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     var out: [UInt8] = []
     var outOffset = 0
     var afterFlush: (() -> Void)?
+    /// The response ``runOnLoop()`` sends (one request is in flight at a time).
+    var readyResponse: ReadyResponse?
     /// The last read edge may have left bytes unread.
     var readable = false
     /// The socket took everything so far; false after `EAGAIN` until the next write edge.
@@ -108,6 +119,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         streamTask?.cancel()
         streamTask = nil
         afterFlush = nil
+        readyResponse = nil
         out = []
         outOffset = 0
         loop.deregister(fd, closing: true)
@@ -250,9 +262,12 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
             // Made now (a settled view), with no task; written after the current event batch, as
             // a task's would be: the responses of a batch's requests go out together and the loop
             // polls less often (writing each at once doubled the epoll_wait calls per request:
-            // docs/PERFORMANCE.md).
-            loop.execute { [self] in
-                send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+            // docs/PERFORMANCE.md). The connection is the job (``runOnLoop()``): no closure.
+            let ready = ReadyResponse(response: response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+            readyResponse = ready
+            if !loop.executeLater(self) {
+                readyResponse = nil
+                loop.execute { [self] in send(ready) }
             }
         case .later(let work):
             // The chain's after-hooks run inside `work` when it resolves; it never throws here
@@ -264,6 +279,17 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Sends the response made now by ``dispatch(_:rejecting:)`` (the loop runs this job after the batch).
+    func runOnLoop() {
+        guard let ready = readyResponse else { return }
+        readyResponse = nil
+        send(ready)
+    }
+
+    func send(_ ready: ReadyResponse) {
+        send(ready.response, method: ready.method, version: ready.version, keepAlive: ready.keepAlive, requestId: ready.requestId)
     }
 
     func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: String) {

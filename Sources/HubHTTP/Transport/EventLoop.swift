@@ -6,6 +6,12 @@ import Synchronization
 import Glibc
 #endif
 
+/// Work an object does on its loop when the loop's current turn ends (``EventLoop/executeLater(_:)``):
+/// the object itself is the job, so scheduling allocates nothing.
+protocol EventLoopJob: AnyObject {
+    func runOnLoop()
+}
+
 /// Something registered with an ``EventLoop`` for a file descriptor's readiness events.
 protocol EventLoopHandler: AnyObject {
     /// The `EPOLL*` bits that fired; called on the loop's thread.
@@ -32,6 +38,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private enum Job {
         case closure(() -> Void)
         case task(UnownedJob)
+        case object(any EventLoopJob)
     }
 
     private enum RemoteJob: Sendable {
@@ -151,6 +158,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         } else {
             post(.closure(body))
         }
+    }
+
+    /// Runs `job` after the current event batch when called on the loop's thread (no closure is
+    /// made); false, and nothing scheduled, anywhere else (use ``execute(_:)`` there).
+    func executeLater(_ job: any EventLoopJob) -> Bool {
+        guard onLoopThread else { return false }
+        localJobs.append(.object(job))
+        return true
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -317,6 +332,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 switch job {
                 case .closure(let body): body()
                 case .task(let task): task.runSynchronously(on: asUnownedTaskExecutor())
+                case .object(let job): job.runOnLoop()
                 }
             }
             spareJobs.removeAll(keepingCapacity: true)
