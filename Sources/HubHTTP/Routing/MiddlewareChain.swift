@@ -32,7 +32,9 @@ public struct MiddlewareChain: HTTPResponder {
         } catch {
             return .now(try recover(from: error, outside: middleware.count, request, context))
         }
-        switch answer {
+        // Consumed: the response bound below is then the only reference to its headers, and a
+        // hook that adds one changes them in place instead of copying them.
+        switch consume answer {
         case .now(let response):
             return .now(finish(response, outside: middleware.count, request, context))
         case .later(let work):
