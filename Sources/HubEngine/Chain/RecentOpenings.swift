@@ -30,6 +30,11 @@ final class RecentOpenings: Sendable {
         let outcome: Outcome
         /// The `whileValid` checks of the chain's operations (none: valid until the definitions change).
         let checks: [@Sendable () -> Bool]
+
+        var checksPass: Bool {
+            for check in checks where !check() { return false }
+            return true
+        }
     }
 
     /// Client requests each thread remembers; the oldest makes room.
@@ -39,15 +44,17 @@ final class RecentOpenings: Sendable {
     /// What was remembered for `request` under definitions `generation`; `nil` when nothing is
     /// (or it no longer holds).
     func outcome(for request: ViewRequest, generation: Int) -> Outcome? {
+        // Read in place: only the outcome is copied out (an open runs this every time).
         stripes.current.withLock { entries in
-            guard let index = entries.firstIndex(where: { $0.request.viewURI == request.viewURI && $0.request.sameClientRequest(as: request) })
-            else { return nil }
-            let entry = entries[index]
-            guard entry.generation == generation, entry.checks.allSatisfy({ $0() }) else {
-                entries.remove(at: index)
-                return nil
+            for index in entries.indices
+            where entries[index].request.viewURI == request.viewURI && entries[index].request.sameClientRequest(as: request) {
+                guard entries[index].generation == generation, entries[index].checksPass else {
+                    entries.remove(at: index)
+                    return nil
+                }
+                return entries[index].outcome
             }
-            return entry.outcome
+            return nil
         }
     }
 
