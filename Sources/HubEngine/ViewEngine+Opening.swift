@@ -87,21 +87,14 @@ extension ViewEngine {
     /// session's identifier); else that such opens must be prepared.
     private func rememberOpening(_ prepared: PreparedView, entry: ChainMemo.Entry, viewModel: ViewModel, generation: Int) {
         let request = prepared.request
-        var checks: [@Sendable () -> Bool] = []
-        for index in prepared.operations.indices {
-            let context = ChainMemo.keyContext(
-                feature: prepared.feature, request: request, connectivity: request.connectivity, sessionID: prepared.id,
-                operationIndex: index)
-            switch prepared.operations[index].memoizationKeyLifetime(context: context) {
-            case .unknown:
-                recentOpenings.remember(.prepare, for: request, generation: generation)
-                return
-            case .untilDefinitionsChange: continue
-            case .whileValid(let check): checks.append(check)
-            }
+        guard let checks = MemoKeyChecks(
+            feature: prepared.feature, operations: prepared.operations, request: request, connectivity: request.connectivity,
+            sessionID: prepared.id)
+        else {
+            recentOpenings.remember(.prepare, for: request, generation: generation)
+            return
         }
-        // The key once more, noting whether it read the session identifier (lifetimes first: a key
-        // that changes in between fails its check later, never the other way round).
+        // The key once more (after the checks), noting whether it read the session identifier.
         let reads = SessionIDReads()
         let key = ChainMemo.key(
             feature: prepared.feature, operations: prepared.operations, request: request, connectivity: request.connectivity,

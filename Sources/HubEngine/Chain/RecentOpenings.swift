@@ -28,13 +28,9 @@ final class RecentOpenings: Sendable {
         let request: ViewRequest
         let generation: Int
         let outcome: Outcome
-        /// The `whileValid` checks of the chain's operations (none: valid until the definitions change).
-        let checks: [@Sendable () -> Bool]
-
-        var checksPass: Bool {
-            for check in checks where !check() { return false }
-            return true
-        }
+        /// What keeps the answer's memo key valid (nil for ``Outcome/prepare``, which holds until
+        /// the definitions change).
+        let checks: MemoKeyChecks?
     }
 
     /// Client requests each thread remembers; the oldest makes room.
@@ -48,7 +44,7 @@ final class RecentOpenings: Sendable {
         stripes.current.withLock { entries in
             for index in entries.indices
             where entries[index].request.viewURI == request.viewURI && entries[index].request.sameClientRequest(as: request) {
-                guard entries[index].generation == generation, entries[index].checksPass else {
+                guard entries[index].generation == generation, entries[index].checks?.pass ?? true else {
                     entries.remove(at: index)
                     return nil
                 }
@@ -59,7 +55,7 @@ final class RecentOpenings: Sendable {
     }
 
     /// Remembers `outcome` for `request`, valid under `generation` while `checks` pass.
-    func remember(_ outcome: Outcome, for request: ViewRequest, generation: Int, checks: [@Sendable () -> Bool] = []) {
+    func remember(_ outcome: Outcome, for request: ViewRequest, generation: Int, checks: MemoKeyChecks? = nil) {
         let entry = Entry(request: request, generation: generation, outcome: outcome, checks: checks)
         stripes.current.withLock { entries in
             entries.removeAll { $0.request.viewURI == request.viewURI && $0.request.sameClientRequest(as: request) }
