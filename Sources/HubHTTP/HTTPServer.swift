@@ -54,6 +54,10 @@ public final class HTTPServer: Sendable {
     /// Connections currently open.
     public var openConnections: Int { core.openConnections }
 
+    /// The sealed in-memory files large shared bodies are sent from (``SharedBytes``), process-wide:
+    /// how many, and their bytes (kernel memory, bounded at 64 MiB and 1,024 files).
+    public static var sharedBodyFiles: (files: Int, bytes: Int) { SealedMemoryFile.budget.held }
+
     /// Requests answered by work for later (``HTTPAnswer/later(_:)``), each in a task of its own,
     /// since the server started; a request answered now counts nothing here.
     public var requestsAnsweredLater: Int { core.answeredLater.load(ordering: .relaxed) }

@@ -129,11 +129,13 @@ public final class HubApplication: Sendable {
             "hub_cache_bytes", help: "Bytes charged to the shared caches (estimated from the JSON they hold), by cache."
         ) {
             [(labels: [("cache", "render")], value: Double(renderCache.usage.bytes)),
-             (labels: [("cache", "memo")], value: Double(engine.memoUsage.bytes))]
+             (labels: [("cache", "memo")], value: Double(engine.memoUsage.bytes)),
+             (labels: [("cache", "body_files")], value: Double(HTTPServer.sharedBodyFiles.bytes))]
         }
         metrics.registry.collectedGauge("hub_cache_entries", help: "Entries in the shared caches, by cache.") {
             [(labels: [("cache", "render")], value: Double(renderCache.usage.entries)),
-             (labels: [("cache", "memo")], value: Double(engine.memoUsage.entries))]
+             (labels: [("cache", "memo")], value: Double(engine.memoUsage.entries)),
+             (labels: [("cache", "body_files")], value: Double(HTTPServer.sharedBodyFiles.files))]
         }
         metrics.registry.collectedCounter(
             "hub_log_lines_dropped_total", help: "Log lines dropped: the log pipe was full, slow or closed."
