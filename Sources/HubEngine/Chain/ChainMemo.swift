@@ -12,7 +12,7 @@ import HubSync
 /// URL) cannot fill memory with distinct large views.
 final class ChainMemo: Sendable {
     struct Entry: Sendable {
-        let snapshots: [ViewModelBuilder?]
+        let snapshots: Snapshots
         let errors: [(any Error)?]
         let timings: [OperationTiming]
         var viewModel: ViewModel?
@@ -20,7 +20,7 @@ final class ChainMemo: Sendable {
         /// instance, so a hundred thousand sessions of one view share one key string.
         var key = ""
 
-        init(snapshots: [ViewModelBuilder?], errors: [(any Error)?], timings: [OperationTiming]) {
+        init(snapshots: Snapshots, errors: [(any Error)?], timings: [OperationTiming]) {
             self.snapshots = snapshots
             self.errors = errors
             // What a session answered from the memo reports: no time spent, marked memoized.

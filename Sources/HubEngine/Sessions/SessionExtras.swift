@@ -1,15 +1,14 @@
 import HubModel
 
 /// The part of a ``ViewSession``'s state that most sessions never use: a failed load, SSE
-/// listeners, action observers, an injected initial view model, a reload's pending definition.
-/// Held in one box that the session allocates on first write, so the common session (opened,
+/// listeners, action observers, state reads, an injected initial view model, a reload's pending
+/// definition. Held in one box that the session allocates on first write, so the common session (opened,
 /// looked at, kept) carries one pointer for all of it. Confined to its session's actor.
 final class SessionExtras {
     var lastFailure: ViewLoadError?
     var pendingDefinition: (feature: Feature, operations: [any ContentOperation])?
     var endReason: SessionEndReason?
     var cachedInitialViewModel: ViewModel?
-    var cachedActionPerformer: ActionPerformer?
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
     var nextSubscriberID = 0
     /// The state keys each operation's latest run read, with the versions it saw.
@@ -53,12 +52,6 @@ extension ViewSession {
     var cachedInitialViewModel: ViewModel? {
         get { extras?.cachedInitialViewModel }
         set { if newValue != nil || extras != nil { ensureExtras().cachedInitialViewModel = newValue } }
-    }
-
-    /// Built on first use by ``actionPerformer``.
-    var cachedActionPerformer: ActionPerformer? {
-        get { extras?.cachedActionPerformer }
-        set { if newValue != nil || extras != nil { ensureExtras().cachedActionPerformer = newValue } }
     }
 
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] {

@@ -36,7 +36,7 @@ public actor ViewSession {
     var connectivity: Connectivity
 
     /// `snapshots[i]`: the builder op i left in its latest run (S90).
-    var snapshots: [ViewModelBuilder?]
+    var snapshots: Snapshots
     /// `errors[i]`: the error of op i's latest run (S93).
     var errors: [(any Error)?]
     var timings: [OperationTiming]
@@ -69,6 +69,9 @@ public actor ViewSession {
     /// The definitions' generation this session last checked its feature against
     /// (``catchUp()``).
     var validatedGeneration: Int
+    /// Built on first use by ``actionPerformer`` (kept here, not in ``extras``: every session
+    /// that runs an operation makes one, and most need nothing else from the extras).
+    var cachedActionPerformer: ActionPerformer?
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
     struct MemoizedStart {
@@ -102,7 +105,7 @@ public actor ViewSession {
         self.operations = operations
         self.environment = environment
         self.validatedGeneration = environment.definitions.generation
-        self.snapshots = memoized?.entry.snapshots ?? Array(repeating: nil, count: operations.count)
+        self.snapshots = memoized?.entry.snapshots ?? Snapshots(count: operations.count)
         self.errors = memoized?.entry.errors ?? Array(repeating: nil, count: operations.count)
         self.timings = memoized?.entry.timings ?? []
         if let memoized {
@@ -306,7 +309,7 @@ public actor ViewSession {
         subscribers.removeAll()
         subscriberGauge.store(0, ordering: .relaxed)
         for subscriber in ended { subscriber.finish() }
-        snapshots = Array(repeating: nil, count: operations.count)
+        snapshots = Snapshots(count: operations.count)
         errors = Array(repeating: nil, count: operations.count)
     }
 
@@ -345,6 +348,8 @@ final class SessionEnvironment: Sendable {
     let stateSettings: StateSettings
     /// Which sessions follow which state keys.
     let stateWatchers = StateWatchers()
+    /// The deadlines of the operations under way (one timer for all of them).
+    let deadlines = DeadlineScheduler()
     /// Seconds since the Unix epoch (state TTLs).
     let wallClock: @Sendable () -> Int64
 
