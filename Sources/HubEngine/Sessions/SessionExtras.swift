@@ -1,7 +1,7 @@
 import HubModel
 
 /// The part of a ``ViewSession``'s state that most sessions never use: a failed load, SSE
-/// listeners, action observers, state reads, an injected initial view model, a reload's pending
+/// listeners, actions waiting for their turn, an injected initial view model, a reload's pending
 /// definition. Held in one box that the session allocates on first write, so the common session (opened,
 /// looked at, kept) carries one pointer for all of it. Confined to its session's actor.
 final class SessionExtras {
@@ -11,12 +11,6 @@ final class SessionExtras {
     var cachedInitialViewModel: ViewModel?
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
     var nextSubscriberID = 0
-    /// The state keys each operation's latest run read, with the versions it saw.
-    var stateReads: [StateRead] = []
-    /// Versions this session's own actions wrote and whose re-run is scheduled.
-    var awaitedStateVersions: [StateKey: Int64] = [:]
-    /// A client action is being performed (``ViewSession/perform(_:request:)`` runs one at a time).
-    var actionTurnTaken = false
     /// Actions waiting for their turn, in arrival order.
     var actionTurnWaiters: [CheckedContinuation<Void, Never>] = []
 }
@@ -57,21 +51,6 @@ extension ViewSession {
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] {
         get { extras?.subscribers ?? [:] }
         set { if !newValue.isEmpty || extras != nil { ensureExtras().subscribers = newValue } }
-    }
-
-    var stateReads: [StateRead] {
-        get { extras?.stateReads ?? [] }
-        set { if !newValue.isEmpty || extras != nil { ensureExtras().stateReads = newValue } }
-    }
-
-    var awaitedStateVersions: [StateKey: Int64] {
-        get { extras?.awaitedStateVersions ?? [:] }
-        set { if !newValue.isEmpty || extras != nil { ensureExtras().awaitedStateVersions = newValue } }
-    }
-
-    var actionTurnTaken: Bool {
-        get { extras?.actionTurnTaken ?? false }
-        set { if newValue || extras != nil { ensureExtras().actionTurnTaken = newValue } }
     }
 
     var actionTurnWaiters: [CheckedContinuation<Void, Never>] {

@@ -28,8 +28,10 @@ final class SettledView: Sendable {
     /// view: what a load answers instead of re-running.
     let rerun: MemoizedRerun?
 
-    /// What a re-run of a memoized chain would give, while nothing it depends on changed.
-    struct MemoizedRerun: Sendable {
+    /// What a re-run of a memoized chain would give, while nothing it depends on changed. A
+    /// class: a settled view of a chain that is not memoizable (most held sessions' own views)
+    /// holds a pointer for it, not the whole answer inline.
+    final class MemoizedRerun: Sendable {
         /// The view with the timings a memo hit reports (memoized, no time spent).
         let state: ViewState
         /// The feature whose chain it is (a load answered here is reported as a memo hit).
@@ -37,6 +39,12 @@ final class SettledView: Sendable {
         /// The checks of operations whose keys last while a check passes (fresh remote
         /// responses); none for a chain whose keys last until the definitions change.
         let checks: [@Sendable () -> Bool]
+
+        init(state: ViewState, featureIdentifier: String, checks: [@Sendable () -> Bool]) {
+            self.state = state
+            self.featureIdentifier = featureIdentifier
+            self.checks = checks
+        }
 
         var isValid: Bool {
             for check in checks where !check() { return false }

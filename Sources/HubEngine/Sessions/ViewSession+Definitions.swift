@@ -64,7 +64,7 @@ extension ViewSession {
         feature = pending.feature
         operations = pending.operations
         snapshots = Snapshots(count: operations.count)
-        errors = Array(repeating: nil, count: operations.count)
+        errors = OperationErrors(count: operations.count)
         timings = []
         pageIndex = 0
         memoizedRunKey = nil

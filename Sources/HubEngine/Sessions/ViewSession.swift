@@ -38,7 +38,7 @@ public actor ViewSession {
     /// `snapshots[i]`: the builder op i left in its latest run (S90).
     var snapshots: Snapshots
     /// `errors[i]`: the error of op i's latest run (S93).
-    var errors: [(any Error)?]
+    var errors: OperationErrors
     var timings: [OperationTiming]
     /// 0 until the first page; +1 per page chain; reset by a full reload (DESIGN.md).
     var pageIndex = 0
@@ -72,6 +72,14 @@ public actor ViewSession {
     /// Built on first use by ``actionPerformer`` (kept here, not in ``extras``: every session
     /// that runs an operation makes one, and most need nothing else from the extras).
     var cachedActionPerformer: ActionPerformer?
+    /// The state keys each operation's latest run read, with the versions it saw (here, not in
+    /// ``extras``: a session whose operations read state has actions that write it, and the
+    /// extras box would cost more than these three fields).
+    var stateReads: [StateRead] = []
+    /// Versions this session's own actions wrote and whose re-run is scheduled.
+    var awaitedStateVersions: [StateKey: Int64] = [:]
+    /// A client action is being performed (``perform(_:request:)`` runs one at a time).
+    var actionTurnTaken = false
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
     struct MemoizedStart {
@@ -106,7 +114,7 @@ public actor ViewSession {
         self.environment = environment
         self.validatedGeneration = environment.definitions.generation
         self.snapshots = memoized?.entry.snapshots ?? Snapshots(count: operations.count)
-        self.errors = memoized?.entry.errors ?? Array(repeating: nil, count: operations.count)
+        self.errors = memoized?.entry.errors ?? OperationErrors(count: operations.count)
         self.timings = memoized?.entry.timings ?? []
         if let memoized {
             self.currentViewModel = memoized.viewModel
@@ -248,6 +256,7 @@ public actor ViewSession {
             }
         }
         isDriving = false
+        queue = []  // its buffer, kept by `removeFirst`, is not held between drains
         if ranMain || ranPage {
             emit()
             environment.chainObserver?(
@@ -310,7 +319,7 @@ public actor ViewSession {
         subscriberGauge.store(0, ordering: .relaxed)
         for subscriber in ended { subscriber.finish() }
         snapshots = Snapshots(count: operations.count)
-        errors = Array(repeating: nil, count: operations.count)
+        errors = OperationErrors(count: operations.count)
     }
 
     func publish() {
