@@ -7,7 +7,7 @@ import HubTestSupport
 import Testing
 
 /// Every endpoint's caching headers, judged by one rule (RFC 9111), over a real loopback socket
-/// with the demo `Config/`:
+/// with (a copy of) the demo `Config/`:
 ///
 /// - every response says `Cache-Control` explicitly (no cache guesses a lifetime);
 /// - a problem (4xx, 5xx) is `no-store`;
@@ -20,9 +20,6 @@ import Testing
 /// so an endpoint added without a request here fails the test.
 @Suite("Caching headers")
 struct CachingHeaderTests {
-    /// The repository's demo config directory.
-    static let demoConfig = (BuildContext.root as NSString).appendingPathComponent("Config")
-
     /// `METHOD /path` of every operation docs/openapi.json describes.
     static func documentedOperations() throws -> Set<String> {
         let document = try JSONParser().parse(Array(try BuildContext.read("docs/openapi.json").utf8))
@@ -70,7 +67,7 @@ struct CachingHeaderTests {
     func everyEndpoint() async throws {
         var environment = testEnvironment
         environment["HUB_PORT"] = "0"
-        try await withHub(directory: Self.demoConfig, extensions: DemoExtensions.make(), environment: environment, transport: .socket) {
+        try await DemoConfigTests.withDemoHub(environment: environment, transport: .socket) {
             client, _ in
             var covered = Set<String>()
             /// Sends `method target`, checks the answer, and records the operation it exercises.

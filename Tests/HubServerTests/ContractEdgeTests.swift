@@ -176,6 +176,8 @@ struct ContractEdgeTests {
     struct Thrower: ContentOperation {
         struct Failure: Error {}
         var name: String { "thrower" }
+        /// Runs inline: a loaded machine cannot make it miss the 0.2 s deadline too.
+        var completesSynchronously: Bool { true }
         func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws { throw Failure() }
     }
 

@@ -16,16 +16,22 @@ struct DemoConfigTests {
             .appendingPathComponent("Config").path
     }
 
-    /// The demo listens on 0.0.0.0:8080; the environment overrides that for the test.
-    static let environment = ["HUB_HOST": "127.0.0.1", "HUB_PORT": "0", "HUB_LOG_LEVEL": "error"]
+    /// The demo listens on 0.0.0.0:8080; the environment overrides that for the test, keeps what
+    /// the server makes in the test process's data directory (not a `.hub-data` in the working
+    /// directory, one SQLite file every test server would open at once) and does not watch the
+    /// config (an inotify instance per test server).
+    static let environment = [
+        "HUB_HOST": "127.0.0.1", "HUB_PORT": "0", "HUB_LOG_LEVEL": "error", "HUB_DATA_DIR": testDataDirectory,
+        "HUB_CONFIG_WATCH": "0",
+    ]
 
-    /// Serves a copy of the demo `Config/` whose server.json has ``TestConfig/generousTimeouts``
-    /// over its own (the demo's 2 s operation deadline is for a person waiting, not for a loaded
-    /// test machine, where a chain that took longer answers the demo's recover view instead).
-    static func withDemoHub<T>(_ body: (HubClient, HubApplication) async throws -> T) async throws -> T {
+    /// A copy of the demo `Config/` in a new temporary directory, its server.json with
+    /// ``TestConfig/generousTimeouts`` over its own (the demo's 2 s operation deadline is for a
+    /// person waiting, not for a loaded test machine, where a chain that took longer answers the
+    /// demo's recover view instead). The caller removes it.
+    static func demoCopy() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-demo-\(UUID().uuidString)").path
         try FileManager.default.copyItem(atPath: demoDirectory, toPath: directory)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = URL(fileURLWithPath: directory + "/server.json")
         var settings = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: server)) as? [String: Any])
         for (section, key, value) in TestConfig.generousTimeouts {
@@ -34,7 +40,18 @@ struct DemoConfigTests {
             settings[section] = values
         }
         try JSONSerialization.data(withJSONObject: settings).write(to: server)
-        return try await withHub(directory: directory, extensions: DemoExtensions.make(), environment: environment, body)
+        return directory
+    }
+
+    /// Serves a ``demoCopy()`` (removed afterwards) with ``environment`` unless given another.
+    static func withDemoHub<T>(
+        environment: [String: String] = Self.environment, transport: TestTransport = .memory,
+        _ body: (HubClient, HubApplication) async throws -> T
+    ) async throws -> T {
+        let directory = try demoCopy()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try await withHub(
+            directory: directory, extensions: DemoExtensions.make(), environment: environment, transport: transport, body)
     }
 
     @Test("hub:food, hub:home, hub:todo and hub:catalog answer 200")

@@ -1,3 +1,4 @@
+import Foundation
 import HubDemo
 import HubHTTP
 import HubModel
@@ -7,14 +8,18 @@ import Testing
 /// `HubApplication.respond(to:)`: the socket server's middleware stack and router, in memory.
 @Suite("In-memory respond")
 struct InMemoryRespondTests {
-    static func demo() throws -> HubApplication {
-        try HubApplication.load(
-            directory: DemoConfigTests.demoDirectory, extensions: DemoExtensions.make(), environment: DemoConfigTests.environment)
+    /// The demo over a ``DemoConfigTests/demoCopy()``, and that copy (the caller removes it).
+    static func demo() throws -> (app: HubApplication, directory: String) {
+        let directory = try DemoConfigTests.demoCopy()
+        let app = try HubApplication.load(
+            directory: directory, extensions: DemoExtensions.make(), environment: DemoConfigTests.environment)
+        return (app, directory)
     }
 
     @Test("answers without start(): a view with Hub-Session, ETag and the echoed X-Request-Id")
     func viewWithoutSocket() async throws {
-        let app = try Self.demo()
+        let (app, directory) = try Self.demo()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(app.port == 0, "never started")
         let response = await app.respond(
             to: HTTPRequest(method: .get, target: "/view?uri=hub:home", headers: ["X-Request-Id": "in-memory-1"]))
@@ -28,7 +33,8 @@ struct InMemoryRespondTests {
 
     @Test("the router's problems: 404 route_not_found, 405 with Allow; a session carries over to an action")
     func routerAndSession() async throws {
-        let app = try Self.demo()
+        let (app, directory) = try Self.demo()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let missing = await app.respond(to: HTTPRequest(method: .get, target: "/nowhere"))
         #expect(missing.status == .notFound)
         #expect(missing.headers["Content-Type"] == "application/problem+json")

@@ -22,10 +22,7 @@ struct PatchStreamTests {
 
     @Test("todo: after todo:add a patch whose id is the view's ETag and that applies to the previous view; resume by Last-Event-ID")
     func todoPatches() async throws {
-        try await withHub(
-            directory: DemoConfigTests.demoDirectory, extensions: DemoExtensions.make(), environment: DemoConfigTests.environment,
-            transport: .socket
-        ) { client, _ async throws in
+        try await DemoConfigTests.withDemoHub(transport: .socket) { client, _ async throws in
             let opened = try await client.view("hub:todo")
             let session = try #require(opened.header("Hub-Session"))
             let target = "/view/events?session=\(client.encode(session))"
@@ -93,10 +90,7 @@ struct PatchStreamTests {
 
     @Test("patch=other is 400 invalid_parameter; another Hub-Accept-Patch value gets full views")
     func badOptIn() async throws {
-        try await withHub(
-            directory: DemoConfigTests.demoDirectory, extensions: DemoExtensions.make(), environment: DemoConfigTests.environment,
-            transport: .socket
-        ) { client, _ async throws in
+        try await DemoConfigTests.withDemoHub(transport: .socket) { client, _ async throws in
             let session = try #require(try await client.view("hub:todo").header("Hub-Session"))
             try expectProblem(
                 try await client.get("/view/events?session=\(client.encode(session))&patch=merge-patch"), 400, "invalid_parameter")

@@ -150,8 +150,7 @@ struct PreviewTests {
 
     @Test("GET /features lists the toggles a feature's chain reads (the preview's panel), unless overrides are off")
     func featureToggles() async throws {
-        let environment = ["HUB_HOST": "127.0.0.1", "HUB_PORT": "0", "HUB_LOG_LEVEL": "error"]
-        try await withHub(directory: DemoConfigTests.demoDirectory, extensions: DemoExtensions.make(), environment: environment) {
+        try await DemoConfigTests.withDemoHub {
             client, _ in
             let features = try await client.get("/features").json()["features"]?.arrayValue ?? []
             let home = try #require(features.first { $0["id"]?.stringValue == "home" })

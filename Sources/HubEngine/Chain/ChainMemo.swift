@@ -12,15 +12,15 @@ import HubSync
 /// URL) cannot fill memory with distinct large views.
 final class ChainMemo: Sendable {
     struct Entry: Sendable {
-        let snapshots: [ViewModelBuilder?]
-        let errors: [(any Error)?]
+        let snapshots: Snapshots
+        let errors: OperationErrors
         let timings: [OperationTiming]
         var viewModel: ViewModel?
         /// The key it is stored under (set by ``ChainMemo/store(_:for:)``): sessions keep this
         /// instance, so a hundred thousand sessions of one view share one key string.
         var key = ""
 
-        init(snapshots: [ViewModelBuilder?], errors: [(any Error)?], timings: [OperationTiming]) {
+        init(snapshots: Snapshots, errors: OperationErrors, timings: [OperationTiming]) {
             self.snapshots = snapshots
             self.errors = errors
             // What a session answered from the memo reports: no time spent, marked memoized.

@@ -13,10 +13,11 @@ enum OperationRunner {
     }
 
     /// Runs `body` on a copy of `builder`. Operations that complete synchronously run inline;
-    /// the others race a deadline: a late operation fails with ``OperationTimeoutError`` and
-    /// its eventual output is discarded (it is cancelled, but cannot be forced to stop).
+    /// the others race a deadline kept by `deadlines`: a late operation fails with
+    /// ``OperationTimeoutError`` and its eventual output is discarded (it is cancelled, but
+    /// cannot be forced to stop).
     static func run(
-        name: String, inline: Bool, deadline: Duration, builder: ViewModelBuilder,
+        name: String, inline: Bool, deadline: Duration, deadlines: DeadlineScheduler, builder: ViewModelBuilder,
         _ body: @escaping @Sendable (inout ViewModelBuilder) async throws -> Void
     ) async -> Result {
         let clock = ContinuousClock()
@@ -36,7 +37,8 @@ enum OperationRunner {
         let reporting: @Sendable (inout ViewModelBuilder) async throws -> Void = { builder in
             try await StaleContent.$current.withValue(report) { try await body(&builder) }
         }
-        let outcome = await raceDeadline(name: name, deadline: deadline, builder: builder, reporting)
+        let outcome = await raceDeadline(
+            name: name, deadline: deadline, deadlines: deadlines, builder: builder, reporting)
         return Result(
             builder: outcome.builder, error: outcome.error, duration: clock.now - start,
             staleAgeSeconds: outcome.error == nil ? report.ageSeconds : nil)
@@ -48,11 +50,11 @@ enum OperationRunner {
     }
 
     private static func raceDeadline(
-        name: String, deadline: Duration, builder: ViewModelBuilder,
+        name: String, deadline: Duration, deadlines: DeadlineScheduler, builder: ViewModelBuilder,
         _ body: @escaping @Sendable (inout ViewModelBuilder) async throws -> Void
     ) async -> Outcome {
         await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            let gate = ResumeOnce(continuation)
+            let gate = ResumeOnce(continuation, deadlines: deadlines)
             let work = Task.detached {
                 var copy = builder
                 do {
@@ -62,52 +64,53 @@ enum OperationRunner {
                     gate.resume(with: Outcome(builder: copy, error: error))
                 }
             }
-            let timer = Task.detached {
-                try? await Task.sleep(for: deadline)
-                guard !Task.isCancelled else { return }
+            let ticket = deadlines.schedule(after: deadline) {
                 let timeout = OperationTimeoutError(operationName: name, deadline: deadline)
                 if gate.resume(with: Outcome(builder: builder, error: timeout)) { work.cancel() }
             }
-            gate.setTimer(timer)
+            gate.setDeadline(ticket)
         }
     }
 }
 
-/// Resumes a continuation exactly once, and cancels the deadline timer when the work wins.
+/// Resumes a continuation exactly once, and cancels the deadline when the work wins (which
+/// frees what the deadline's action holds at once).
 private final class ResumeOnce<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, Never>?
-        var timer: Task<Void, Never>?
+        var deadline: DeadlineScheduler.Ticket?
     }
 
     private let state: Locked<State>
+    private let deadlines: DeadlineScheduler
 
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        state = Locked(State(continuation: continuation, timer: nil))
+    init(_ continuation: CheckedContinuation<Value, Never>, deadlines: DeadlineScheduler) {
+        state = Locked(State(continuation: continuation, deadline: nil))
+        self.deadlines = deadlines
     }
 
     /// Resumes if nobody has; returns whether this call did.
     @discardableResult
     func resume(with value: Value) -> Bool {
-        let (continuation, timer) = state.withLock { state in
-            let taken = (state.continuation, state.timer)
+        let (continuation, deadline) = state.withLock { state in
+            let taken = (state.continuation, state.deadline)
             state.continuation = nil
-            state.timer = nil
+            state.deadline = nil
             return taken
         }
         guard let continuation else { return false }
-        timer?.cancel()
+        if let deadline { deadlines.cancel(deadline) }
         continuation.resume(returning: value)
         return true
     }
 
-    /// Registers the timer; cancels it at once when the work already finished.
-    func setTimer(_ timer: Task<Void, Never>) {
+    /// Registers the deadline; cancels it at once when the work already finished.
+    func setDeadline(_ ticket: DeadlineScheduler.Ticket) {
         let finished = state.withLock { state in
             if state.continuation == nil { return true }
-            state.timer = timer
+            state.deadline = ticket
             return false
         }
-        if finished { timer.cancel() }
+        if finished { deadlines.cancel(ticket) }
     }
 }

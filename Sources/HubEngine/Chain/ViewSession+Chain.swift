@@ -66,7 +66,7 @@ extension ViewSession {
                 connectivity: connectivity, request: request, stateLog: stateLog)
             let result = await OperationRunner.run(
                 name: operation.name, inline: operation.completesSynchronously,
-                deadline: deadline, builder: input
+                deadline: deadline, deadlines: environment.deadlines, builder: input
             ) { builder in
                 try await operation.perform(builder: &builder, context: context)
             }
@@ -103,7 +103,8 @@ extension ViewSession {
                 operationIndex: index, previousError: errors[index], page: page, connectivity: connectivity,
                 stateLog: stateLog)
             let result = await OperationRunner.run(
-                name: operation.name, inline: false, deadline: deadline, builder: input
+                name: operation.name, inline: false, deadline: deadline, deadlines: environment.deadlines,
+                builder: input
             ) { builder in
                 try await operation.appendContent(forPage: page, builder: &builder, context: context)
             }

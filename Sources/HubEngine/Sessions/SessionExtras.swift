@@ -1,23 +1,16 @@
 import HubModel
 
 /// The part of a ``ViewSession``'s state that most sessions never use: a failed load, SSE
-/// listeners, action observers, an injected initial view model, a reload's pending definition.
-/// Held in one box that the session allocates on first write, so the common session (opened,
+/// listeners, actions waiting for their turn, an injected initial view model, a reload's pending
+/// definition. Held in one box that the session allocates on first write, so the common session (opened,
 /// looked at, kept) carries one pointer for all of it. Confined to its session's actor.
 final class SessionExtras {
     var lastFailure: ViewLoadError?
     var pendingDefinition: (feature: Feature, operations: [any ContentOperation])?
     var endReason: SessionEndReason?
     var cachedInitialViewModel: ViewModel?
-    var cachedActionPerformer: ActionPerformer?
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] = [:]
     var nextSubscriberID = 0
-    /// The state keys each operation's latest run read, with the versions it saw.
-    var stateReads: [StateRead] = []
-    /// Versions this session's own actions wrote and whose re-run is scheduled.
-    var awaitedStateVersions: [StateKey: Int64] = [:]
-    /// A client action is being performed (``ViewSession/perform(_:request:)`` runs one at a time).
-    var actionTurnTaken = false
     /// Actions waiting for their turn, in arrival order.
     var actionTurnWaiters: [CheckedContinuation<Void, Never>] = []
 }
@@ -55,30 +48,9 @@ extension ViewSession {
         set { if newValue != nil || extras != nil { ensureExtras().cachedInitialViewModel = newValue } }
     }
 
-    /// Built on first use by ``actionPerformer``.
-    var cachedActionPerformer: ActionPerformer? {
-        get { extras?.cachedActionPerformer }
-        set { if newValue != nil || extras != nil { ensureExtras().cachedActionPerformer = newValue } }
-    }
-
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] {
         get { extras?.subscribers ?? [:] }
         set { if !newValue.isEmpty || extras != nil { ensureExtras().subscribers = newValue } }
-    }
-
-    var stateReads: [StateRead] {
-        get { extras?.stateReads ?? [] }
-        set { if !newValue.isEmpty || extras != nil { ensureExtras().stateReads = newValue } }
-    }
-
-    var awaitedStateVersions: [StateKey: Int64] {
-        get { extras?.awaitedStateVersions ?? [:] }
-        set { if !newValue.isEmpty || extras != nil { ensureExtras().awaitedStateVersions = newValue } }
-    }
-
-    var actionTurnTaken: Bool {
-        get { extras?.actionTurnTaken ?? false }
-        set { if newValue || extras != nil { ensureExtras().actionTurnTaken = newValue } }
     }
 
     var actionTurnWaiters: [CheckedContinuation<Void, Never>] {

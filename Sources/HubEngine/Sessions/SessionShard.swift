@@ -47,11 +47,14 @@ struct SessionShard {
 
     /// Moves `id` to the back of its segment's order.
     mutating func touch(_ id: String, at time: StoreTime) {
-        guard let isProtected = entries[id]?.isProtected else { return }
+        guard let index = entries.index(forKey: id) else { return }
         tick += 1
-        entries[id]!.tick = tick
-        let record = Record(id: id, tick: tick, time: time)
-        if isProtected { protected.append(record) } else { probation.append(record) }
+        entries.values[index].tick = tick
+        // The session's own identifier, not the caller's copy (decoded from a presented token):
+        // a record then holds no string of its own.
+        let entry = entries.values[index]
+        let record = Record(id: entry.session.id, tick: tick, time: time)
+        if entry.isProtected { protected.append(record) } else { probation.append(record) }
     }
 
     /// Moves a probation session to the protected segment.

@@ -28,8 +28,10 @@ final class SettledView: Sendable {
     /// view: what a load answers instead of re-running.
     let rerun: MemoizedRerun?
 
-    /// What a re-run of a memoized chain would give, while nothing it depends on changed.
-    struct MemoizedRerun: Sendable {
+    /// What a re-run of a memoized chain would give, while nothing it depends on changed. A
+    /// class: a settled view of a chain that is not memoizable (most held sessions' own views)
+    /// holds a pointer for it, not the whole answer inline.
+    final class MemoizedRerun: Sendable {
         /// The view with the timings a memo hit reports (memoized, no time spent).
         let state: ViewState
         /// The feature whose chain it is (a load answered here is reported as a memo hit).
@@ -38,6 +40,12 @@ final class SettledView: Sendable {
         /// responses); none for a chain whose keys last until the definitions change.
         let checks: [@Sendable () -> Bool]
 
+        init(state: ViewState, featureIdentifier: String, checks: [@Sendable () -> Bool]) {
+            self.state = state
+            self.featureIdentifier = featureIdentifier
+            self.checks = checks
+        }
+
         var isValid: Bool {
             for check in checks where !check() { return false }
             return true
@@ -45,8 +53,10 @@ final class SettledView: Sendable {
     }
 
     /// The newest request a load answered here; `retired` once the session moved on (a load
-    /// arriving later must go to the session, whose answer may differ).
-    private let latest = Locked<(request: ViewRequest?, retired: Bool)>((nil, false))
+    /// arriving later must go to the session, whose answer may differ). Made by the first load
+    /// of another request or by ``retire()``, whichever comes first (``latestRecord``): a held
+    /// session's settled view that is only loaded the same way, as most are, carries none.
+    private let latest = AtomicLazyReference<Locked<(request: ViewRequest?, retired: Bool)>>()
     /// Mirrors of `latest` read without its lock: a load whose request is the baseline's again
     /// (a client polling with the same headers) records nothing while no other request was.
     private let retiredFlag = Atomic<Bool>(false)
@@ -86,7 +96,7 @@ final class SettledView: Sendable {
         if !recordedOther.load(ordering: .acquiring), request.sameClientRequest(as: baseline) {
             return retiredFlag.load(ordering: .acquiring) ? nil : state
         }
-        let accepted = latest.withLock { latest -> Bool in
+        let accepted = latestRecord.withLock { latest -> Bool in
             guard !latest.retired else { return false }
             latest.request = request
             recordedOther.store(true, ordering: .releasing)
@@ -95,10 +105,16 @@ final class SettledView: Sendable {
         return accepted ? state : nil
     }
 
+    /// ``latest``, made now if no one made it yet (every caller then shares the one stored).
+    private var latestRecord: Locked<(request: ViewRequest?, retired: Bool)> {
+        if let made = latest.load() { return made }
+        return latest.storeIfNil(Locked((nil, false)))
+    }
+
     /// Ends this view: later loads go to the session. Returns the newest request a load answered
     /// here, for the session to adopt.
     func retire() -> ViewRequest? {
-        latest.withLock { latest in
+        latestRecord.withLock { latest in
             latest.retired = true
             retiredFlag.store(true, ordering: .releasing)
             return latest.request

@@ -63,8 +63,8 @@ extension ViewSession {
         pendingDefinition = nil
         feature = pending.feature
         operations = pending.operations
-        snapshots = Array(repeating: nil, count: operations.count)
-        errors = Array(repeating: nil, count: operations.count)
+        snapshots = Snapshots(count: operations.count)
+        errors = OperationErrors(count: operations.count)
         timings = []
         pageIndex = 0
         memoizedRunKey = nil

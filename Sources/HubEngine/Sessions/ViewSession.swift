@@ -32,19 +32,14 @@ public actor ViewSession {
 
     /// The latest request (operations see its headers and languages).
     var request: ViewRequest
-    /// The stored connectivity state (S110).
-    var connectivity: Connectivity
 
     /// `snapshots[i]`: the builder op i left in its latest run (S90).
-    var snapshots: [ViewModelBuilder?]
+    var snapshots: Snapshots
     /// `errors[i]`: the error of op i's latest run (S93).
-    var errors: [(any Error)?]
+    var errors: OperationErrors
     var timings: [OperationTiming]
     /// 0 until the first page; +1 per page chain; reset by a full reload (DESIGN.md).
     var pageIndex = 0
-    /// The last operation's snapshot was dropped once its view model was built
-    /// (``releaseUnneededSnapshots()``); the next run sets it again.
-    var lastSnapshotReleased = false
 
     var currentViewModel: ViewModel?
     var version = 0
@@ -61,14 +56,34 @@ public actor ViewSession {
     }
 
     var queue: [Work] = []
-    var isDriving = false
     var waiters: [CheckedContinuation<ViewState, Never>] = []
-    var isClosed = false
-    /// A client loaded the session again: it publishes its settled view (``SettledView``).
-    var publishesSettled = false
     /// The definitions' generation this session last checked its feature against
     /// (``catchUp()``).
     var validatedGeneration: Int
+    /// Built on first use by ``actionPerformer`` (kept here, not in ``extras``: every session
+    /// that runs an operation makes one, and most need nothing else from the extras).
+    var cachedActionPerformer: ActionPerformer?
+    /// The state keys each operation's latest run read, with the versions it saw (here, not in
+    /// ``extras``: a session whose operations read state has actions that write it, and the
+    /// extras box would cost more than these three fields).
+    var stateReads: [StateRead] = []
+    /// Versions this session's own actions wrote and whose re-run is scheduled.
+    var awaitedStateVersions: [StateKey: Int64] = [:]
+
+    // The one-byte fields together (a session's object keeps its fields in this order, each
+    // aligned: scattered, every one of them took eight bytes).
+
+    /// The stored connectivity state (S110).
+    var connectivity: Connectivity
+    /// The last operation's snapshot was dropped once its view model was built
+    /// (``releaseUnneededSnapshots()``); the next run sets it again.
+    var lastSnapshotReleased = false
+    var isDriving = false
+    var isClosed = false
+    /// A client loaded the session again: it publishes its settled view (``SettledView``).
+    var publishesSettled = false
+    /// A client action is being performed (``perform(_:request:)`` runs one at a time).
+    var actionTurnTaken = false
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
     struct MemoizedStart {
@@ -102,8 +117,8 @@ public actor ViewSession {
         self.operations = operations
         self.environment = environment
         self.validatedGeneration = environment.definitions.generation
-        self.snapshots = memoized?.entry.snapshots ?? Array(repeating: nil, count: operations.count)
-        self.errors = memoized?.entry.errors ?? Array(repeating: nil, count: operations.count)
+        self.snapshots = memoized?.entry.snapshots ?? Snapshots(count: operations.count)
+        self.errors = memoized?.entry.errors ?? OperationErrors(count: operations.count)
         self.timings = memoized?.entry.timings ?? []
         if let memoized {
             self.currentViewModel = memoized.viewModel
@@ -245,6 +260,7 @@ public actor ViewSession {
             }
         }
         isDriving = false
+        queue = []  // its buffer, kept by `removeFirst`, is not held between drains
         if ranMain || ranPage {
             emit()
             environment.chainObserver?(
@@ -306,8 +322,8 @@ public actor ViewSession {
         subscribers.removeAll()
         subscriberGauge.store(0, ordering: .relaxed)
         for subscriber in ended { subscriber.finish() }
-        snapshots = Array(repeating: nil, count: operations.count)
-        errors = Array(repeating: nil, count: operations.count)
+        snapshots = Snapshots(count: operations.count)
+        errors = OperationErrors(count: operations.count)
     }
 
     func publish() {
@@ -315,73 +331,4 @@ public actor ViewSession {
         let current = state
         for subscriber in subscribers.values { subscriber.yield(current) }
     }
-}
-
-/// What every session of an engine shares: registries, deadlines, defaults, the chain memo.
-/// A class: every session holds a reference, not a copy.
-final class SessionEnvironment: Sendable {
-    /// The engine's current features, actions and chain settings (replaced by a config reload).
-    let definitions: EngineDefinitions
-    /// Pages a session may load at most.
-    let maxPages: Int
-    /// Chain runs under way across the engine (for a drain to wait on).
-    let activity: ActivityCounter
-    let memo: ChainMemo?
-    let chainObserver: (@Sendable (ChainReport) -> Void)?
-    /// Reload re-runs and token rejections, for metrics.
-    let counters: EngineCounters
-    /// The clock a view's age is measured with (``ViewEngine/Configuration/viewClock``).
-    let viewClock: @Sendable () -> ContinuousClock.Instant
-    /// Takes a session whose loads all failed out of the engine's store (a no-op for one that
-    /// is not there: ended, evicted, or never kept).
-    let withdrawViewless: @Sendable (String) -> Void
-    /// Replaces the session's published ``SettledView`` in the store (`nil` withdraws it);
-    /// returns the one replaced. A no-op returning `nil` for a session the store does not hold.
-    let replaceSettled: @Sendable (ViewSession, SettledView?) -> SettledView?
-    /// Tells the store what a session holds now (``ViewSession/retainedBytesEstimate``).
-    let resized: @Sendable (ViewSession, Int) -> Void
-    /// Where operations' and actions' state lives, and how it is bounded.
-    let stateStore: any StateStore
-    let stateSettings: StateSettings
-    /// Which sessions follow which state keys.
-    let stateWatchers = StateWatchers()
-    /// Seconds since the Unix epoch (state TTLs).
-    let wallClock: @Sendable () -> Int64
-
-    init(
-        definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
-        chainObserver: (@Sendable (ChainReport) -> Void)?, counters: EngineCounters = EngineCounters(),
-        viewClock: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
-        withdrawViewless: @escaping @Sendable (String) -> Void,
-        replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil },
-        resized: @escaping @Sendable (ViewSession, Int) -> Void = { _, _ in },
-        stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings(),
-        wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock
-    ) {
-        self.stateStore = stateStore
-        self.stateSettings = stateSettings
-        self.wallClock = wallClock
-        self.counters = counters
-        self.viewClock = viewClock
-        self.replaceSettled = replaceSettled
-        self.resized = resized
-        self.definitions = definitions
-        self.maxPages = maxPages
-        self.activity = activity
-        self.memo = memo
-        self.chainObserver = chainObserver
-        self.withdrawViewless = withdrawViewless
-    }
-}
-
-extension SessionEnvironment {
-    /// The action registry now (a reload may have replaced it since the session opened).
-    var actions: ActionRegistry { definitions.actions }
-    var operationDeadline: Duration { definitions.operationDeadline }
-    var componentDefaults: ComponentDefaults { definitions.componentDefaults }
-}
-
-/// A count shared by every session of an engine: chain runs under way.
-final class ActivityCounter: Sendable {
-    let value = Atomic<Int>(0)
 }

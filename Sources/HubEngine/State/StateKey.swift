@@ -22,9 +22,22 @@ public struct StateKey: Sendable, Hashable, CustomStringConvertible {
     /// for an empty name or subject, a control character, or a key over ``maximumLength``.
     public init(_ name: String, in scope: StateScope, sessionID: String) throws(StateError) {
         switch scope {
-        case .session: try self.init(validating: "session/\(sessionID)/\(name)", parts: [name])
-        case .subject(let subject): try self.init(validating: "subject/\(subject)/\(name)", parts: [subject, name])
+        case .session: try self.init(validating: Self.joined("session", sessionID, name), parts: [name])
+        case .subject(let subject): try self.init(validating: Self.joined("subject", subject, name), parts: [subject, name])
         }
+    }
+
+    /// `first/second/third` in a string of exactly its length: an interpolation reserves more,
+    /// and a key is kept by the store and by every session whose operations read it.
+    private static func joined(_ first: String, _ second: String, _ third: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(first.utf8.count + second.utf8.count + third.utf8.count + 2)
+        bytes.append(contentsOf: first.utf8)
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: second.utf8)
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: third.utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The key that records a revoked session token (the engine's own).

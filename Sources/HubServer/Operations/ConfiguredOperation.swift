@@ -4,11 +4,29 @@ import HubModel
 /// Adds what every configured operation may carry: `initial` content and `rescheduleOn`
 /// actions. Everything else is forwarded to the wrapped operation.
 struct ConfiguredOperation: ContentOperationWithInitialContent, ActionObservingContentOperation {
+    /// What the config says around the operation's kind: made once per configured operation and
+    /// shared by the sessions' instances (a per-session operation then costs its own state and
+    /// a pointer to these, not a copy of them: memory per held session).
+    final class Settings: Sendable {
+        let initial: JSONValue?
+        let rescheduleOn: Set<ComponentIdentifier>
+        /// The `kind` written in config (explain mode names it).
+        let kind: String
+
+        init(initial: JSONValue?, rescheduleOn: Set<ComponentIdentifier>, kind: String) {
+            self.initial = initial
+            self.rescheduleOn = rescheduleOn
+            self.kind = kind
+        }
+    }
+
     let inner: any ContentOperation
-    let initial: JSONValue?
-    let rescheduleOn: Set<ComponentIdentifier>
+    let settings: Settings
+
+    var initial: JSONValue? { settings.initial }
+    var rescheduleOn: Set<ComponentIdentifier> { settings.rescheduleOn }
     /// The `kind` written in config (explain mode names it).
-    let kind: String
+    var kind: String { settings.kind }
 
     var name: String { inner.name }
     var completesSynchronously: Bool { inner.completesSynchronously }

@@ -12,14 +12,18 @@ indirect enum OperationBlueprint: Sendable {
 
     /// What every configured operation may add around its kind.
     struct Wrapping: Sendable {
-        let initial: JSONValue?
-        let rescheduleOn: Set<ComponentIdentifier>
+        /// `initial`, `rescheduleOn` and the `kind` written in config (`static`, `remote`,
+        /// `patch`, ..., for explain mode), shared by every operation this wraps.
+        let settings: ConfiguredOperation.Settings
         let paginated: Bool
-        /// The `kind` written in config (`static`, `remote`, `patch`, ...), for explain mode.
-        let kind: String
+
+        init(initial: JSONValue?, rescheduleOn: Set<ComponentIdentifier>, paginated: Bool, kind: String) {
+            settings = ConfiguredOperation.Settings(initial: initial, rescheduleOn: rescheduleOn, kind: kind)
+            self.paginated = paginated
+        }
 
         func wrap(_ operation: any ContentOperation) -> any ContentOperation {
-            let configured = ConfiguredOperation(inner: operation, initial: initial, rescheduleOn: rescheduleOn, kind: kind)
+            let configured = ConfiguredOperation(inner: operation, settings: settings)
             if paginated, let pages = operation as? any ContentOperationWithPaginatedContent {
                 return PaginatedConfiguredOperation(base: configured, paginated: pages)
             }
