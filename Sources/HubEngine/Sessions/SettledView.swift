@@ -36,20 +36,16 @@ final class SettledView: Sendable {
         let state: ViewState
         /// The feature whose chain it is (a load answered here is reported as a memo hit).
         let featureIdentifier: String
-        /// The checks of operations whose keys last while a check passes (fresh remote
-        /// responses); none for a chain whose keys last until the definitions change.
-        let checks: [@Sendable () -> Bool]
+        /// What keeps the chain's memo keys valid.
+        let checks: MemoKeyChecks
 
-        init(state: ViewState, featureIdentifier: String, checks: [@Sendable () -> Bool]) {
+        init(state: ViewState, featureIdentifier: String, checks: MemoKeyChecks) {
             self.state = state
             self.featureIdentifier = featureIdentifier
             self.checks = checks
         }
 
-        var isValid: Bool {
-            for check in checks where !check() { return false }
-            return true
-        }
+        var isValid: Bool { checks.pass }
     }
 
     /// The newest request a load answered here; `retired` once the session moved on (a load

@@ -19,18 +19,10 @@ extension ViewSession {
         guard feature.reloadPolicy == .always, let runKey = memoizedRunKey, lastFailure == nil, let currentViewModel,
             pageIndex == 0
         else { return nil }
-        // Lifetimes before the key: a key that changes in between fails its check later, never
-        // the other way round.
-        var checks: [@Sendable () -> Bool] = []
-        for index in operations.indices {
-            let context = ChainMemo.keyContext(
-                feature: feature, request: request, connectivity: connectivity, sessionID: id, operationIndex: index)
-            switch operations[index].memoizationKeyLifetime(context: context) {
-            case .unknown: return nil
-            case .untilDefinitionsChange: continue
-            case .whileValid(let check): checks.append(check)
-            }
-        }
+        // The checks before the key (see ``MemoKeyChecks``).
+        guard let checks = MemoKeyChecks(
+            feature: feature, operations: operations, request: request, connectivity: connectivity, sessionID: id)
+        else { return nil }
         guard memoKey() == runKey else { return nil }
         let timings = timings.map(\.asMemoized)
         return SettledView.MemoizedRerun(
