@@ -62,8 +62,11 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     /// The expanded URL, refused when the client's values would take it out of bounds.
     func url(for context: ContentContext, page: Int) throws(UnsafeURLError) -> String {
-        try settings.definition.url.resolve(
-            URLTemplate.Values(request: context.request, page: page, sessionID: context.sessionID))
+        // The session identifier is read only when the URL names it (reading it marks a memo key
+        // as one session's: ``ContentContext/sessionID``).
+        let template = settings.definition.url
+        return try template.resolve(
+            URLTemplate.Values(request: context.request, page: page, sessionID: template.usesSession ? context.sessionID : ""))
     }
 
     func inputs(_ context: ContentContext) -> Inputs {
