@@ -156,7 +156,7 @@ private func encode(_ response: HTTPResponse, method: HTTPMethod, version: HTTPV
     guard (100...599).contains(response.status.code) else { fatalError("fuzz-app: status \(response.status.code)") }
     let noBody = response.status.forbidsBody
     switch response.body {
-    case .bytes, .representation:
+    case .bytes, .representation, .shared:
         let body = response.body.bytes ?? []
         let head = ResponseEncoder.head(
             status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
