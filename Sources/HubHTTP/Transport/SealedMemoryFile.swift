@@ -1,4 +1,3 @@
-import CEpoll
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +24,11 @@ final class SealedMemoryFile: Sendable {
     /// A sealed copy of `bytes`, or nil when the budget is spent or the kernel refuses.
     init?(_ bytes: [UInt8]) {
         guard bytes.count >= Self.minBytes, Self.budget.reserve(bytes: bytes.count) else { return nil }
-        let descriptor = hub_memfd_create("hub-body")
+        guard let memfdCreate = Self.memfdCreate else {
+            Self.budget.release(bytes: bytes.count)
+            return nil
+        }
+        let descriptor = memfdCreate("hub-body", Self.memfdFlags)
         guard descriptor >= 0 else {
             Self.budget.release(bytes: bytes.count)
             return nil
@@ -44,7 +47,7 @@ final class SealedMemoryFile: Sendable {
             }
             return true
         }
-        guard written, hub_seal_all(descriptor) == 0 else {
+        guard written, fcntl(descriptor, Self.addSeals, Self.allSeals) == 0 else {
             Glibc.close(descriptor)
             Self.budget.release(bytes: bytes.count)
             return nil
@@ -52,6 +55,18 @@ final class SealedMemoryFile: Sendable {
         self.descriptor = descriptor
         self.count = bytes.count
     }
+
+    /// `memfd_create`, looked up once: the Glibc module declares it only under `_GNU_SOURCE`.
+    /// Nil on a C library without it (bodies are then sent by copy).
+    private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>?, UInt32) -> Int32
+    private static let memfdCreate: MemfdCreate? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memfd_create")
+        .map { unsafeBitCast($0, to: MemfdCreate.self) }
+    /// `MFD_CLOEXEC | MFD_ALLOW_SEALING` (linux/memfd.h).
+    private static let memfdFlags: UInt32 = 0x0001 | 0x0002
+    /// `F_ADD_SEALS` (`F_LINUX_SPECIFIC_BASE + 9`) and `F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
+    /// F_SEAL_WRITE` (linux/fcntl.h; glibc declares them only under `_GNU_SOURCE`).
+    private static let addSeals: Int32 = 1024 + 9
+    private static let allSeals: Int32 = 0x0001 | 0x0002 | 0x0004 | 0x0008
 
     deinit {
         Glibc.close(descriptor)
