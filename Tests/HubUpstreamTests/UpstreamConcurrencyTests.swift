@@ -11,7 +11,11 @@ import Testing
         // The upstream answers once all ten callers wait on the one flight (not after a delay).
         let gate = ThreadGate()
         defer { gate.open() }
-        try await withUpstream(handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) { upstream, client in
+        // A generous timeout: the flight runs through the whole test, and under a loaded
+        // ThreadSanitizer run its steps took longer than the default 2 s (this is not a timeout test).
+        let generous = UpstreamConfiguration(timeout: .seconds(60), connectTimeout: .seconds(30))
+        try await withUpstream(configuration: generous, handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) {
+            upstream, client in
             let tasks = (0..<10).map { _ in
                 Task {
                     let response = try await client.send(UpstreamRequest(url: upstream.url("/shared")))
@@ -48,7 +52,11 @@ import Testing
         // The upstream holds its answer until the test has cancelled the leader.
         let gate = ThreadGate()
         defer { gate.open() }
-        try await withUpstream(handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) { upstream, client in
+        // A generous timeout: the flight runs through the whole test, and under a loaded
+        // ThreadSanitizer run its steps took longer than the default 2 s (this is not a timeout test).
+        let generous = UpstreamConfiguration(timeout: .seconds(60), connectTimeout: .seconds(30))
+        try await withUpstream(configuration: generous, handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) {
+            upstream, client in
             let request = UpstreamRequest(url: upstream.url("/shared"))
             let leader = Task { try await client.send(request) }
             #expect(await waitUntil { client.coalescingWaiters == 1 })
