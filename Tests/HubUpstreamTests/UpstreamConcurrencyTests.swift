@@ -11,8 +11,8 @@ import Testing
         // The upstream answers once all ten callers wait on the one flight (not after a delay).
         let gate = ThreadGate()
         defer { gate.open() }
-        // A generous timeout: the flight runs through the whole test, and under a loaded
-        // ThreadSanitizer run its steps took longer than the default 2 s (this is not a timeout test).
+        // A generous timeout: the flight spans the whole test, whose steps can take longer than
+        // the default 2 s on a loaded machine (this is not a timeout test).
         let generous = UpstreamConfiguration(timeout: .seconds(60), connectTimeout: .seconds(30))
         try await withUpstream(configuration: generous, handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) {
             upstream, client in
@@ -52,8 +52,8 @@ import Testing
         // The upstream holds its answer until the test has cancelled the leader.
         let gate = ThreadGate()
         defer { gate.open() }
-        // A generous timeout: the flight runs through the whole test, and under a loaded
-        // ThreadSanitizer run its steps took longer than the default 2 s (this is not a timeout test).
+        // A generous timeout: the flight spans the whole test, whose steps can take longer than
+        // the default 2 s on a loaded machine (this is not a timeout test).
         let generous = UpstreamConfiguration(timeout: .seconds(60), connectTimeout: .seconds(30))
         try await withUpstream(configuration: generous, handler: { _ in gate.wait(); return .respond(status: 200, body: Self.body) }) {
             upstream, client in

@@ -298,24 +298,20 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         let keepAlive = keepAlive && !draining
         let noBody = response.status.forbidsBody
         switch response.body {
-        case .shared(let shared) where !noBody && method != .head:
-            let head = ResponseEncoder.head(
-                status: response.status, headers: response.headers, framing: .length(shared.bytes.count),
-                keepAlive: keepAlive, version: version, requestId: requestId
-            )
-            let finished = { [unowned self] in responseFinished(keepAlive: keepAlive) }
-            if let file = shared.fileForSending() {
-                write(head, file: file, of: shared, then: finished)
-            } else {
-                write(head, shared.bytes, then: finished)
-            }
         case .bytes, .representation, .shared:
             let body = response.body.bytes ?? []
             let head = ResponseEncoder.head(
                 status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
                 keepAlive: keepAlive, version: version, requestId: requestId
             )
-            write(head, noBody || method == .head ? [] : body) { [unowned self] in responseFinished(keepAlive: keepAlive) }
+            let finished = { [unowned self] in responseFinished(keepAlive: keepAlive) }
+            let sendsBody = !noBody && method != .head
+            // Shared bytes that have earned a sealed file go out with sendfile.
+            if sendsBody, case .shared(let shared) = response.body, let file = shared.fileForSending() {
+                write(head, file: file, of: shared, then: finished)
+            } else {
+                write(head, sendsBody ? body : [], then: finished)
+            }
         case .stream(let stream):
             if noBody || method == .head {
                 let head = ResponseEncoder.head(
