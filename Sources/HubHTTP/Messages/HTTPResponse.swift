@@ -17,7 +17,12 @@ public struct HTTPResponse: Sendable {
         /// answers a representation with its identity or gzip bytes this way.
         case shared(SharedBytes)
         /// A stream of chunks (Server-Sent Events or raw bytes), sent chunked; see ``HTTPBodyStream``.
-        case stream(HTTPBodyStream)
+        ///
+        /// Boxed (`indirect`): a stream holds `AsyncStream`s, whose layout the resilient
+        /// concurrency library keeps to itself. Unboxed, that made this enum's layout (and every
+        /// response's) known only at run time, and each copy of a response went through the
+        /// runtime's generic enum witnesses; boxed, every case is one reference.
+        indirect case stream(HTTPBodyStream)
 
         /// The fixed bytes (a representation's identity bytes), or nil for a stream.
         public var bytes: [UInt8]? {
