@@ -17,6 +17,15 @@ public enum SecureRandom {
         pools.current.withLock { $0.next128() }
     }
 
+    /// 256 random bits, from one turn of the pool's lock (a trace parent needs 192).
+    public static func next256() -> (UInt64, UInt64, UInt64, UInt64) {
+        pools.current.withLock { pool in
+            let (first, second) = pool.next128()
+            let (third, fourth) = pool.next128()
+            return (first, second, third, fourth)
+        }
+    }
+
     /// `count` random bytes as lowercase hex (`count` at most 16).
     public static func hex(bytes count: Int) -> String {
         precondition(count > 0 && count <= 16, "at most 16 bytes at a time")

@@ -21,30 +21,8 @@ enum Base64URL {
         // characters written in place, one resize of `out` (a token is made per `GET /view`).
         let done: Void? = bytes.withContiguousStorageIfAvailable { input in
             let start = out.count
-            out.append(contentsOf: repeatElement(0, count: (input.count * 4 + 2) / 3))
-            out.withUnsafeMutableBufferPointer { output in
-                var read = 0, written = start
-                while read + 3 <= input.count {
-                    let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
-                    output[written] = character(group >> 18)
-                    output[written + 1] = character(group >> 12)
-                    output[written + 2] = character(group >> 6)
-                    output[written + 3] = character(group)
-                    read += 3
-                    written += 4
-                }
-                let left = input.count - read
-                if left == 1 {
-                    let group = UInt32(input[read]) << 16
-                    output[written] = character(group >> 18)
-                    output[written + 1] = character(group >> 12)
-                } else if left == 2 {
-                    let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8
-                    output[written] = character(group >> 18)
-                    output[written + 1] = character(group >> 12)
-                    output[written + 2] = character(group >> 6)
-                }
-            }
+            out.append(contentsOf: repeatElement(0, count: encodedCount(input.count)))
+            out.withUnsafeMutableBufferPointer { output in _ = write(input, into: output, at: start) }
         }
         guard done == nil else { return }
         var accumulator: UInt32 = 0
@@ -66,6 +44,38 @@ enum Base64URL {
 
     /// The alphabet's character for the low 6 bits of `value`.
     @inline(__always)
+    /// The characters that encode `count` bytes (no padding).
+    static func encodedCount(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+
+    /// Writes the encoding of `input` into `output` from `start` (room for
+    /// ``encodedCount(_:)`` characters); returns the index after the last one written.
+    static func write(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var read = 0, written = start
+        while read + 3 <= input.count {
+            let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
+            output[written] = character(group >> 18)
+            output[written + 1] = character(group >> 12)
+            output[written + 2] = character(group >> 6)
+            output[written + 3] = character(group)
+            read += 3
+            written += 4
+        }
+        let left = input.count - read
+        if left == 1 {
+            let group = UInt32(input[read]) << 16
+            output[written] = character(group >> 18)
+            output[written + 1] = character(group >> 12)
+            written += 2
+        } else if left == 2 {
+            let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8
+            output[written] = character(group >> 18)
+            output[written + 1] = character(group >> 12)
+            output[written + 2] = character(group >> 6)
+            written += 3
+        }
+        return written
+    }
+
     private static func character(_ value: UInt32) -> UInt8 {
         alphabet.utf8Start[Int(value & 63)]
     }

@@ -11,19 +11,24 @@ public enum SessionIdentifier {
     /// A new random identifier.
     public static func make() -> String {
         let (high, low) = SecureRandom.next128()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(22)
-        // 128 bits as 21 full 6-bit groups plus 2 remaining bits.
-        var bitsLeft = 128
-        var value = (high, low)
-        while bitsLeft > 0 {
-            let take = min(6, bitsLeft)
-            let index = Int(value.0 >> (64 - UInt64(take)))
-            bytes.append(alphabet[index << (6 - take)])
-            value = (value.0 << UInt64(take) | value.1 >> (64 - UInt64(take)), value.1 << UInt64(take))
-            bitsLeft -= take
+        // Written straight into the string's storage (one allocation, no validation pass).
+        return String(unsafeUninitializedCapacity: 22) { text in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                // 128 bits as 21 full 6-bit groups plus 2 remaining bits.
+                var bitsLeft = 128
+                var value = (high, low)
+                var written = 0
+                while bitsLeft > 0 {
+                    let take = min(6, bitsLeft)
+                    let index = Int(value.0 >> (64 - UInt64(take)))
+                    text[written] = alphabet[index << (6 - take)]
+                    written += 1
+                    value = (value.0 << UInt64(take) | value.1 >> (64 - UInt64(take)), value.1 << UInt64(take))
+                    bitsLeft -= take
+                }
+                return written
+            }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A tag that names a session in logs without revealing it: the identifier is a bearer

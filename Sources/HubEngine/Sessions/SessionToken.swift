@@ -51,23 +51,35 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     /// `GET /view?uri=` answered from the chain memo: a lazy token per request).
     public init(id: String, viewURI: String?, lazy: Bool = false, issuedAt: Int64, keys: SessionKeys) {
         let uri = viewURI.flatMap { $0.utf8.count <= Self.maximumEncodedURIBytes ? $0 : nil }
-        let uriBytes = uri?.utf8.count ?? 0
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(22 + 2 + (uriBytes * 4 + 2) / 3 + 1 + 20 + 1 + 43)
-        bytes.append(contentsOf: id.utf8)
-        bytes.append(UInt8(ascii: "."))
-        bytes.append(lazy ? UInt8(ascii: "l") : UInt8(ascii: "s"))
-        if let uri { Base64URL.append(uri.utf8, to: &bytes) }
-        bytes.append(UInt8(ascii: "."))
-        bytes.append(contentsOf: String(issuedAt).utf8)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
-            bytes.withUnsafeBufferPointer { signed in
-                Self.context.withUnsafeBufferPointer { keys.sign(prefix: $0, signed, into: mac.baseAddress!) }
+        let issued = String(issuedAt)
+        let signedCount = id.utf8.count + 2 + Base64URL.encodedCount(uri?.utf8.count ?? 0) + 1 + issued.utf8.count
+        // Written straight into the string's storage and signed there: one allocation.
+        let encoded = String(unsafeUninitializedCapacity: signedCount + 1 + Base64URL.encodedCount(32)) { text in
+            var at = Self.write(id, into: text, at: 0)
+            text[at] = UInt8(ascii: ".")
+            text[at + 1] = lazy ? UInt8(ascii: "l") : UInt8(ascii: "s")
+            at += 2
+            if var uri { at = uri.withUTF8 { Base64URL.write($0, into: text, at: at) } }
+            text[at] = UInt8(ascii: ".")
+            at = Self.write(issued, into: text, at: at + 1)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
+                Self.context.withUnsafeBufferPointer {
+                    keys.sign(prefix: $0, UnsafeBufferPointer(start: text.baseAddress, count: at), into: mac.baseAddress!)
+                }
+                text[at] = UInt8(ascii: ".")
+                at = Base64URL.write(UnsafeBufferPointer(mac), into: text, at: at + 1)
             }
-            bytes.append(UInt8(ascii: "."))
-            Base64URL.append(UnsafeBufferPointer(mac), to: &bytes)
+            return at
         }
-        self.init(id: id, viewURI: uri, lazy: lazy, issuedAt: issuedAt, encoded: String(decoding: bytes, as: UTF8.self))
+        self.init(id: id, viewURI: uri, lazy: lazy, issuedAt: issuedAt, encoded: encoded)
+    }
+
+    /// Copies `text`'s UTF-8 into `buffer` from `start`; returns the index after it.
+    private static func write(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var text = text
+        return text.withUTF8 { utf8 in
+            start + UnsafeMutableBufferPointer(rebasing: buffer[start..<start + utf8.count]).initialize(fromContentsOf: utf8)
+        }
     }
 
     private init(id: String, viewURI: String?, lazy: Bool, issuedAt: Int64, encoded: String) {

@@ -6,13 +6,27 @@
 public struct HTTPRequest: Sendable {
     private struct Fields: Sendable {
         var method: HTTPMethod
-        var target: String
+        var target: Target
         var path: String
         var query: [(name: String, value: String)]
         var version: HTTPVersion
         var headers: HTTPHeaders
         var body: [UInt8]
         var remoteAddress: String?
+    }
+
+    /// The target as received: the parser keeps its bytes, and the text is made only when read
+    /// (the router reads the decoded path and query; nothing on the way to a response reads this).
+    private enum Target: Sendable {
+        case text(String)
+        case bytes([UInt8])
+
+        var text: String {
+            switch self {
+            case .text(let text): text
+            case .bytes(let bytes): String(decoding: bytes, as: UTF8.self)
+            }
+        }
     }
 
     private final class Storage: Sendable {
@@ -37,8 +51,8 @@ public struct HTTPRequest: Sendable {
     }
     /// The request target exactly as sent on the request line (origin-, absolute- or asterisk-form).
     public var target: String {
-        get { fields.target }
-        set { update { $0.target = newValue } }
+        get { fields.target.text }
+        set { update { $0.target = .text(newValue) } }
     }
     /// The target's path, percent-decoded (`/` for an absolute-form target without a path).
     public var path: String {
@@ -89,7 +103,18 @@ public struct HTTPRequest: Sendable {
         }
         storage = Storage(
             Fields(
-                method: method, target: target, path: resolvedPath, query: resolvedQuery, version: version, headers: headers,
+                method: method, target: .text(target), path: resolvedPath, query: resolvedQuery, version: version,
+                headers: headers, body: body, remoteAddress: remoteAddress))
+    }
+
+    /// A parsed request: the target's bytes (ASCII, checked by the parser) kept as they came.
+    init(
+        method: HTTPMethod, targetBytes: [UInt8], path: String, query: [(name: String, value: String)],
+        version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], remoteAddress: String?
+    ) {
+        storage = Storage(
+            Fields(
+                method: method, target: .bytes(targetBytes), path: path, query: query, version: version, headers: headers,
                 body: body, remoteAddress: remoteAddress))
     }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An incremental HTTP/1.1 request parser: a pure state machine over bytes, no I/O.
 ///
 /// Feed bytes with ``append(_:)`` and call ``parse()`` until it returns `.needMoreData`.
@@ -192,12 +196,10 @@ struct RequestParser {
     /// A bare LF is an error (RFC 9112 section 2.2 lets a server reject it; DESIGN.md does).
     mutating func nextLine(maxBytes: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> ArraySlice<UInt8>? {
         let lineFeed: Int? = buffer.withUnsafeBufferPointer { bytes in
-            var index = scanIndex
-            while index < bytes.count {
-                if bytes[index] == 0x0A { return index }
-                index += 1
-            }
-            return nil
+            guard scanIndex < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + scanIndex, 0x0A, bytes.count - scanIndex)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
         guard let lineFeed else {
             scanIndex = buffer.count
@@ -227,7 +229,7 @@ struct RequestParser {
         // Decoding errors surface through `decodeTarget`, called before this point.
         let parts = decodedTarget ?? RequestTarget(path: "/", query: [])
         let request = HTTPRequest(
-            method: method, target: String(decoding: target, as: UTF8.self), path: parts.path, query: parts.query,
+            method: method, targetBytes: target, path: parts.path, query: parts.query,
             version: version, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress
         )
         headers = []

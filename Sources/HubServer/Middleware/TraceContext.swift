@@ -85,8 +85,7 @@ struct TraceContext: Sendable, Equatable {
     /// makes one allocation instead of an id, a span and their interpolation.
     static func newTraceParent() -> String {
         while true {
-            let (traceHigh, traceLow) = SecureRandom.next128()
-            let (span, _) = SecureRandom.next128()
+            let (traceHigh, traceLow, span, _) = SecureRandom.next256()
             // The specification forbids all-zero ids (a 2^-64 event at worst: draw again).
             guard traceHigh | traceLow != 0, span != 0 else { continue }
             return String(unsafeUninitializedCapacity: 55) { text in
