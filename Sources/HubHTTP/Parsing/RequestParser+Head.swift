@@ -18,7 +18,7 @@ extension RequestParser {
         }
         let targetBytes = rest[rest.startIndex..<secondSpace]
         let versionBytes = rest[(secondSpace + 1)...]
-        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard !targetBytes.isEmpty, targetBytes.withUnsafeBytes(ByteScan.isVisibleASCII) else {
             throw .bad("invalid_target", "The request target is empty or has invalid characters.")
         }
         version = try Self.parseVersion(versionBytes)

@@ -63,14 +63,9 @@ struct RequestTarget: Sendable {
     static func decode(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, code: String, what: String
     ) throws(HTTPParseError) -> String {
-        var hasEscape = false
-        var ascii = true
-        for index in start..<end {
-            if bytes[index] == UInt8(ascii: "%") { hasEscape = true }
-            if bytes[index] >= 0x80 || bytes[index] == 0 { ascii = false }
-        }
-        if !hasEscape && ascii {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if ByteScan.isPlainASCII(UnsafeRawBufferPointer(slice)) {
+            return String(decoding: slice, as: UTF8.self)
         }
         var out: [UInt8] = []
         out.reserveCapacity(end - start)

@@ -1,0 +1,42 @@
+/// Whole-buffer byte checks of the request line and target, eight bytes at a time (the
+/// "has a byte less than / more than n" word tricks of Bit Twiddling Hacks), the tail byte by
+/// byte. Each answers exactly what the byte-by-byte loop would.
+enum ByteScan {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether every byte is visible ASCII, `0x21...0x7E` (a request target's bytes).
+    static func isVisibleASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        scan(bytes, word: { word in
+            // A byte below 0x21, or above 0x7E.
+            (word &- ones &* 0x21) & ~word & highBits != 0 || ((word &+ ones) | word) & highBits != 0
+        }, byte: { $0 <= 0x20 || $0 >= 0x7F })
+    }
+
+    /// Whether the bytes need no percent-decoding or UTF-8 checking: no `%`, no NUL and no byte
+    /// of 0x80 or above.
+    static func isPlainASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        scan(bytes, word: { word in
+            let percents = word ^ (ones &* 0x25)
+            return word & highBits != 0 || (word &- ones) & ~word & highBits != 0
+                || (percents &- ones) & ~percents & highBits != 0
+        }, byte: { $0 == 0 || $0 == UInt8(ascii: "%") || $0 >= 0x80 })
+    }
+
+    /// True when no word and no tail byte is `rejected`.
+    @inline(__always)
+    private static func scan(
+        _ bytes: UnsafeRawBufferPointer, word rejectsWord: (UInt64) -> Bool, byte rejectsByte: (UInt8) -> Bool
+    ) -> Bool {
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            if rejectsWord(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return false }
+            offset += 8
+        }
+        while offset < bytes.count {
+            if rejectsByte(bytes[offset]) { return false }
+            offset += 1
+        }
+        return true
+    }
+}
