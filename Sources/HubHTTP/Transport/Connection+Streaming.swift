@@ -9,7 +9,7 @@ extension Connection {
         streaming = true
         chunkedStream = chunked
         streamGeneration += 1
-        write(head, [], then: nil)
+        write(head, [], then: .none)
         guard !closed else { return }
         if peerShutdown {
             // The listener left before the stream began (its FIN arrived with the request).
@@ -54,9 +54,9 @@ extension Connection {
         }
         switch piece {
         case .bytes(let bytes):
-            write(chunkedStream ? ResponseEncoder.chunk(bytes) : bytes, [], then: nil)
+            write(chunkedStream ? ResponseEncoder.chunk(bytes) : bytes, [], then: .none)
         case .encoded(let event):
-            write(chunkedStream ? event.chunk : event.bytes, [], then: nil)
+            write(chunkedStream ? event.chunk : event.bytes, [], then: .none)
         }
         return !closed
     }
@@ -67,9 +67,9 @@ extension Connection {
         streamGeneration += 1
         streamTask = nil
         if chunkedStream {
-            write(ResponseEncoder.lastChunk, []) { [unowned self] in responseFinished(keepAlive: keepAlive) }
+            write(ResponseEncoder.lastChunk, [], then: .responseFinished(keepAlive: keepAlive))
         } else {
-            write([], []) { [unowned self] in responseFinished(keepAlive: false) }
+            write([], [], then: .responseFinished(keepAlive: false))
         }
     }
 }

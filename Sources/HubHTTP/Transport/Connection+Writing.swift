@@ -2,17 +2,25 @@
 import Glibc
 #endif
 
+/// What runs once a write has all gone out.
+enum WriteCompletion {
+    case none
+    /// ``Connection/responseFinished(keepAlive:)``: the response is sent, the connection reads on
+    /// (or closes).
+    case responseFinished(keepAlive: Bool)
+}
+
 /// Writing: responses go straight to the socket when it has room; what it does not take waits,
 /// in order, for the next write edge. On the loop's thread only (see ``Connection``).
 extension Connection {
     /// Sends straight away when the socket has room; what it does not take waits for the next
     /// write edge. `completion` runs once everything queued so far has been sent.
-    func write(_ head: [UInt8], _ body: [UInt8], then completion: (() -> Void)?) {
+    func write(_ head: [UInt8], _ body: [UInt8], then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
         let total = head.count + body.count
         if outOffset == out.count, total == 0 {
-            completion?()
+            complete(completion)
             return
         }
         if outOffset == out.count, writable {
@@ -22,7 +30,7 @@ extension Connection {
                 close()
                 return
             case .bytes(let count) where count == total:
-                completion?()
+                complete(completion)
                 return
             case .bytes(let count):
                 if count < head.count {
@@ -49,7 +57,7 @@ extension Connection {
     /// Sends `head`, then `body` from its sealed `file` with `sendfile`, when nothing waits and
     /// the socket has room; what the socket does not take now is queued as bytes (a copy) and
     /// goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
-    func write(_ head: [UInt8], file: SealedMemoryFile, of body: SharedBytes, then completion: (() -> Void)?) {
+    func write(_ head: [UInt8], file: SealedMemoryFile, of body: SharedBytes, then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
         guard outOffset == out.count, writable else {
@@ -90,7 +98,7 @@ extension Connection {
             }
         }
         if offset == file.count {
-            completion?()
+            complete(completion)
             return
         }
         out.append(contentsOf: body.bytes[offset...])
@@ -98,8 +106,19 @@ extension Connection {
         if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
-    func queue(_ completion: (() -> Void)?) {
-        guard let completion else { return }
+    /// Runs `completion` now: everything written so far has gone out.
+    func complete(_ completion: WriteCompletion) {
+        switch completion {
+        case .none: break
+        case .responseFinished(let keepAlive): responseFinished(keepAlive: keepAlive)
+        }
+    }
+
+    /// Keeps `completion` for when what is queued has gone out (a closure made only here, when
+    /// the socket did not take everything at once).
+    func queue(_ completion: WriteCompletion) {
+        guard case .responseFinished(let keepAlive) = completion else { return }
+        let completion = { [unowned self] in responseFinished(keepAlive: keepAlive) }
         if let previous = afterFlush {
             afterFlush = { previous(); completion() }
         } else {

@@ -210,7 +210,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
                 updateReadDeadline()
                 return
             case .expectContinue:
-                write(ResponseEncoder.continueHead, [], then: nil)
+                write(ResponseEncoder.continueHead, [], then: .none)
             case .request(let request):
                 dispatch(request)
                 return
@@ -304,7 +304,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
                 status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
                 keepAlive: keepAlive, version: version, requestId: requestId
             )
-            let finished = { [unowned self] in responseFinished(keepAlive: keepAlive) }
+            let finished = WriteCompletion.responseFinished(keepAlive: keepAlive)
             let sendsBody = !noBody && method != .head
             // Shared bytes that have earned a sealed file go out with sendfile.
             if sendsBody, case .shared(let shared) = response.body, let file = shared.fileForSending() {
@@ -318,7 +318,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
                     status: response.status, headers: response.headers, framing: noBody ? .none : .chunked,
                     keepAlive: keepAlive, version: version, requestId: requestId
                 )
-                write(head, []) { [unowned self] in responseFinished(keepAlive: keepAlive) }
+                write(head, [], then: .responseFinished(keepAlive: keepAlive))
                 return
             }
             // HTTP/1.0 has no chunked coding: the stream is delimited by closing the connection.

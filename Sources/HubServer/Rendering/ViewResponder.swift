@@ -67,8 +67,8 @@ struct ViewResponder {
     /// session only when it has a view model: one whose loads all failed is not kept by the
     /// engine (a failed first load), so its id names nothing and the client retries with `uri`.
     func viewModel(of viewState: ViewState, sessionID: String?) throws -> ViewModel {
-        var headers: HTTPHeaders = [:]
-        if let sessionID, viewState.viewModel != nil { headers.add(name: "Hub-Session", value: sessionID) }
+        // The session is named on an error only when the view was made (the usual case needs none).
+        var headers: HTTPHeaders { sessionID.map { viewState.viewModel != nil ? ["Hub-Session": $0] : [:] } ?? [:] }
         if let failure = viewState.failure {
             let error = ProblemMapping.viewLoadError(failure)
             throw HTTPError(error.status, code: error.code, detail: error.detail, headers: headers)
