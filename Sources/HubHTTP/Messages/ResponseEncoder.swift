@@ -16,71 +16,107 @@ enum ResponseEncoder {
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, keepAlive: Bool,
         version: HTTPVersion, requestId: String?
     ) -> [UInt8] {
-        let reason = status.reasonPhrase
-        // An upper bound of the head's size, so it is written in one allocation without a
-        // capacity check per byte: the fields as given (name, ": ", value, CRLF), the reason
-        // phrase and request id, and at most `fixedBytes` for the rest.
-        var capacity = Self.fixedBytes + reason.utf8.count + (requestId?.utf8.count ?? 0)
-        headers.forEachField { name, value in capacity += name.utf8.count + value.utf8.count + 4 }
-        let date = DateCache.shared.current
+        let capacity = Self.capacity(status: status, headers: headers, requestId: requestId)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            var writer = HeadWriter(base: buffer.baseAddress!, capacity: capacity)
-            writer.append("HTTP/1.1 ")
-            writer.appendDecimal(status.code)
-            writer.append(0x20)
-            writer.appendSanitized(reason)
-            writer.appendCRLF()
-            var hasRequestId = false
-            var hasContentTypeOptions = false
-            headers.forEachField { name, value in
-                // Compared only when the length can match (most names are none of these).
-                switch name.utf8.count {
-                case 14 where name.asciiCaseInsensitiveEquals("content-length"),
-                    17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
-                    10 where name.asciiCaseInsensitiveEquals("connection"),
-                    4 where name.asciiCaseInsensitiveEquals("date"):
-                    return
-                case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
-                    hasRequestId = true
-                case 22 where name.asciiCaseInsensitiveEquals("x-content-type-options"):
-                    hasContentTypeOptions = true
-                default:
-                    break
-                }
-                writer.appendSanitized(name)
-                writer.append(": ")
-                writer.appendSanitized(value)
-                writer.appendCRLF()
-            }
-            if let requestId, !hasRequestId {
-                writer.append("X-Request-Id: ")
-                writer.appendSanitized(requestId)
-                writer.appendCRLF()
-            }
-            // Every response: a browser never second-guesses a declared Content-Type (JSON, problems,
-            // event streams, the preview page).
-            if !hasContentTypeOptions { writer.append("X-Content-Type-Options: nosniff\r\n") }
-            writer.append("Date: ")
-            date.withUnsafeBufferPointer { writer.append($0.prefix(Self.maximumDateBytes)) }
-            writer.appendCRLF()
-            switch framing {
-            case .length(let length):
-                writer.append("Content-Length: ")
-                writer.appendDecimal(length)
-                writer.appendCRLF()
-            case .chunked:
-                writer.append("Transfer-Encoding: chunked\r\n")
-            case .none:
+            initialized = encode(
+                into: buffer.baseAddress!, capacity: capacity, status: status, headers: headers, framing: framing,
+                keepAlive: keepAlive, version: version, requestId: requestId)
+        }
+    }
+
+    /// Writes the head into `scratch` when it fits (else into an array of its own) and hands it
+    /// to `body`, which must not keep it: the connection's send path, which writes every head
+    /// into its loop's buffer and copies only what the socket does not take at once.
+    static func withHead<Result>(
+        status: HTTPStatus, headers: HTTPHeaders, framing: Framing, keepAlive: Bool,
+        version: HTTPVersion, requestId: String?, scratch: UnsafeMutableBufferPointer<UInt8>?,
+        _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        let capacity = Self.capacity(status: status, headers: headers, requestId: requestId)
+        guard let scratch, let base = scratch.baseAddress, capacity <= scratch.count else {
+            let head = head(
+                status: status, headers: headers, framing: framing, keepAlive: keepAlive, version: version,
+                requestId: requestId)
+            return head.withUnsafeBytes(body)
+        }
+        let count = encode(
+            into: base, capacity: capacity, status: status, headers: headers, framing: framing, keepAlive: keepAlive,
+            version: version, requestId: requestId)
+        return body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// An upper bound of the head's size, so it is written without a capacity check per byte:
+    /// the fields as given (name, ": ", value, CRLF), the reason phrase and request id, and at
+    /// most `fixedBytes` for the rest.
+    private static func capacity(status: HTTPStatus, headers: HTTPHeaders, requestId: String?) -> Int {
+        var capacity = Self.fixedBytes + status.reasonPhrase.utf8.count + (requestId?.utf8.count ?? 0)
+        headers.forEachField { name, value in capacity += name.utf8.count + value.utf8.count + 4 }
+        return capacity
+    }
+
+    /// Writes the head at `base` (room for `capacity` bytes, from ``capacity(status:headers:requestId:)``);
+    /// returns its length.
+    private static func encode(
+        into base: UnsafeMutablePointer<UInt8>, capacity: Int, status: HTTPStatus, headers: HTTPHeaders,
+        framing: Framing, keepAlive: Bool, version: HTTPVersion, requestId: String?
+    ) -> Int {
+        let date = DateCache.shared.current
+        var writer = HeadWriter(base: base, capacity: capacity)
+        writer.append("HTTP/1.1 ")
+        writer.appendDecimal(status.code)
+        writer.append(0x20)
+        writer.appendSanitized(status.reasonPhrase)
+        writer.appendCRLF()
+        var hasRequestId = false
+        var hasContentTypeOptions = false
+        headers.forEachField { name, value in
+            // Compared only when the length can match (most names are none of these).
+            switch name.utf8.count {
+            case 14 where name.asciiCaseInsensitiveEquals("content-length"),
+                17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
+                10 where name.asciiCaseInsensitiveEquals("connection"),
+                4 where name.asciiCaseInsensitiveEquals("date"):
+                return
+            case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
+                hasRequestId = true
+            case 22 where name.asciiCaseInsensitiveEquals("x-content-type-options"):
+                hasContentTypeOptions = true
+            default:
                 break
             }
-            if !keepAlive {
-                writer.append("Connection: close\r\n")
-            } else if version == .http1_0 {
-                writer.append("Connection: keep-alive\r\n")
-            }
+            writer.appendSanitized(name)
+            writer.append(": ")
+            writer.appendSanitized(value)
             writer.appendCRLF()
-            initialized = writer.count
         }
+        if let requestId, !hasRequestId {
+            writer.append("X-Request-Id: ")
+            writer.appendSanitized(requestId)
+            writer.appendCRLF()
+        }
+        // Every response: a browser never second-guesses a declared Content-Type (JSON, problems,
+        // event streams, the preview page).
+        if !hasContentTypeOptions { writer.append("X-Content-Type-Options: nosniff\r\n") }
+        writer.append("Date: ")
+        date.withUnsafeBufferPointer { writer.append($0.prefix(Self.maximumDateBytes)) }
+        writer.appendCRLF()
+        switch framing {
+        case .length(let length):
+            writer.append("Content-Length: ")
+            writer.appendDecimal(length)
+            writer.appendCRLF()
+        case .chunked:
+            writer.append("Transfer-Encoding: chunked\r\n")
+        case .none:
+            break
+        }
+        if !keepAlive {
+            writer.append("Connection: close\r\n")
+        } else if version == .http1_0 {
+            writer.append("Connection: keep-alive\r\n")
+        }
+        writer.appendCRLF()
+        return writer.count
     }
 
     /// The most an IMF-fixdate takes (29 bytes; more is cut).

@@ -16,6 +16,12 @@ extension Connection {
     /// Sends straight away when the socket has room; what it does not take waits for the next
     /// write edge. `completion` runs once everything queued so far has been sent.
     func write(_ head: [UInt8], _ body: [UInt8], then completion: WriteCompletion) {
+        head.withUnsafeBytes { write($0, body, then: completion) }
+    }
+
+    /// ``write(_:_:then:)`` of a head the caller owns: it is copied only if the socket does not
+    /// take it now (it need not outlive the call).
+    func write(_ head: UnsafeRawBufferPointer, _ body: [UInt8], then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
         let total = head.count + body.count
@@ -24,7 +30,7 @@ extension Connection {
             return
         }
         if outOffset == out.count, writable {
-            let result = head.withUnsafeBytes { head in body.withUnsafeBytes { body in Syscall.send(fd, head, body) } }
+            let result = body.withUnsafeBytes { body in Syscall.send(fd, head, body) }
             switch result {
             case .closed:
                 close()
@@ -34,7 +40,7 @@ extension Connection {
                 return
             case .bytes(let count):
                 if count < head.count {
-                    out.append(contentsOf: head[count...])
+                        out.append(contentsOf: head[count...])
                     out.append(contentsOf: body)
                 } else {
                     out.append(contentsOf: body[(count - head.count)...])
@@ -57,14 +63,14 @@ extension Connection {
     /// Sends `head`, then `body` from its sealed `file` with `sendfile`, when nothing waits and
     /// the socket has room; what the socket does not take now is queued as bytes (a copy) and
     /// goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
-    func write(_ head: [UInt8], file: SealedMemoryFile, of body: SharedBytes, then completion: WriteCompletion) {
+    func write(_ head: UnsafeRawBufferPointer, file: SealedMemoryFile, of body: SharedBytes, then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
         guard outOffset == out.count, writable else {
             write(head, body.bytes, then: completion)
             return
         }
-        let result = head.withUnsafeBytes { Syscall.send(fd, $0, UnsafeRawBufferPointer(start: nil, count: 0), more: true) }
+        let result = Syscall.send(fd, head, UnsafeRawBufferPointer(start: nil, count: 0), more: true)
         switch result {
         case .closed:
             close()

@@ -300,17 +300,22 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         switch response.body {
         case .bytes, .representation, .shared:
             let body = response.body.bytes ?? []
-            let head = ResponseEncoder.head(
-                status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
-                keepAlive: keepAlive, version: version, requestId: requestId
-            )
             let finished = WriteCompletion.responseFinished(keepAlive: keepAlive)
             let sendsBody = !noBody && method != .head
-            // Shared bytes that have earned a sealed file go out with sendfile.
-            if sendsBody, case .shared(let shared) = response.body, let file = shared.fileForSending() {
-                write(head, file: file, of: shared, then: finished)
-            } else {
-                write(head, sendsBody ? body : [], then: finished)
+            // The head is written into the loop's buffer (no allocation); the socket usually takes
+            // it whole, and what it does not take is copied to the queue.
+            loop.withHeadBuffer { scratch in
+                ResponseEncoder.withHead(
+                    status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
+                    keepAlive: keepAlive, version: version, requestId: requestId, scratch: scratch
+                ) { head in
+                    // Shared bytes that have earned a sealed file go out with sendfile.
+                    if sendsBody, case .shared(let shared) = response.body, let file = shared.fileForSending() {
+                        write(head, file: file, of: shared, then: finished)
+                    } else {
+                        write(head, sendsBody ? body : [], then: finished)
+                    }
+                }
             }
         case .stream(let stream):
             if noBody || method == .head {

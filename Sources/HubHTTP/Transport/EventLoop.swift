@@ -72,6 +72,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// allocation for the loop's life rather than one per read. Touched only by code running as
     /// the loop (its thread, or its fallback queue once stopped: one job at a time).
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// The buffer a response head is written into on its way to the socket (what the socket does
+    /// not take at once is copied to the connection's queue), through ``withHeadBuffer(_:)``.
+    /// Loop-confined like `readBuffer`.
+    private let headBuffer: UnsafeMutableBufferPointer<UInt8>
+    private var headBufferInUse = false
 
     /// Creates the loop's descriptors; ``start()`` runs it.
     init(name: String) throws(SocketError) {
@@ -97,12 +102,24 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         self.wakeFD = wakeFD
         self.fallback = DispatchQueue(label: "\(name).stopped")
         self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+        self.headBuffer = .allocate(capacity: 4 * 1024)
     }
 
     deinit {
         readBuffer.deallocate()
+        headBuffer.deallocate()
         Glibc.close(wakeFD)
         Glibc.close(epollFD)
+    }
+
+    /// Runs `body` with the loop's head buffer, or with nil when it is already in use (a send
+    /// nested in another, which then makes its own). As the loop only.
+    func withHeadBuffer<Result>(_ body: (UnsafeMutableBufferPointer<UInt8>?) -> Result) -> Result {
+        assertInLoop()
+        if headBufferInUse { return body(nil) }
+        headBufferInUse = true
+        defer { headBufferInUse = false }
+        return body(headBuffer)
     }
 
     /// Starts the loop's thread (detached; it holds the loop until it stops).
