@@ -54,9 +54,10 @@ public final class HTTPServer: Sendable {
     /// Connections currently open.
     public var openConnections: Int { core.openConnections }
 
-    /// The sealed in-memory files large shared bodies are sent from (``SharedBytes``), process-wide:
-    /// how many, and their bytes (kernel memory, bounded at 64 MiB and 1,024 files).
-    public static var sharedBodyFiles: (files: Int, bytes: Int) { SealedMemoryFile.budget.held }
+    /// The files large shared bodies are sent from (``SharedBytes``, unnamed temporary files or
+    /// sealed memory), process-wide: how many, and their bytes (page cache or kernel memory,
+    /// bounded at 64 MiB and 1,024 files).
+    public static var sharedBodyFiles: (files: Int, bytes: Int) { BodyFile.budget.held }
 
     /// Requests answered by work for later (``HTTPAnswer/later(_:)``), each in a task of its own,
     /// since the server started; a request answered now counts nothing here.

@@ -5,10 +5,10 @@ import Testing
 import Glibc
 #endif
 
-/// Large bodies shared by many responses go out from a sealed in-memory file (`sendfile`) once
-/// sent twice: every client still gets exactly the bytes, however slowly it reads, and HEAD,
+/// Large bodies shared by many responses go out from a file of their own (``BodyFile``, with
+/// `sendfile`) once sent twice: every client still gets exactly the bytes, however slowly it reads, and HEAD,
 /// gzip and 304 answer as for any representation.
-@Suite("Shared bodies sent from sealed files")
+@Suite("Shared bodies sent from body files")
 struct SharedBodyTests {
     /// `count` bytes that differ at every offset a partial send could resume from wrongly.
     static func pattern(_ count: Int) -> [UInt8] {
@@ -42,7 +42,7 @@ struct SharedBodyTests {
                 #expect(response.headers["Content-Length"] == String(bytes.count))
                 #expect(response.body == bytes)
             }
-            #expect(SealedMemoryFile.budget.held.files >= 1, "sent more than once: it has a file")
+            #expect(BodyFile.budget.held.files >= 1, "sent more than once: it has a file")
             #expect(representation.identity.fileForSending() != nil)
         }
     }
@@ -98,32 +98,62 @@ struct SharedBodyTests {
 
     @Test("small bodies, and bodies sent once, get no file")
     func noFileForSmallOrSingleBodies() throws {
-        #expect(SealedMemoryFile(Self.pattern(SealedMemoryFile.minBytes - 1)) == nil)
+        #expect(BodyFile(Self.pattern(BodyFile.minBytes - 1)) == nil)
         let small = SharedBytes(Self.pattern(1024))
         #expect(small.fileForSending() == nil)
         #expect(small.fileForSending() == nil)
-        let large = SharedBytes(Self.pattern(SealedMemoryFile.minBytes))
+        let large = SharedBytes(Self.pattern(BodyFile.minBytes))
         #expect(large.fileForSending() == nil, "the first send copies")
         let file = try #require(large.fileForSending(), "the second earns a file")
         #expect(large.fileForSending() === file, "made once")
     }
 
-    @Test("a file is sealed: nothing can write to it, grow it or shrink it")
-    func fileIsSealed() throws {
-        let bytes = Self.pattern(SealedMemoryFile.minBytes + 5)
-        let file = try #require(SealedMemoryFile(bytes))
+    @Test("in a directory, a file is unnamed, never linkable and read-only, and holds the bytes")
+    func unnamedFileInADirectory() throws {
+        let bytes = Self.pattern(BodyFile.minBytes + 5)
+        let file = try #require(BodyFile(bytes, directory: "/tmp"))
         #expect(file.count == bytes.count)
+        #expect(Self.seals(file) == 0, "a file in a directory, not sealed memory")
+        var status = stat()
+        #expect(fstat(file.descriptor, &status) == 0 && status.st_nlink == 0, "no name")
+        #expect(linkat(file.descriptor, "", AT_FDCWD, "/tmp/hub-body-file-test-\(getpid())", Self.emptyPath) == -1, "never linkable")
         var byte: UInt8 = 0
-        #expect(pwrite(file.descriptor, &byte, 1, 0) == -1, "write sealed")
-        #expect(ftruncate(file.descriptor, 1) == -1, "shrink sealed")
-        var copy = [UInt8](repeating: 0, count: bytes.count)
-        #expect(pread(file.descriptor, &copy, copy.count, 0) == bytes.count)
-        #expect(copy == bytes)
+        #expect(pwrite(file.descriptor, &byte, 1, 0) == -1, "read-only")
+        #expect(ftruncate(file.descriptor, 1) == -1, "read-only")
+        #expect(Self.contents(of: file) == bytes)
+    }
+
+    @Test("without a usable directory a file is sealed memory: nothing can write to it, grow it or shrink it")
+    func sealedMemoryWithoutADirectory() throws {
+        let bytes = Self.pattern(BodyFile.minBytes + 5)
+        for directory in [nil, "/nonexistent-hub-directory", "/proc"] as [String?] {
+            let file = try #require(BodyFile(bytes, directory: directory), "\(directory ?? "memory")")
+            #expect(Self.seals(file) == 0x000F, "sealed against writes, growth, shrinking and more seals")
+            var byte: UInt8 = 0
+            #expect(pwrite(file.descriptor, &byte, 1, 0) == -1, "write sealed")
+            #expect(ftruncate(file.descriptor, 1) == -1, "shrink sealed")
+            #expect(Self.contents(of: file) == bytes)
+        }
+    }
+
+    /// `F_GET_SEALS` (`F_LINUX_SPECIFIC_BASE + 10`): the seals of a memory file, -1 for a file
+    /// that cannot have any (read as 0).
+    private static func seals(_ file: BodyFile) -> Int32 {
+        let seals = fcntl(file.descriptor, 1024 + 10)
+        return seals < 0 ? 0 : seals
+    }
+    /// `AT_EMPTY_PATH` (Glibc declares it only under `_GNU_SOURCE`).
+    private static let emptyPath: Int32 = 0x1000
+
+    private static func contents(of file: BodyFile) -> [UInt8] {
+        var copy = [UInt8](repeating: 0, count: file.count)
+        let read = pread(file.descriptor, &copy, copy.count, 0)
+        return read == file.count ? copy : []
     }
 
     @Test("the budget bounds files and bytes; past it bodies are sent by copy, and released room is reused")
     func budget() {
-        let budget = SealedMemoryFile.Budget(files: 2, bytes: 100)
+        let budget = BodyFile.Budget(files: 2, bytes: 100)
         #expect(budget.reserve(bytes: 60))
         #expect(!budget.reserve(bytes: 60), "past the bytes")
         #expect(budget.reserve(bytes: 30))

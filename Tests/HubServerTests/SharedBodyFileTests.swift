@@ -2,10 +2,10 @@ import HubHTTP
 import HubTestSupport
 import Testing
 
-/// A large view served many times goes out from a sealed in-memory file (`sendfile`) once it
-/// has been sent twice: every client gets the same bytes as before, over `?uri=` and
+/// A large view served many times goes out from a body file (`sendfile`) once it has been sent
+/// twice: every client gets the same bytes as before, over `?uri=` and
 /// `?session=`, and `hub_cache_bytes{cache="body_files"}` shows the files.
-@Suite("Large views sent from sealed files")
+@Suite("Large views sent from body files")
 struct SharedBodyFileTests {
     /// A static view of about 60 KB: 600 rows.
     static func config() -> TestConfig {

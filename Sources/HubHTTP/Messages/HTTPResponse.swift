@@ -13,7 +13,7 @@ public struct HTTPResponse: Sendable {
         /// sends its bytes as they are).
         case representation(Representation)
         /// Fixed bytes shared by many responses, sent with `Content-Length`; the transport may
-        /// send them from a sealed in-memory file (``SharedBytes``). ``RepresentationMiddleware``
+        /// send them from a file of their own (``SharedBytes``). ``RepresentationMiddleware``
         /// answers a representation with its identity or gzip bytes this way.
         case shared(SharedBytes)
         /// A stream of chunks (Server-Sent Events or raw bytes), sent chunked; see ``HTTPBodyStream``.

@@ -60,10 +60,10 @@ extension Connection {
         if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
-    /// Sends `head`, then `body` from its sealed `file` with `sendfile`, when nothing waits and
+    /// Sends `head`, then `body` from its read-only `file` with `sendfile`, when nothing waits and
     /// the socket has room; what the socket does not take now is queued as bytes (a copy) and
     /// goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
-    func write(_ head: UnsafeRawBufferPointer, file: SealedMemoryFile, of body: SharedBytes, then completion: WriteCompletion) {
+    func write(_ head: UnsafeRawBufferPointer, file: BodyFile, of body: SharedBytes, then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
         guard outOffset == out.count, writable else {
@@ -98,7 +98,7 @@ extension Connection {
                 writable = false
                 break sending
             case .bytes(0):
-                break sending  // the file ended early (it cannot: it is sealed); send the rest as bytes
+                break sending  // the file ended early (it cannot: nothing writes to it); send the rest as bytes
             case .bytes(let count):
                 offset += count
             }

@@ -309,7 +309,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
                     status: response.status, headers: response.headers, framing: noBody ? .none : .length(body.count),
                     keepAlive: keepAlive, version: version, requestId: requestId, scratch: scratch
                 ) { head in
-                    // Shared bytes that have earned a sealed file go out with sendfile.
+                    // Shared bytes that have earned a body file go out with sendfile.
                     if sendsBody, case .shared(let shared) = response.body, let file = shared.fileForSending() {
                         write(head, file: file, of: shared, then: finished)
                     } else {
