@@ -1,13 +1,23 @@
-// epoll, eventfd and sendfile, which the Glibc module does not export (HubHTTP's event loops).
+// epoll, eventfd, sendfile and statfs, which the Glibc module does not export (HubHTTP's event
+// loops and body files).
 // No feature macros here (_GNU_SOURCE would change what the system headers this module shares
 // with the other C modules declare, and clang refuses two definitions of one type).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
+#include <sys/vfs.h>
 
 /// Names the calling thread (15 bytes at most) for `top -H`, perf and gdb. prctl is variadic,
 /// so Swift cannot call it directly.
 static inline void hub_set_thread_name(const char *name) {
     prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/// The file system type of `path` (`statfs`'s `f_type`, a magic number of linux/magic.h), or -1
+/// when it cannot be read.
+static inline long hub_file_system_type(const char *path) {
+    struct statfs status;
+    if (statfs(path, &status) != 0) return -1;
+    return (long)status.f_type;
 }

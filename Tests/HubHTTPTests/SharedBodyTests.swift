@@ -136,6 +136,13 @@ struct SharedBodyTests {
         }
     }
 
+    @Test("a directory in memory (tmpfs) is told apart from one on disk")
+    func inMemoryDirectories() {
+        #expect(BodyFile.isInMemory("/dev/shm"), "tmpfs")
+        #expect(!BodyFile.isInMemory("/proc"), "not tmpfs or ramfs")
+        #expect(!BodyFile.isInMemory("/nonexistent-hub-directory"), "unknown: not in memory")
+    }
+
     /// `F_GET_SEALS` (`F_LINUX_SPECIFIC_BASE + 10`): the seals of a memory file, -1 for a file
     /// that cannot have any (read as 0).
     private static func seals(_ file: BodyFile) -> Int32 {

@@ -1,3 +1,4 @@
+import CEpoll
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +10,8 @@ import Glibc
 /// large bodies sent many times: the render cache's views.
 ///
 /// The file is an unnamed temporary file (`O_TMPFILE | O_EXCL`: no name, never linkable, gone
-/// when closed) in ``directory``, `$TMPDIR` or `/tmp` unless `HUB_BODY_FILE_DIR` names another,
-/// reopened read-only. On a disk-backed file system its pages are ordinary page cache, which the
+/// when closed) in ``directory``, `$TMPDIR` or `/tmp` unless `HUB_BODY_FILE_DIR` names another
+/// (a default directory in memory, tmpfs or ramfs, is not used), reopened read-only. On a disk-backed file system its pages are ordinary page cache, which the
 /// kernel splices to a socket in batches (about 1.5 us less CPU per 40 KB response than the
 /// page by page lookups of shared memory: docs/PERFORMANCE.md). Where that is not possible (a read-only
 /// or missing directory, a file system without `O_TMPFILE`, or `HUB_BODY_FILE_DIR=memory`) it is
@@ -27,14 +28,23 @@ final class BodyFile: Sendable {
     /// At most this many files and bytes at once (a tenth of the descriptor limit, at most 1,024 files).
     static let budget = Budget(files: min(1024, Budget.descriptorLimit() / 10), bytes: 64 * 1024 * 1024)
     /// Where unnamed files are made: `HUB_BODY_FILE_DIR`, else `$TMPDIR`, else `/tmp`; nil
-    /// (memory only) when `HUB_BODY_FILE_DIR` is `memory`.
+    /// (memory only) when `HUB_BODY_FILE_DIR` is `memory`, or when the default directory is in
+    /// memory itself (tmpfs or ramfs: its pages are shared memory, no faster than a `memfd`, and
+    /// such a `/tmp` is often small: a container's 16 MiB, or a Kubernetes `emptyDir` whose size
+    /// limit evicts the pod).
     static let directory: String? = {
         if let chosen = getenv("HUB_BODY_FILE_DIR").map({ String(cString: $0) }), !chosen.isEmpty {
             return chosen == "memory" ? nil : chosen
         }
-        if let temporary = getenv("TMPDIR").map({ String(cString: $0) }), !temporary.isEmpty { return temporary }
-        return "/tmp"
+        let temporary = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return isInMemory(temporary) ? nil : temporary
     }()
+
+    /// Whether `path` is on tmpfs or ramfs (`statfs` magic numbers of linux/magic.h).
+    static func isInMemory(_ path: String) -> Bool {
+        let type = hub_file_system_type(path)
+        return type == 0x0102_1994 || type == 0x8584_58F6
+    }
 
     let descriptor: Int32
     let count: Int
