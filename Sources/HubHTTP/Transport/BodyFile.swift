@@ -9,13 +9,12 @@ import Glibc
 /// the bytes from user memory on every response (as nginx does from the page cache). Worth it for
 /// large bodies sent many times: the render cache's views.
 ///
-/// The file is an unnamed temporary file (`O_TMPFILE | O_EXCL`: no name, never linkable, gone
-/// when closed) in ``directory``, `$TMPDIR` or `/tmp` unless `HUB_BODY_FILE_DIR` names another
-/// (a default directory in memory, tmpfs or ramfs, is not used), reopened read-only. On a disk-backed file system its pages are ordinary page cache, which the
-/// kernel splices to a socket in batches (about 1.5 us less CPU per 40 KB response than the
-/// page by page lookups of shared memory: docs/PERFORMANCE.md). Where that is not possible (a read-only
-/// or missing directory, a file system without `O_TMPFILE`, or `HUB_BODY_FILE_DIR=memory`) it is
-/// an anonymous in-memory file (`memfd_create`) sealed against writes, growth and shrinking.
+/// By default the file is an anonymous in-memory file (`memfd_create`) sealed against writes,
+/// growth and shrinking. With `HUB_BODY_FILE_DIR` naming a directory on a disk-backed file
+/// system it is an unnamed temporary file there (`O_TMPFILE | O_EXCL`: no name, never linkable,
+/// gone when closed), reopened read-only, whose pages are ordinary page cache that the kernel
+/// splices to a socket in batches (shared memory goes page by page); where the directory cannot
+/// take such a file (read-only, missing, no `O_TMPFILE`) sealed memory is used after all.
 /// Either way nothing can write to it after it is made.
 ///
 /// The files are bounded process-wide, by count and by bytes (``budget``), so they never crowd
@@ -27,17 +26,17 @@ final class BodyFile: Sendable {
     static let minBytes = 16 * 1024
     /// At most this many files and bytes at once (a tenth of the descriptor limit, at most 1,024 files).
     static let budget = Budget(files: min(1024, Budget.descriptorLimit() / 10), bytes: 64 * 1024 * 1024)
-    /// Where unnamed files are made: `HUB_BODY_FILE_DIR`, else `$TMPDIR`, else `/tmp`; nil
-    /// (memory only) when `HUB_BODY_FILE_DIR` is `memory`, or when the default directory is in
-    /// memory itself (tmpfs or ramfs: its pages are shared memory, no faster than a `memfd`, and
-    /// such a `/tmp` is often small: a container's 16 MiB, or a Kubernetes `emptyDir` whose size
-    /// limit evicts the pod).
+    /// Where unnamed files are made: the directory `HUB_BODY_FILE_DIR` names; nil (sealed memory,
+    /// the default) when it is unset, `memory`, or a directory in memory itself (tmpfs or ramfs:
+    /// its pages are shared memory, no faster than a `memfd`, and such a `/tmp` is often small:
+    /// a container's 16 MiB, or a Kubernetes `emptyDir` whose size limit evicts the pod).
+    /// Opt-in: in a side-by-side run a disk-backed directory cost about 1.5 us less CPU per
+    /// 40 KB response, but one matrix run with it showed a p99 of 7.8 ms in two 40 KB cells
+    /// (sealed memory: at most 4.3 ms); docs/PERFORMANCE.md.
     static let directory: String? = {
-        if let chosen = getenv("HUB_BODY_FILE_DIR").map({ String(cString: $0) }), !chosen.isEmpty {
-            return chosen == "memory" ? nil : chosen
-        }
-        let temporary = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return isInMemory(temporary) ? nil : temporary
+        guard let chosen = getenv("HUB_BODY_FILE_DIR").map({ String(cString: $0) }), !chosen.isEmpty, chosen != "memory"
+        else { return nil }
+        return isInMemory(chosen) ? nil : chosen
     }()
 
     /// Whether `path` is on tmpfs or ramfs (`statfs` magic numbers of linux/magic.h).

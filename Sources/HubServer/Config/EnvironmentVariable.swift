@@ -23,7 +23,7 @@ public struct EnvironmentVariable: Sendable, Equatable {
         EnvironmentVariable("HUB_CONFIG_WATCH", "1|0: watch the config directory, over reload.watch"),
         EnvironmentVariable("HUB_SESSION_KEYS", "session-signing keys, comma-separated, first signs"),
         EnvironmentVariable("HUB_DATA_DIR", "data directory (key, SQLite state), over dataDirectory"),
-        EnvironmentVariable("HUB_BODY_FILE_DIR", "where large bodies' files go ($TMPDIR, /tmp) or memory"),
+        EnvironmentVariable("HUB_BODY_FILE_DIR", "a disk directory for large bodies' files (default: memory)"),
         EnvironmentVariable("HUB_STATE_BACKEND", "memory|sqlite|postgres: state store, over state.backend"),
         EnvironmentVariable("HUB_STATE_URL", "PostgreSQL URL of the state store, over state.url"),
     ]
