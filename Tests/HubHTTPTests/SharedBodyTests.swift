@@ -143,6 +143,16 @@ struct SharedBodyTests {
         #expect(!BodyFile.isInMemory("/nonexistent-hub-directory"), "unknown: not in memory")
     }
 
+    @Test("HUB_BODY_FILE_DIR: a disk directory is used; unset, empty, memory or a tmpfs one means sealed memory")
+    func chosenDirectory() {
+        #expect(BodyFile.directory(chosen: "/tmp") == (BodyFile.isInMemory("/tmp") ? nil : "/tmp"))
+        #expect(BodyFile.directory(chosen: "/var") == "/var")
+        for memory in [nil, "", "memory", "/dev/shm"] as [String?] {
+            #expect(BodyFile.directory(chosen: memory) == nil, "\(memory ?? "unset")")
+        }
+        #expect(BodyFile.directory == nil, "the test process sets no HUB_BODY_FILE_DIR: memory by default")
+    }
+
     /// `F_GET_SEALS` (`F_LINUX_SPECIFIC_BASE + 10`): the seals of a memory file, -1 for a file
     /// that cannot have any (read as 0).
     private static func seals(_ file: BodyFile) -> Int32 {

@@ -26,18 +26,19 @@ final class BodyFile: Sendable {
     static let minBytes = 16 * 1024
     /// At most this many files and bytes at once (a tenth of the descriptor limit, at most 1,024 files).
     static let budget = Budget(files: min(1024, Budget.descriptorLimit() / 10), bytes: 64 * 1024 * 1024)
-    /// Where unnamed files are made: the directory `HUB_BODY_FILE_DIR` names; nil (sealed memory,
-    /// the default) when it is unset, `memory`, or a directory in memory itself (tmpfs or ramfs:
-    /// its pages are shared memory, no faster than a `memfd`, and such a `/tmp` is often small:
-    /// a container's 16 MiB, or a Kubernetes `emptyDir` whose size limit evicts the pod).
-    /// Opt-in: in a side-by-side run a disk-backed directory cost about 1.5 us less CPU per
-    /// 40 KB response, but one matrix run with it showed a p99 of 7.8 ms in two 40 KB cells
-    /// (sealed memory: at most 4.3 ms); docs/PERFORMANCE.md.
-    static let directory: String? = {
-        guard let chosen = getenv("HUB_BODY_FILE_DIR").map({ String(cString: $0) }), !chosen.isEmpty, chosen != "memory"
-        else { return nil }
-        return isInMemory(chosen) ? nil : chosen
-    }()
+    /// Where unnamed files are made: ``directory(chosen:)`` of `HUB_BODY_FILE_DIR`. Opt-in: a
+    /// disk-backed directory costs less CPU per large response but showed a longer tail
+    /// (docs/PERFORMANCE.md).
+    static let directory: String? = directory(chosen: getenv("HUB_BODY_FILE_DIR").map { String(cString: $0) })
+
+    /// The directory `chosen` names; nil (sealed memory) when it is unset, empty, `memory`, or a
+    /// directory in memory itself (tmpfs or ramfs: its pages are shared memory, no faster than a
+    /// `memfd`, and such a `/tmp` is often small: a container's 16 MiB, or a Kubernetes
+    /// `emptyDir` whose size limit evicts the pod).
+    static func directory(chosen: String?) -> String? {
+        guard let chosen, !chosen.isEmpty, chosen != "memory", !isInMemory(chosen) else { return nil }
+        return chosen
+    }
 
     /// Whether `path` is on tmpfs or ramfs (`statfs` magic numbers of linux/magic.h).
     static func isInMemory(_ path: String) -> Bool {
