@@ -6,27 +6,14 @@ import HubPrimitives
 /// Session identifiers: 128 bits from the system's secure generator, base64url without
 /// padding (22 characters), so they are unguessable and safe in URLs and headers.
 public enum SessionIdentifier {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// A new random identifier.
     public static func make() -> String {
         let (high, low) = SecureRandom.next128()
-        // Written straight into the string's storage (one allocation, no validation pass).
-        return String(unsafeUninitializedCapacity: 22) { text in
-            alphabet.withUnsafeBufferPointer { alphabet in
-                // 128 bits as 21 full 6-bit groups plus 2 remaining bits.
-                var bitsLeft = 128
-                var value = (high, low)
-                var written = 0
-                while bitsLeft > 0 {
-                    let take = min(6, bitsLeft)
-                    let index = Int(value.0 >> (64 - UInt64(take)))
-                    text[written] = alphabet[index << (6 - take)]
-                    written += 1
-                    value = (value.0 << UInt64(take) | value.1 >> (64 - UInt64(take)), value.1 << UInt64(take))
-                    bitsLeft -= take
-                }
-                return written
+        // The 16 bytes, most significant first, as base64url straight into the string's storage.
+        return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { raw in
+            String(unsafeUninitializedCapacity: Base64URL.encodedCount(16)) { text in
+                raw.withMemoryRebound(to: UInt8.self) { Base64URL.write($0, into: text, at: 0) }
             }
         }
     }
