@@ -6,7 +6,8 @@
 # method of the third pass in docs/PERFORMANCE.md.
 #
 #   Benchmarks/bench/cpu-per-request.sh ROUNDS URL@PID[,PID...] [URL@PID...]
-#   BENCH_GZIP=0 to send no Accept-Encoding: gzip.
+#   BENCH_GZIP=0 to send no Accept-Encoding: gzip; BENCH_THREADS and BENCH_CONNS for another
+#   client shape than wrk's 2 threads and 32 connections.
 # Prints per URL the median req/s and the median microseconds of server CPU per request (all,
 # then user time alone: the part the server's own code decides; system time is mostly the
 # loopback TCP stack, which a sender pays for its receiver too).
@@ -20,7 +21,7 @@ header=(-H 'Accept-Encoding: gzip')
 declare -A cpu usr rate
 for _ in $(seq "$rounds"); do
     for spec in "$@"; do
-        read -r r _ c u _ < <(measure_run 2 32 2 "${spec%@*}" "${spec##*@}" - "${header[@]}")
+        read -r r _ c u _ < <(measure_run "${BENCH_THREADS:-2}" "${BENCH_CONNS:-32}" 2 "${spec%@*}" "${spec##*@}" - "${header[@]}")
         cpu[$spec]="${cpu[$spec]:-} $c"
         usr[$spec]="${usr[$spec]:-} $u"
         rate[$spec]="${rate[$spec]:-} $r"

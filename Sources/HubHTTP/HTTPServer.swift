@@ -4,9 +4,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// The HTTP/1.1 server: one edge-triggered `epoll` event loop per core (at least two), a
-/// listening socket on the first loop that deals new connections to the loops in turn, and one
-/// ``Connection`` per client that lives on its loop.
+/// The HTTP/1.1 server: one edge-triggered `epoll` event loop per core (at least two), one
+/// listening socket that the loops accept from (by default a loop that is idle takes a new
+/// connection: ``HTTPServerConfiguration/Balancing``), and one ``Connection`` per client that
+/// lives on the loop that accepted it.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: router)
@@ -29,7 +30,7 @@ public final class HTTPServer: Sendable {
 
     private struct State {
         var loops: [EventLoop] = []
-        var listener: Listener?
+        var listeners: [Listener] = []
         var port = 0
         var started = false
     }
@@ -82,12 +83,12 @@ public final class HTTPServer: Sendable {
             Syscall.close(bound.fd)
             throw error
         }
-        let listener = Listener(fd: bound.fd, loops: loops, core: core)
+        let listeners = Listener.make(fd: bound.fd, loops: loops, balancing: configuration.balancing, core: core)
         let alreadyStarted = state.withLock { state -> Bool in
             if state.started { return true }
             state.started = true
             state.loops = loops
-            state.listener = listener
+            state.listeners = listeners
             state.port = bound.port
             return false
         }
@@ -96,19 +97,19 @@ public final class HTTPServer: Sendable {
             Syscall.close(bound.fd)
             throw SocketError(call: "start", errno: EALREADY)
         }
-        loops[0].execute { listener.start() }
+        for listener in listeners { listener.start() }
     }
 
     deinit {
         // Dropped without shutdown(): stop accepting; each loop exits once its connections have
         // closed on their own.
-        let (listener, loops) = state.withLock { state in
-            let taken = (state.listener, state.loops)
-            state.listener = nil
+        let (listeners, loops) = state.withLock { state in
+            let taken = (state.listeners, state.loops)
+            state.listeners = []
             state.loops = []
             return taken
         }
-        if let listener, let first = loops.first { first.execute { listener.close() } }
+        for listener in listeners { listener.close() }
         for loop in loops { loop.stop() }
     }
 
@@ -116,14 +117,14 @@ public final class HTTPServer: Sendable {
     /// `Connection: close`); idle connections get `timeouts.drainIdle` for a request already on
     /// its way; everything still open after `timeouts.drain` is closed. The loops then stop.
     public func shutdown() async {
-        let (listener, loops) = state.withLock { state in
-            let taken = (state.listener, state.loops)
-            state.listener = nil
+        let (listeners, loops) = state.withLock { state in
+            let taken = (state.listeners, state.loops)
+            state.listeners = []
             state.loops = []
             return taken
         }
         let connections = core.beginDraining()
-        if let listener, let first = loops.first { first.execute { listener.close() } }
+        for listener in listeners { listener.close() }
         for connection in connections { connection.beginDrain() }
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.timeouts.drain

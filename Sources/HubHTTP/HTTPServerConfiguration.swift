@@ -96,6 +96,21 @@ public struct HTTPServerConfiguration: Sendable {
     public var sseHeartbeat: Duration = .seconds(15)
     /// The listen backlog.
     public var backlog: Int32 = 256
+    /// Which event loop a new connection goes to (it stays there until it closes).
+    public var balancing = Balancing.idleLoopFirst
+
+    /// How new connections are spread over the event loops.
+    public enum Balancing: String, Sendable, Hashable, CaseIterable {
+        /// A loop waiting for work accepts it (every loop watches the listening socket with
+        /// `EPOLLEXCLUSIVE`, as nginx's workers do); a busy loop takes none. Light load gathers
+        /// on few loops, which wake less often, and a loop held up by a slow handler strands no
+        /// new client. Long-lived connections opened while the server is quiet can gather on one
+        /// loop (many event-stream listeners, say); `roundRobin` spreads those evenly.
+        case idleLoopFirst = "idle-first"
+        /// The first loop accepts and deals the connections to the loops in turn: the same
+        /// number on each, however busy each is.
+        case roundRobin = "round-robin"
+    }
 
     public init(
         host: String = "0.0.0.0", port: Int = 8080, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(),

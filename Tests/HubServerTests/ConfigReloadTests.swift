@@ -1,5 +1,6 @@
 import Foundation
 import HubEngine
+import HubHTTP
 import HubServer
 import HubTestSupport
 import Testing
@@ -151,14 +152,17 @@ struct ConfigReloadTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withHub(directory: directory, transport: .socket) { client, app in
             try Self.save("""
-                { "host": "127.0.0.1", "port": 1, "timeouts": { "drainSeconds": 1, "operationSeconds": 7 },
+                { "host": "127.0.0.1", "port": 1, "connectionBalancing": "round-robin",
+                  "timeouts": { "drainSeconds": 1, "operationSeconds": 7 },
                   "log": { "level": "error" }, "limits": { "bodyBytes": 10 } }
                 """, to: directory + "/server.json")
             let result = await app.reloadConfiguration(trigger: "test")
             #expect(result.succeeded)
             #expect(result.restartRequired.contains("port"))
             #expect(result.restartRequired.contains("limits"))
+            #expect(result.restartRequired.contains("connectionBalancing"))
             #expect(app.configuration.settings.port == 0)
+            #expect(app.configuration.settings.connectionBalancing == .idleLoopFirst)
             #expect(app.configuration.settings.limits.bodyBytes == 1_048_576)
             #expect(app.configuration.settings.timeouts.operationSeconds == 7, "applied live")
             // A changed operation deadline changes every feature's chain.

@@ -1,50 +1,81 @@
 import CEpoll
 
-/// The listening socket, registered (level-triggered) on the first event loop: it accepts and
-/// deals the new connections to the loops in turn.
+/// The listening socket on one event loop.
+///
+/// With ``HTTPServerConfiguration/Balancing/idleLoopFirst`` every loop has a `Listener` of its
+/// own on the one socket, registered with `EPOLLEXCLUSIVE`: the kernel wakes one loop that is
+/// waiting in `epoll_wait` for a new connection (the first registered that is idle), skips the
+/// loops that are busy, and the loop that accepts keeps the connection. Under light load the
+/// connections gather on few loops, which then wake less often; under heavy load they go to
+/// whichever loop has time; a loop held up by a slow handler takes none. With
+/// ``HTTPServerConfiguration/Balancing/roundRobin`` there is one `Listener`, on the first loop,
+/// that deals each new connection to the next loop in turn.
 ///
 /// `@unchecked Sendable` is safe because its mutable state (`next`, `closed`, `paused`) is
 /// touched only on `loop`'s thread: events and timers run there, and ``start()`` and
 /// ``close()`` are called through ``EventLoop/execute(_:)``.
 final class Listener: EventLoopHandler, @unchecked Sendable {
-    let fd: Int32
+    private let socket: ListeningSocket
     private let loop: EventLoop
     private let loops: [EventLoop]
+    private let exclusive: Bool
     private let core: ServerCore
     private var next = 0
     private var closed = false
     private var paused = false
 
-    init(fd: Int32, loops: [EventLoop], core: ServerCore) {
-        self.fd = fd
-        self.loop = loops[0]
+    /// A listener on `loop` that deals its connections to `loops` in turn (`[loop]`: keeps
+    /// them); `exclusive` registers it with `EPOLLEXCLUSIVE` (one of several loops on `socket`).
+    init(socket: ListeningSocket, loop: EventLoop, dealingTo loops: [EventLoop], exclusive: Bool, core: ServerCore) {
+        self.socket = socket
+        self.loop = loop
         self.loops = loops
+        self.exclusive = exclusive
         self.core = core
     }
 
-    /// Starts accepting; on the first loop's thread.
-    func start() {
+    /// The listeners on the listening socket `fd` that `balancing` asks for (each closes on
+    /// its own loop; the last closes `fd`).
+    static func make(
+        fd: Int32, loops: [EventLoop], balancing: HTTPServerConfiguration.Balancing, core: ServerCore
+    ) -> [Listener] {
+        switch balancing {
+        case .idleLoopFirst:
+            let socket = ListeningSocket(fd: fd, holders: loops.count)
+            return loops.map { Listener(socket: socket, loop: $0, dealingTo: [$0], exclusive: true, core: core) }
+        case .roundRobin:
+            let socket = ListeningSocket(fd: fd, holders: 1)
+            return [Listener(socket: socket, loop: loops[0], dealingTo: loops, exclusive: false, core: core)]
+        }
+    }
+
+    /// Starts accepting and closes: each on its own loop's thread.
+    func start() { loop.execute { [self] in listen() } }
+    func close() { loop.execute { [self] in stopListening() } }
+
+    private var events: UInt32 { EPOLLIN.rawValue | (exclusive ? EPOLLEXCLUSIVE.rawValue : 0) }
+
+    private func listen() {
         guard !closed else { return }
-        if !loop.register(fd, self, events: EPOLLIN.rawValue) {
+        if !loop.register(socket.fd, self, events: events) {
             // Only with the kernel out of memory; retry rather than never accept.
             pause()
         }
     }
 
-    /// Stops accepting and closes the socket; on the first loop's thread.
-    func close() {
+    private func stopListening() {
         guard !closed else { return }
         closed = true
-        if !paused { loop.deregister(fd, closing: true) }
-        Syscall.close(fd)
+        if !paused { loop.deregister(socket.fd, closing: false) }
+        socket.release()
     }
 
     func handleEvents(_ events: UInt32) {
         guard !closed, !paused else { return }
         // Up to 16 per turn, for fairness with the connections on this loop; level-triggered,
-        // so the rest raise the event again.
+        // so the rest raise the event again (on this loop, or on another that is idle).
         for _ in 0..<16 {
-            switch Syscall.accept(fd) {
+            switch Syscall.accept(socket.fd) {
             case .accepted(let client, let address):
                 let target = loops[next % loops.count]
                 next &+= 1
@@ -57,6 +88,7 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
                     target.execute { connection.start() }
                 }
             case .wouldBlock:
+                // Another loop took it first (idleLoopFirst), or the backlog is empty.
                 return
             case .failed:
                 // EMFILE, ENFILE, ENOBUFS...: stop accepting briefly rather than spin.
@@ -69,10 +101,10 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
     private func pause() {
         guard !paused, !closed else { return }
         paused = true
-        loop.deregister(fd, closing: false)
+        loop.deregister(socket.fd, closing: false)
         loop.schedule(at: MonotonicClock.now &+ 100_000_000) { [self] in
             paused = false
-            start()
+            listen()
         }
     }
 

@@ -6,11 +6,12 @@ import HubUpstream
 /// upstream client's and the engine's. Durations are seconds (or milliseconds, for the
 /// `upstream` keys) in the file and `Duration`s in the modules.
 extension ServerSettings {
-    /// Listen address, request limits, connection timeouts and gzip of the HTTP server.
+    /// Listen address, connection balancing, request limits, connection timeouts and gzip of the HTTP server.
     var httpConfiguration: HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port
+        configuration.balancing = connectionBalancing
         configuration.limits.requestLineBytes = limits.requestLineBytes
         configuration.limits.headerBytes = limits.headerBytes
         configuration.limits.headerCount = limits.headerCount

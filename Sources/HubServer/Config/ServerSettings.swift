@@ -113,6 +113,8 @@ public struct ServerSettings: Sendable, Equatable {
 
     public var host = httpDefaults.host
     public var port = httpDefaults.port
+    /// Which event loop takes a new connection (``HTTPServerConfiguration/Balancing``).
+    public var connectionBalancing = httpDefaults.balancing
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var sessions = Sessions()
@@ -172,7 +174,7 @@ public struct ServerSettings: Sendable, Equatable {
         reader.checkKeys(
             root, at: "$",
             known: [
-                "host", "port", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
+                "host", "port", "connectionBalancing", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
                 "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "debug", "state",
             ])
         if let debug = reader.object(root["debug"], at: "$.debug") {
@@ -190,6 +192,11 @@ public struct ServerSettings: Sendable, Equatable {
         }
         if let host = reader.string(root, "host", at: "$") { self.host = host }
         if let port = reader.int(root, "port", at: "$", range: 0...65535) { self.port = port }
+        if let value = reader.string(root, "connectionBalancing", at: "$") {
+            if let balancing = HTTPServerConfiguration.Balancing(rawValue: value) { connectionBalancing = balancing } else {
+                reader.error("$.connectionBalancing", "must be idle-first or round-robin")
+            }
+        }
         if let flag = reader.bool(root, "allowToggleOverride", at: "$") { allowToggleOverride = flag }
 
         if let limits = reader.object(root["limits"], at: "$.limits") {

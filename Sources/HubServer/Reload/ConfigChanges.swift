@@ -77,6 +77,7 @@ extension ServerSettings {
         var keys: [String] = []
         if live.host != new.host { keys.append("host") }
         if live.port != new.port { keys.append("port") }
+        if live.connectionBalancing != new.connectionBalancing { keys.append("connectionBalancing") }
         if live.limits != new.limits { keys.append("limits") }
         if live.timeouts != new.timeouts { keys.append("timeouts") }
         if live.sessions != new.sessions { keys.append("sessions") }
