@@ -316,6 +316,12 @@ SERVER = root(
     {
         "host": text("Listen address (HUB_HOST and serve --host override it).", "0.0.0.0"),
         "port": integer(0, 65535, "Listen port; 0 picks a free one (HUB_PORT and serve --port override it).", 8080),
+        "connectionBalancing": enum(
+            ["idle-first", "round-robin"],
+            "Which event loop takes a new connection: idle-first, a loop waiting for work (as nginx's workers do; "
+            "light load gathers on few loops, and a loop held up by a slow handler takes no new client); "
+            "round-robin, each loop in turn (the same number of connections on each, for many long-lived event "
+            "streams opened at once). Needs a restart.", "idle-first"),
         "limits": LIMITS,
         "timeouts": TIMEOUTS,
         "sessions": SESSIONS,
