@@ -1,4 +1,7 @@
 import CEpoll
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The listening socket on one event loop.
 ///
@@ -18,7 +21,9 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
     private let socket: ListeningSocket
     private let loop: EventLoop
     private let loops: [EventLoop]
-    private let exclusive: Bool
+    /// Registered with `EPOLLEXCLUSIVE` (false after a kernel refused it: every loop is then
+    /// woken for a new connection and one wins the `accept`).
+    private var exclusive: Bool
     private let core: ServerCore
     private var next = 0
     private var closed = false
@@ -57,10 +62,14 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
 
     private func listen() {
         guard !closed else { return }
-        if !loop.register(socket.fd, self, events: events) {
-            // Only with the kernel out of memory; retry rather than never accept.
-            pause()
+        if loop.register(socket.fd, self, events: events) { return }
+        if exclusive, errno == EINVAL {
+            // A kernel before 4.5 (or a sandbox) without EPOLLEXCLUSIVE: plain registration.
+            exclusive = false
+            if loop.register(socket.fd, self, events: events) { return }
         }
+        // Only with the kernel out of memory; retry rather than never accept.
+        pause()
     }
 
     private func stopListening() {
