@@ -43,8 +43,10 @@ cp -r "$REPO_DIR/Config" "$config"
 #   timeouts.idleSeconds: no idle connection is closed during the run (streamSeconds stays 600:
 #     every listener carries its lifetime timer, as in production; the run is shorter);
 #   state.backend memory: the action figures measure the server, not this disk's fsync.
+#   connectionBalancing: SCALE_BALANCING (default idle-first, the server's default; round-robin
+#     spreads the listeners evenly over the event loops).
 cat >"$config/server.json" <<JSON
-{ "host": "127.0.0.1", "port": 8080,
+{ "host": "127.0.0.1", "port": 8080, "connectionBalancing": "${SCALE_BALANCING:-idle-first}",
   "limits": { "connections": $connections, "sseStreams": $(( listeners + 100 )),
               "sseStreamsPerClient": $(( listeners + 100 )), "sseListenersPerSession": ${SCALE_PER_SESSION:-$listeners},
               "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 } },
