@@ -28,3 +28,11 @@ func bindLoopbackSocket(listening backlog: Int32?, port: Int = 0, sharingPort: B
     }
     return (fd, address)
 }
+
+/// Whether a socket could listen on 127.0.0.1:`port` now (bound and released at once): false
+/// while another socket still listens there.
+public func loopbackPortIsFree(_ port: Int) -> Bool {
+    guard let (fd, _) = try? bindLoopbackSocket(listening: 1, port: port) else { return false }
+    close(fd)
+    return true
+}

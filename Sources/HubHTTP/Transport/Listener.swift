@@ -14,9 +14,9 @@ import Glibc
 /// ``HTTPServerConfiguration/Balancing/roundRobin`` there is one `Listener`, on the first loop,
 /// that deals each new connection to the next loop in turn.
 ///
-/// `@unchecked Sendable` is safe because its mutable state (`next`, `closed`, `paused`) is
-/// touched only on `loop`'s thread: events and timers run there, and ``start()`` and
-/// ``close()`` are called through ``EventLoop/execute(_:)``.
+/// `@unchecked Sendable` is safe because its mutable state (`next`, `exclusive`, `closed`,
+/// `paused`) is touched only on `loop`'s thread: events and timers run there, and ``start()``
+/// and ``close()`` hand their work to it with ``EventLoop/execute(_:)``.
 final class Listener: EventLoopHandler, @unchecked Sendable {
     private let socket: ListeningSocket
     private let loop: EventLoop
@@ -54,8 +54,10 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    /// Starts accepting and closes: each on its own loop's thread.
+    /// Starts accepting, on the listener's loop.
     func start() { loop.execute { [self] in listen() } }
+
+    /// Stops accepting, on the listener's loop; the last listener to stop closes the socket.
     func close() { loop.execute { [self] in stopListening() } }
 
     private var events: UInt32 { EPOLLIN.rawValue | (exclusive ? EPOLLEXCLUSIVE.rawValue : 0) }
