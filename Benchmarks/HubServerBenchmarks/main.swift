@@ -92,3 +92,36 @@ let opened = application.upstreamStatistics.connectionsOpened - before
 let requests = application.upstreamStatistics.requestsStarted - requestsBefore
 print("1000 concurrent views (\(requests) upstream requests) in \(String(format: "%.0f", milliseconds(clock.now - start))) ms: \(opened) upstream connections opened (cap 32), \(failures) failed")
 await upstream.shutdown()
+
+// 3. The request path in memory: `GET /view` through the whole responder stack (middleware,
+//    router, view endpoint, engine, representation) by `respond(to:)`, without sockets or the
+//    parser, on one thread. A 2 KB static view under the default `"reload": "always"`, held
+//    (`?session=`) and memoized (`?uri=`). The fastest of 7 batches of 50,000 requests (the least disturbed by the rest of the machine). This is the
+//    user-space work the socket benchmarks (`make bench-matrix`) cannot isolate from the kernel.
+let items = (0..<24).map { #"{"id":"row-\#($0)","text":{"title":"Row \#($0)","subtitle":"A row of the benchmark view"}}"# }
+try """
+    { "id": "static", "title": "Static", "match": { "root": "hub:static" },
+      "operations": [ { "kind": "static", "json": { "body": [\(items.joined(separator: ","))] } } ] }
+    """.write(toFile: directory + "/features/static.json", atomically: true, encoding: .utf8)
+let inMemory = try HubApplication.load(directory: directory, environment: [:])
+let opening = await inMemory.respond(to: HTTPRequest(method: .get, target: "/view?uri=hub:static"))
+guard opening.status == .ok, let token = opening.headers["Hub-Session"], let bytes = opening.body.bytes else {
+    fatalError("the benchmark view did not load: \(opening.status)")
+}
+func nanosecondsPerRequest(_ target: String) async -> Double {
+    var request = HTTPRequest(method: .get, target: target)
+    request.headers.add(name: "Host", value: "127.0.0.1")
+    var batches: [Double] = []
+    for _ in 0..<7 {
+        let start = clock.now
+        for _ in 0..<50_000 {
+            let response = await inMemory.respond(to: request)
+            precondition(response.status == .ok)
+        }
+        batches.append((clock.now - start) / .nanoseconds(1) / 50_000)
+    }
+    return batches.min()!
+}
+let held = await nanosecondsPerRequest("/view?session=\(token)")
+let memoized = await nanosecondsPerRequest("/view?uri=hub:static")
+print("request path in memory (\(bytes.count)-byte view, reload always): held ?session= \(String(format: "%.0f", held)) ns, memoized ?uri= \(String(format: "%.0f", memoized)) ns per request")

@@ -1,5 +1,6 @@
 @testable import HubEngine
 import HubModel
+import HubSync
 import Testing
 
 /// `ViewEngine.loadHeld`: a load of a held session that its reload policy answers without a
@@ -101,5 +102,45 @@ struct HeldLoadTests {
         #expect(settled.answer(Self.request()) == nil)
         engine.endSession(session.id)
         #expect(await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved() == nil)
+    }
+}
+
+/// A request's trace comes from its ``RequestTrace`` (the server's request context), read only
+/// when an operation asks for it.
+@Suite("Request trace")
+struct RequestTraceSourceTests {
+    final class Source: RequestTrace {
+        let reads = Locked(0)
+        let parent: String
+        init(_ parent: String) { self.parent = parent }
+        var trace: (parent: String?, state: String?) {
+            reads.withLock { $0 += 1 }
+            return (parent, "vendor=1")
+        }
+    }
+
+    @Test("header() reads traceparent and tracestate from the trace source, other names from the headers")
+    func headerReadsTheSource() {
+        let source = Source("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        let request = ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Probe", "1"), ("traceparent", "client's")], trace: source)
+        #expect(request.header("X-Probe") == "1")
+        #expect(source.reads.withLock { $0 } == 0, "reading another header does not make the trace")
+        #expect(request.header("TraceParent") == source.parent, "the server's span, not a header of that name")
+        #expect(request.header("tracestate") == "vendor=1")
+        #expect(request.with(viewURI: "hub:other").header("traceparent") == source.parent)
+        #expect(ViewRequest(viewURI: EngineFixture.uri, headers: [("traceparent", "t")]).header("traceparent") == "t")
+    }
+
+    @Test("an operation that asks gets the trace of the request that ran it; a request the settled view answers makes none")
+    func operationsReadTheTrace() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        let first = Source("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        _ = await engine.loadHeld(session.token.encoded) { _ in ViewRequest(viewURI: EngineFixture.uri, trace: first) }.resolved()
+        let second = Source("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b8-01")
+        _ = await engine.loadHeld(session.token.encoded) { _ in ViewRequest(viewURI: EngineFixture.uri, trace: second) }.resolved()
+        #expect(second.reads.withLock { $0 } == 0, "answered by the settled view: no trace made")
+        _ = await session.reschedule(operationAt: 0)
+        #expect(a.lastCall?.context.request.header("traceparent") == first.parent)
     }
 }

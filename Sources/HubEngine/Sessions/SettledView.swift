@@ -52,7 +52,7 @@ final class SettledView: Sendable {
     /// arriving later must go to the session, whose answer may differ). Made by the first load
     /// of another request or by ``retire()``, whichever comes first (``latestRecord``): a held
     /// session's settled view that is only loaded the same way, as most are, carries none.
-    private let latest = AtomicLazyReference<Locked<(request: ViewRequest?, retired: Bool)>>()
+    private let latest = WriteOnceReference<Locked<(request: ViewRequest?, retired: Bool)>>()
     /// Mirrors of `latest` read without its lock: a load whose request is the baseline's again
     /// (a client polling with the same headers) records nothing while no other request was.
     private let retiredFlag = Atomic<Bool>(false)

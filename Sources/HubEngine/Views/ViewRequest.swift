@@ -5,8 +5,12 @@ import HubPrimitives
 public struct ViewRequest: Sendable {
     /// The view URI as the client sent it (query and fragment included).
     public let viewURI: String
-    /// Request headers the engine passes on, in order, names as received.
+    /// Request headers the engine passes on, in order, names as received. The trace context
+    /// (`traceparent`, `tracestate`) is not among them: it is ``trace``'s, and ``header(_:)``
+    /// reads it from there.
     public let headers: [(name: String, value: String)]
+    /// This request's W3C trace context, made when first read; nil when the caller gave none.
+    public let trace: (any RequestTrace)?
     /// Connectivity the client reported (default online).
     public let connectivity: Connectivity
     /// Preferred languages from `Accept-Language`, most preferred first.
@@ -18,19 +22,26 @@ public struct ViewRequest: Sendable {
 
     public init(
         viewURI: String, headers: [(name: String, value: String)] = [], connectivity: Connectivity = .online,
-        languages: [String] = [], client: String? = nil, clientComponents: Set<ComponentIdentifier>? = nil
+        languages: [String] = [], client: String? = nil, clientComponents: Set<ComponentIdentifier>? = nil,
+        trace: (any RequestTrace)? = nil
     ) {
         self.viewURI = viewURI
         self.headers = headers
+        self.trace = trace
         self.connectivity = connectivity
         self.languages = languages
         self.client = client
         self.clientComponents = clientComponents
     }
 
-    /// The first value of a header, compared case-insensitively.
+    /// The first value of a header, compared case-insensitively; `traceparent` and `tracestate`
+    /// come from ``trace`` when there is one (reading them may start the trace).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.asciiCaseInsensitiveEquals(name) }?.value
+        if let trace, name.utf8.count >= 10 {
+            if name.asciiCaseInsensitiveEquals("traceparent") { return trace.trace.parent }
+            if name.asciiCaseInsensitiveEquals("tracestate") { return trace.trace.state }
+        }
+        return headers.first { $0.name.asciiCaseInsensitiveEquals(name) }?.value
     }
 
     /// The view URI without its query and fragment.
@@ -44,10 +55,10 @@ public struct ViewRequest: Sendable {
         queryItems.first { $0.name == name }?.value
     }
 
-    /// A copy for another view URI (the same client, headers and connectivity).
+    /// A copy for another view URI (the same client, headers, trace and connectivity).
     public func with(viewURI: String) -> ViewRequest {
         ViewRequest(
             viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
-            clientComponents: clientComponents)
+            clientComponents: clientComponents, trace: trace)
     }
 }

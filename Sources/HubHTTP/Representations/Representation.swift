@@ -1,4 +1,4 @@
-import Synchronization
+import HubSync
 
 /// A response body prepared ahead of the request: its bytes, their strong ETag, and its gzip
 /// encoding, made on first use and kept for every later response that carries the same object.
@@ -20,7 +20,7 @@ public final class Representation: Sendable {
     public let encodedETag: String
     /// Unset until first asked; then the gzip bytes, or nil bytes when gzip was not smaller.
     /// Written once and read without a lock (every gzip response of a shared view reads it).
-    private let gzipped = AtomicLazyReference<Encoded>()
+    private let gzipped = WriteOnceReference<Encoded>()
 
     /// An encoding made once (``gzipped``).
     private final class Encoded: Sendable {

@@ -1,3 +1,4 @@
+import HubSync
 import Synchronization
 
 /// Fixed bytes shared by many responses (a representation's identity or gzip encoding), which
@@ -10,7 +11,7 @@ public final class SharedBytes: Sendable {
     /// The content.
     public let bytes: [UInt8]
     private let sends = Atomic<Int>(0)
-    private let mirror = AtomicLazyReference<BodyFile>()
+    private let mirror = WriteOnceReference<BodyFile>()
 
     /// Bytes to be sent by many responses.
     public init(_ bytes: [UInt8]) {

@@ -19,6 +19,8 @@ public final class RequestContext: Sendable {
         var parameters: [String: String] = [:]
         var traceParent: String?
         var traceState: String?
+        /// Makes ``traceParent`` on its first read, for a request that starts a new trace.
+        var makeTraceParent: (@Sendable () -> String)?
     }
 
     /// Inline (`Mutex`, not a `Locked` box): a context is made per request, and the box was one
@@ -44,17 +46,42 @@ public final class RequestContext: Sendable {
 
     /// The request's W3C trace context as this server's span (a `traceparent` value), set by
     /// the middleware that accepts or starts the trace; nil when none did.
-    public var traceParent: String? { learned.withLock { $0.traceParent } }
+    public var traceParent: String? { trace.parent }
 
     /// ``traceParent`` and the vendor `tracestate` that goes with it (kept only with a valid
-    /// incoming `traceparent`), read together.
-    public var trace: (parent: String?, state: String?) { learned.withLock { ($0.traceParent, $0.traceState) } }
+    /// incoming `traceparent`), read together. A trace begun with ``startTrace(_:)`` is made
+    /// here on the first read, and every later read sees the same one.
+    public var trace: (parent: String?, state: String?) {
+        let (parent, state, make) = learned.withLock { ($0.traceParent, $0.traceState, $0.makeTraceParent) }
+        guard parent == nil, let make else { return (parent, state) }
+        // Made outside the lock (it draws random bits behind a lock of its own); when two
+        // threads race here, the first one stored is the trace.
+        let made = make()
+        return learned.withLock {
+            if $0.traceParent == nil { $0.traceParent = made }
+            $0.makeTraceParent = nil
+            return ($0.traceParent, $0.traceState)
+        }
+    }
 
     /// Sets the trace context (``trace``).
     public func setTrace(parent: String?, state: String?) {
         learned.withLock {
             $0.traceParent = parent
             $0.traceState = state
+            $0.makeTraceParent = nil
+        }
+    }
+
+    /// Starts a new trace for this request without making it yet: `make` writes its
+    /// `traceparent` when ``trace`` is first read. Most requests never read it (a held view
+    /// that fetches nothing and writes no log line), and a new trace costs random bits and a
+    /// string.
+    public func startTrace(_ make: @escaping @Sendable () -> String) {
+        learned.withLock {
+            $0.traceParent = nil
+            $0.traceState = nil
+            $0.makeTraceParent = make
         }
     }
 

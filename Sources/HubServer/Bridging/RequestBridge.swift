@@ -9,18 +9,18 @@ struct RequestBridge: Sendable {
     let retained: RetainedHeaders
 
     /// What the engine reads of `request` for `viewURI`; `components`: the request's
-    /// `Hub-Components`, read once by the endpoint (``ClientComponents``). The trace headers are
-    /// this server's span from `context` (``TraceContextMiddleware``), not the client's.
+    /// `Hub-Components`, read once by the endpoint (``ClientComponents``). The request's trace is
+    /// `context`'s, this server's span (``TraceContextMiddleware``), not the client's headers.
     func viewRequest(
         viewURI: String, from request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) -> ViewRequest {
         let connectivity: Connectivity =
             request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
-            viewURI: viewURI, headers: retained.filter(request.headers, trace: context), connectivity: connectivity,
+            viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
             languages: Self.languages(request.headers["Accept-Language"]),
             client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
-            clientComponents: components?.identifiers)
+            clientComponents: components?.identifiers, trace: context)
     }
 
     /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most

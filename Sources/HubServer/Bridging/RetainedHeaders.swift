@@ -34,7 +34,7 @@ struct RetainedHeaders: Sendable {
     let names: Set<String>
 
     init(names: Set<String>) {
-        // The W3C trace context crosses as this server's span (``filter(_:trace:)``), never the client's.
+        // The W3C trace context crosses as this server's span (``RequestTrace``), never the client's.
         self.names = Set(names.map { $0.lowercased() }).subtracting([TraceContext.parentHeader, TraceContext.stateHeader])
     }
 
@@ -68,12 +68,11 @@ struct RetainedHeaders: Sendable {
         self.init(names: names)
     }
 
-    /// The headers of `request` the engine keeps, in order, then the trace context of `trace`
-    /// (this server's span; the client's own `traceparent` and `tracestate` never cross).
-    func filter(_ headers: HTTPHeaders, trace: RequestContext) -> [(name: String, value: String)] {
+    /// The headers of `request` the engine keeps, in order. The trace context is not among
+    /// them: the engine reads this server's span from the request's ``RequestTrace``, and the
+    /// client's own `traceparent` and `tracestate` never cross.
+    func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
-        // One allocation: room for every field that may be kept and the two trace fields.
-        kept.reserveCapacity(min(headers.count, Self.maximumHeaders) + 2)
         var totalBytes = 0
         for (name, value) in headers {
             guard kept.count < Self.maximumHeaders else { break }
@@ -81,13 +80,10 @@ struct RetainedHeaders: Sendable {
             guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes,
                 Self.isServerHeader(name) || (!names.isEmpty && names.contains(Self.asciiLowercased(name)))
             else { continue }
+            // One allocation, at the first field kept (none when nothing is kept).
+            if kept.isEmpty { kept.reserveCapacity(min(headers.count, Self.maximumHeaders)) }
             totalBytes += valueBytes
             kept.append((name, value))
-        }
-        let (traceParent, traceState) = trace.trace
-        if let traceParent {
-            kept.append((TraceContext.parentHeader, traceParent))
-            if let traceState { kept.append((TraceContext.stateHeader, traceState)) }
         }
         return kept
     }

@@ -1,3 +1,4 @@
+import HubEngine
 import HubHTTP
 
 /// Accepts or starts the request's W3C trace (``TraceContext``): records this server's span and
@@ -11,17 +12,22 @@ struct TraceContextMiddleware: HTTPMiddleware {
     }
 
     /// Records this server's span on the context. Kept in the context, not written into the
-    /// request (no copy of it per request): the bridge gives the engine this server's span in
-    /// place of the client's headers.
+    /// request (no copy of it per request): the bridge gives the engine the context as the
+    /// request's ``RequestTrace`` in place of the client's headers.
     private func begin(_ request: HTTPRequest, _ context: RequestContext) {
         if let clientParent = request.headers[TraceContext.parentHeader] {
             let trace = TraceContext(traceParent: clientParent, traceState: request.headers[TraceContext.stateHeader])
             context.setTrace(parent: trace.traceParent, state: trace.state)
         } else {
-            context.setTrace(parent: TraceContext.newTraceParent(), state: nil)
+            // Made when first read (a fetch or a log line): most held-view requests never do.
+            context.startTrace(TraceContext.newTraceParent)
         }
     }
 }
+
+/// The engine reads a request's trace from its context (``RequestContext/trace``), which makes a
+/// new trace only when first read.
+extension RequestContext: RequestTrace {}
 
 extension TraceContext {
     /// The trace id of a `traceparent` value this server wrote (nil when there is none).

@@ -1,9 +1,8 @@
 import HubEngine
 import HubMetrics
 import HubModel
-import HubUpstream
 import HubSync
-import Synchronization
+import HubUpstream
 
 /// `remote`: fetches JSON from an upstream through libcurl and merges it into the builder
 /// (a view object, or a list of body components), with the operation's or the feature's
@@ -48,7 +47,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     let settings: Settings
     /// Loads started by `prepare`, by URL; made by the first `prepare` (an operation made only
     /// for its memo key, by every memoized `GET /view?uri=`, never allocates it).
-    private let prefetches = AtomicLazyReference<Locked<[String: Task<Loaded, any Error>]>>()
+    private let prefetches = WriteOnceReference<Locked<[String: Task<Loaded, any Error>]>>()
 
     private var prefetched: Locked<[String: Task<Loaded, any Error>]> {
         prefetches.load() ?? prefetches.storeIfNil(Locked([:]))

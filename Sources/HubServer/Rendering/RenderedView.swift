@@ -2,7 +2,6 @@ import HubEngine
 import HubHTTP
 import HubMetrics
 import HubSync
-import Synchronization
 
 /// One view model's wire form: its ``Representation`` (JSON bytes, strong ETag, gzip made on
 /// first use), the `Server-Timing` headers of the timings it was last sent with, and its
@@ -16,7 +15,7 @@ final class RenderedView: Sendable {
     private let timingHeaders = Locked<[(timings: [OperationTiming], header: String)]>([])
     /// The first timings' header, written once and read without a lock: the list nearly every
     /// response of this view carries (a held session's, or the memo's).
-    private let firstTimingHeader = AtomicLazyReference<TimingHeader>()
+    private let firstTimingHeader = WriteOnceReference<TimingHeader>()
 
     private final class TimingHeader: Sendable {
         let timings: [OperationTiming]
@@ -28,7 +27,7 @@ final class RenderedView: Sendable {
     }
 
     /// The `event: view` of this view, once made.
-    private let viewEventOnce = AtomicLazyReference<EncodedServerSentEvent>()
+    private let viewEventOnce = WriteOnceReference<EncodedServerSentEvent>()
     /// Held while the event is made, so that it is made once: only listeners of this very view
     /// wait here, and only while the first one encodes it.
     private let viewEventMaking = Locked(())
