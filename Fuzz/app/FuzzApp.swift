@@ -127,12 +127,12 @@ private func exchange(_ bytes: [UInt8]) async {
                 answered += 1
                 await encode(
                     error.response, method: request.method, version: request.version, keepAlive: request.keepAlive,
-                    requestId: RequestID.make(for: request))
+                    requestId: RequestID.value(for: request))
                 guard request.keepAlive else { return }
                 continue
             }
         } catch {
-            await encode(error.response, method: .get, version: .http1_1, keepAlive: false, requestId: RequestID.generate())
+            await encode(error.response, method: .get, version: .http1_1, keepAlive: false, requestId: RequestID.next())
             return
         }
         answered += 1
@@ -146,13 +146,13 @@ private func exchange(_ bytes: [UInt8]) async {
         if let value = response.headers["ETag"] { etag = value }
         await encode(
             response, method: request.method, version: request.version, keepAlive: request.keepAlive,
-            requestId: RequestID.make(for: request))
+            requestId: RequestID.value(for: request))
         guard request.keepAlive else { return }
     }
 }
 
 /// Encodes `response` as `Connection.send` does and checks the result.
-private func encode(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: String) async {
+private func encode(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: RequestID.Value) async {
     guard (100...599).contains(response.status.code) else { fatalError("fuzz-app: status \(response.status.code)") }
     let noBody = response.status.forbidsBody
     switch response.body {

@@ -85,11 +85,29 @@ import Testing
         }
     }
 
+    @Test func aGeneratedRequestIdIsWrittenAsItsText() {
+        for value in [RequestID.Value.generated(0), .generated(0x1a), .generated(.max), RequestID.next()] {
+            let head = ResponseEncoder.head(
+                status: .ok, headers: [:], framing: .length(0), keepAlive: true, version: .http1_1, requestId: value)
+            let text = String(decoding: head, as: UTF8.self)
+            #expect(text.contains("\r\nX-Request-Id: \(value.text)\r\n"), "\(text)")
+            let parts = value.text.split(separator: "-")
+            #expect(parts.count == 2 && parts[0].utf8.count == 16, "\(value.text)")
+        }
+        #expect(RequestID.Value.generated(0x1a).text.hasSuffix("-1a"))
+        #expect(RequestID.Value.generated(0).text.hasSuffix("-0"))
+        #expect(RequestID.Value.generated(.max).text.hasSuffix("-ffffffffffffffff"))
+        // Text is written as it is, sanitized as any field value.
+        let given = ResponseEncoder.head(
+            status: .ok, headers: [:], framing: .length(0), keepAlive: true, version: .http1_1, requestId: .text("a\r\nb"))
+        #expect(String(decoding: given, as: UTF8.self).contains("\r\nX-Request-Id: a  b\r\n"))
+    }
+
     @Test func headEncodesStatusCodesAndLengthsInDecimal() {
         for (code, length) in [(200, 0), (404, 9), (503, 1_234_567), (999, Int(Int32.max))] {
             let head = ResponseEncoder.head(
                 status: HTTPStatus(code: code), headers: [:], framing: .length(length), keepAlive: false,
-                version: .http1_1, requestId: "id")
+                version: .http1_1, requestId: .text("id"))
             let text = String(decoding: head, as: UTF8.self)
             #expect(text.hasPrefix("HTTP/1.1 \(code) "))
             #expect(text.contains("\r\nContent-Length: \(length)\r\n"))

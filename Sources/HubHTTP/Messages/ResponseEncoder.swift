@@ -14,7 +14,7 @@ enum ResponseEncoder {
 
     static func head(
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, keepAlive: Bool,
-        version: HTTPVersion, requestId: String?
+        version: HTTPVersion, requestId: RequestID.Value?
     ) -> [UInt8] {
         let capacity = Self.capacity(status: status, headers: headers, requestId: requestId)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
@@ -29,7 +29,7 @@ enum ResponseEncoder {
     /// into its loop's buffer and copies only what the socket does not take at once.
     static func withHead<Result>(
         status: HTTPStatus, headers: HTTPHeaders, framing: Framing, keepAlive: Bool,
-        version: HTTPVersion, requestId: String?, scratch: UnsafeMutableBufferPointer<UInt8>?,
+        version: HTTPVersion, requestId: RequestID.Value?, scratch: UnsafeMutableBufferPointer<UInt8>?,
         _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result {
         let capacity = Self.capacity(status: status, headers: headers, requestId: requestId)
@@ -48,8 +48,8 @@ enum ResponseEncoder {
     /// An upper bound of the head's size, so it is written without a capacity check per byte:
     /// the fields as given (name, ": ", value, CRLF), the reason phrase and request id, and at
     /// most `fixedBytes` for the rest.
-    private static func capacity(status: HTTPStatus, headers: HTTPHeaders, requestId: String?) -> Int {
-        var capacity = Self.fixedBytes + status.reasonPhrase.utf8.count + (requestId?.utf8.count ?? 0)
+    private static func capacity(status: HTTPStatus, headers: HTTPHeaders, requestId: RequestID.Value?) -> Int {
+        var capacity = Self.fixedBytes + status.reasonPhrase.utf8.count + (requestId?.utf8Count ?? 0)
         headers.forEachField { name, value in capacity += name.utf8.count + value.utf8.count + 4 }
         return capacity
     }
@@ -58,7 +58,7 @@ enum ResponseEncoder {
     /// returns its length.
     private static func encode(
         into base: UnsafeMutablePointer<UInt8>, capacity: Int, status: HTTPStatus, headers: HTTPHeaders,
-        framing: Framing, keepAlive: Bool, version: HTTPVersion, requestId: String?
+        framing: Framing, keepAlive: Bool, version: HTTPVersion, requestId: RequestID.Value?
     ) -> Int {
         let date = DateCache.shared.current
         var writer = HeadWriter(base: base, capacity: capacity)
@@ -91,7 +91,7 @@ enum ResponseEncoder {
         }
         if let requestId, !hasRequestId {
             writer.append("X-Request-Id: ")
-            writer.appendSanitized(requestId)
+            requestId.write(into: &writer)
             writer.appendCRLF()
         }
         // Every response: a browser never second-guesses a declared Content-Type (JSON, problems,

@@ -6,8 +6,11 @@ import Synchronization
 /// middleware that wraps the router, after `next.respond` returns (for example a metrics
 /// middleware labelling by route template). The mutable part sits behind a lock.
 public final class RequestContext: Sendable {
-    /// The request id: the client's sane `X-Request-Id`, or a generated one.
-    public let requestId: String
+    /// The request id: the client's sane `X-Request-Id`, or a generated one (its text made on
+    /// each read: the response head writes ``requestIdentifier`` without it).
+    public var requestId: String { requestIdentifier.text }
+    /// The request id as the head writes it.
+    public let requestIdentifier: RequestID.Value
     /// When the request was complete and handed to the responder.
     public let startTime: ContinuousClock.Instant
     /// The peer's IP address, when known.
@@ -27,15 +30,20 @@ public final class RequestContext: Sendable {
     /// allocation and two generic-metadata lookups more each time.
     private let learned = Mutex(Learned())
 
-    public init(requestId: String, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
-        self.requestId = requestId
+    public convenience init(requestId: String, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
+        self.init(requestIdentifier: .text(requestId), remoteAddress: remoteAddress, startTime: startTime)
+    }
+
+    /// A context whose request id is `requestIdentifier` (``RequestID/value(for:)``).
+    public init(requestIdentifier: RequestID.Value, remoteAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
+        self.requestIdentifier = requestIdentifier
         self.remoteAddress = remoteAddress
         self.startTime = startTime
     }
 
     /// A context for `request`: echoes its `X-Request-Id` when sane, else generates one.
     public convenience init(for request: HTTPRequest) {
-        self.init(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
+        self.init(requestIdentifier: RequestID.value(for: request), remoteAddress: request.remoteAddress)
     }
 
     /// The matched route's template, for example `/items/{id}`; nil before routing or when none matched.

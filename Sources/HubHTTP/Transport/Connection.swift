@@ -24,7 +24,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         let method: HTTPMethod
         let version: HTTPVersion
         let keepAlive: Bool
-        let requestId: String
+        let requestId: RequestID.Value
     }
 
     let fd: Int32
@@ -239,7 +239,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         guard !closed, !inFlight, !lingering else { return }
         inFlight = true
         setDeadline(.none, nil)
-        send(error.response, method: .get, version: .http1_1, keepAlive: false, requestId: RequestID.generate())
+        send(error.response, method: .get, version: .http1_1, keepAlive: false, requestId: RequestID.next())
     }
 
     // MARK: - Responding
@@ -255,7 +255,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         let keepAlive = request.keepAlive && requestsServed < configuration.limits.maxRequestsPerConnection && !draining
         let method = request.method
         let version = request.version
-        let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: remoteAddress)
+        let context = RequestContext(requestIdentifier: RequestID.value(for: request), remoteAddress: remoteAddress)
         let answer: HTTPAnswer = if let rejection { .now(rejection.response) } else { core.answer(to: request, context: context) }
         switch answer {
         case .now(let response):
@@ -263,7 +263,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
             // a task's would be: the responses of a batch's requests go out together and the loop
             // polls less often (writing each at once doubled the epoll_wait calls per request:
             // docs/PERFORMANCE.md). The connection is the job (``runOnLoop()``): no closure.
-            let ready = ReadyResponse(response: response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+            let ready = ReadyResponse(response: response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestIdentifier)
             readyResponse = ready
             if !loop.executeLater(self) {
                 readyResponse = nil
@@ -275,7 +275,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
             Task(executorPreference: loop) { [self] in
                 let response = (try? await work()) ?? HTTPError.internalError.response
                 onLoop { [self] in
-                    send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestId)
+                    send(response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestIdentifier)
                 }
             }
         }
@@ -292,7 +292,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         send(ready.response, method: ready.method, version: ready.version, keepAlive: ready.keepAlive, requestId: ready.requestId)
     }
 
-    func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: String) {
+    func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestId: RequestID.Value) {
         assertInLoop()
         guard !closed else { return }
         let keepAlive = keepAlive && !draining

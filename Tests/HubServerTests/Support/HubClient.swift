@@ -87,13 +87,13 @@ struct HubClient: Sendable {
                 throw HarnessError("the request bytes are incomplete")
             }
         } catch let error as HTTPParseError {
-            return encode(error.response, method: .get, version: .http1_1, requestID: RequestID.generate())
+            return encode(error.response, method: .get, version: .http1_1, requestID: RequestID.next())
         }
-        return encode(response, method: request.method, version: request.version, requestID: RequestID.make(for: request))
+        return encode(response, method: request.method, version: request.version, requestID: RequestID.value(for: request))
     }
 
     /// The bytes a connection sends for `response` to a `Connection: close` request.
-    private static func encode(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, requestID: String) -> [UInt8] {
+    private static func encode(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, requestID: RequestID.Value) -> [UInt8] {
         guard let body = response.body.bytes else {
             preconditionFailure("a streamed response (\(response.status.code)) needs a socket hub: withHub(..., transport: .socket)")
         }
