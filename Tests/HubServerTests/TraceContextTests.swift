@@ -105,6 +105,34 @@ struct TraceContextTests {
         }
     }
 
+    @Test("over a socket, a generated X-Request-Id is the request_id of the request's log line; an insane one is replaced, a sane one echoed")
+    func requestIdInHeadAndLog() async throws {
+        try await withUpstream(Self.routes) { upstream in
+            try await Self.withLoggedHub(upstream: upstream.base, access: #"{ "mode": "all" }"#) { client, lines in
+                let generated = try await client.get("/health")
+                let insane = try await client.get("/health", headers: [("X-Request-Id", "two words")])
+                let tooLong = try await client.get("/health", headers: [("X-Request-Id", String(repeating: "a", count: 129))])
+                let sane = try await client.get("/health", headers: [("X-Request-Id", "client-7")])
+                #expect(sane.header("X-Request-Id") == "client-7")
+                var ids: [String] = []
+                for response in [generated, insane, tooLong] {
+                    let id = try #require(response.header("X-Request-Id"))
+                    // The process's 16 hex digits, '-', the counter in hex.
+                    let parts = id.split(separator: "-")
+                    #expect(parts.count == 2 && parts[0].utf8.count == 16 && !parts[1].isEmpty, "\(id)")
+                    #expect(id.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }, "\(id)")
+                    ids.append(id)
+                }
+                #expect(Set(ids).count == 3)
+                for id in ids + ["client-7"] {
+                    #expect(await eventually {
+                        lines.withLock { $0 }.contains { $0.contains(#""msg":"request""#) && $0.contains(#""request_id":"\#(id)""#) }
+                    }, "the log line names the id the head carried: \(id)")
+                }
+            }
+        }
+    }
+
     @Test("log.access: errors (slow too), sampled, off, all")
     func accessModes() async throws {
         try await withUpstream(Self.routes) { upstream in
