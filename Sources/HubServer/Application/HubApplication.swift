@@ -204,7 +204,7 @@ public final class HubApplication: Sendable {
     /// let response = await app.respond(to: HTTPRequest(method: .get, target: "/view?uri=hub:home"))
     /// ```
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        let context = RequestContext(requestId: RequestID.make(for: request), remoteAddress: request.remoteAddress)
+        let context = RequestContext(for: request)
         var response = await responder.response(to: request, context: context)
         // What a connection writes into every response head.
         if !response.headers.contains(RequestID.headerName) {
