@@ -3,44 +3,49 @@ import HubPrimitives
 /// The request line, header fields, message framing and chunk sizes of ``RequestParser``
 /// (RFC 9112 sections 3, 5, 6 and 7.1).
 extension RequestParser {
-    /// request-line = method SP request-target SP HTTP-version (RFC 9112 section 3).
-    mutating func parseRequestLine(_ line: ArraySlice<UInt8>) throws(HTTPParseError) {
-        guard let firstSpace = line.firstIndex(of: 0x20) else {
+    /// What the request line says.
+    struct RequestLine {
+        var method: HTTPMethod
+        var target: [UInt8]
+        var version: HTTPVersion
+    }
+
+    /// request-line = method SP request-target SP HTTP-version (RFC 9112 section 3), read in
+    /// place from the parser's buffer.
+    static func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> RequestLine {
+        guard let firstSpace = ByteScan.index(of: 0x20, in: line, from: 0) else {
             throw .bad("invalid_request_line", "The request line is malformed.")
         }
-        let methodBytes = line[line.startIndex..<firstSpace]
-        guard !methodBytes.isEmpty, methodBytes.allSatisfy(Self.isTokenByte) else {
+        let methodBytes = UnsafeBufferPointer(rebasing: line[..<firstSpace])
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
             throw .bad("invalid_method", "The request method is not a valid token.")
         }
-        let rest = line[(firstSpace + 1)...]
-        guard let secondSpace = rest.firstIndex(of: 0x20) else {
+        guard let secondSpace = ByteScan.index(of: 0x20, in: line, from: firstSpace + 1) else {
             throw .bad("invalid_request_line", "The request line is malformed.")
         }
-        let targetBytes = rest[rest.startIndex..<secondSpace]
-        let versionBytes = rest[(secondSpace + 1)...]
-        guard !targetBytes.isEmpty, targetBytes.withUnsafeBytes(ByteScan.isVisibleASCII) else {
+        let targetBytes = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<secondSpace])
+        guard !targetBytes.isEmpty, ByteScan.isVisibleASCII(UnsafeRawBufferPointer(targetBytes)) else {
             throw .bad("invalid_target", "The request target is empty or has invalid characters.")
         }
-        version = try Self.parseVersion(versionBytes)
-        method = Self.knownMethod(methodBytes) ?? HTTPMethod(String(decoding: methodBytes, as: UTF8.self))
+        let version = try parseVersion(UnsafeBufferPointer(rebasing: line[(secondSpace + 1)...]))
+        let method = knownMethod(methodBytes) ?? HTTPMethod(String(decoding: methodBytes, as: UTF8.self))
         if method == .connect {
             throw HTTPParseError(.notImplemented, "method_not_implemented", "CONNECT is not supported.")
         }
-        let isAsterisk = targetBytes.count == 1 && targetBytes.first == UInt8(ascii: "*")
+        let isAsterisk = targetBytes.count == 1 && targetBytes[0] == UInt8(ascii: "*")
         if isAsterisk && method != .options {
             throw .bad("invalid_target", "The asterisk-form target is only valid for OPTIONS.")
         }
-        target = Array(targetBytes)
+        return RequestLine(method: method, target: Array(targetBytes), version: version)
     }
 
-    private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        let start = bytes.startIndex
+    private static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPVersion {
         // "HTTP/" compared byte by byte (no array of the prefix per request).
-        guard bytes.count == 8, bytes[start] == UInt8(ascii: "H"), bytes[start + 1] == UInt8(ascii: "T"),
-              bytes[start + 2] == UInt8(ascii: "T"), bytes[start + 3] == UInt8(ascii: "P"), bytes[start + 4] == UInt8(ascii: "/"),
-              let major = RequestTarget.hexValue(bytes[bytes.startIndex + 5]), major <= 9,
-              bytes[bytes.startIndex + 6] == UInt8(ascii: "."),
-              let minor = RequestTarget.hexValue(bytes[bytes.startIndex + 7]), minor <= 9
+        guard bytes.count == 8, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"),
+              bytes[2] == UInt8(ascii: "T"), bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/"),
+              let major = RequestTarget.hexValue(bytes[5]), major <= 9,
+              bytes[6] == UInt8(ascii: "."),
+              let minor = RequestTarget.hexValue(bytes[7]), minor <= 9
         else {
             throw .bad("invalid_version", "The HTTP version is malformed.")
         }
@@ -50,14 +55,16 @@ extension RequestParser {
         return minor == 0 ? .http1_0 : .http1_1
     }
 
-    private static func knownMethod(_ bytes: ArraySlice<UInt8>) -> HTTPMethod? {
+    /// The methods the server routes, recognised without making a string.
+    private static func knownMethod(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPMethod? {
         switch bytes.count {
         case 3:
-            if bytes.elementsEqual("GET".utf8) { return .get }
-            if bytes.elementsEqual("PUT".utf8) { return .put }
+            if bytes[0] == UInt8(ascii: "G"), bytes[1] == UInt8(ascii: "E"), bytes[2] == UInt8(ascii: "T") { return .get }
+            if bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "U"), bytes[2] == UInt8(ascii: "T") { return .put }
         case 4:
-            if bytes.elementsEqual("POST".utf8) { return .post }
-            if bytes.elementsEqual("HEAD".utf8) { return .head }
+            let word = UnsafeRawBufferPointer(bytes).loadUnaligned(as: UInt32.self)
+            if word == Self.word("POST") { return .post }
+            if word == Self.word("HEAD") { return .head }
         case 6:
             if bytes.elementsEqual("DELETE".utf8) { return .delete }
         default:
@@ -66,28 +73,33 @@ extension RequestParser {
         return nil
     }
 
-    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 section 5).
-    func parseField(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
-        let first = line[line.startIndex]
+    /// Four ASCII bytes as the word an unaligned load of them gives (little- or big-endian alike).
+    private static func word(_ text: StaticString) -> UInt32 {
+        text.withUTF8Buffer { UnsafeRawBufferPointer($0).loadUnaligned(as: UInt32.self) }
+    }
+
+    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 section 5), read in place.
+    static func parseField(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
+        let first = line[0]
         if first == 0x20 || first == 0x09 {
             // RFC 9112 section 5.2: obs-fold is rejected with 400.
             throw .bad("obs_fold", "Header line folding (obs-fold) is not allowed.")
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+        guard let colon = ByteScan.index(of: UInt8(ascii: ":"), in: line, from: 0) else {
             throw .bad("invalid_header", "A header line has no colon.")
         }
-        let name = line[line.startIndex..<colon]
+        let name = UnsafeBufferPointer(rebasing: line[..<colon])
         // RFC 9112 section 5.1: no whitespace between the field name and the colon.
-        guard !name.isEmpty, name.allSatisfy(Self.isTokenByte) else {
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
             throw .bad("invalid_header_name", "A header field name is empty or has invalid characters.")
         }
         var valueStart = colon + 1
-        var valueEnd = line.endIndex
+        var valueEnd = line.count
         while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let value = line[valueStart..<valueEnd]
+        let value = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
         // field-value: VCHAR, SP, HTAB and obs-text; CR, LF, NUL and other controls are invalid (section 5.5).
-        for byte in value where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+        guard ByteScan.isFieldValue(UnsafeRawBufferPointer(value)) else {
             throw .bad("invalid_header_value", "A header field value has invalid characters.")
         }
         return (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
@@ -184,7 +196,7 @@ extension RequestParser {
     }
 
     /// chunk-size [ chunk-ext ] (RFC 9112 section 7.1); extensions are ignored.
-    func parseChunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
+    static func parseChunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
         var size = 0
         var index = line.startIndex
         while index < line.endIndex, let digit = RequestTarget.hexValue(line[index]) {

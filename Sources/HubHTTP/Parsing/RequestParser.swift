@@ -119,7 +119,12 @@ struct RequestParser {
                 guard let line = try nextLine(maxBytes: limits.requestLineBytes, tooLong: .requestLineTooLong) else {
                     return .needMoreData
                 }
-                try parseRequestLine(line)
+                let requestLine = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+                    try Self.parseRequestLine(UnsafeBufferPointer(rebasing: bytes[line]))
+                }
+                method = requestLine.method
+                version = requestLine.version
+                target = requestLine.target
                 state = .headers
             case .headers:
                 guard let line = try nextLine(maxBytes: limits.headerBytes - headerBytes, tooLong: .headersTooLarge) else {
@@ -130,9 +135,12 @@ struct RequestParser {
                     if let result = try headersComplete() { return result }
                 } else {
                     guard headers.count < limits.headerCount else { throw .tooManyHeaders }
+                    let field = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+                        try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line]))
+                    }
                     // One allocation for a typical request's fields instead of a growth per doubling.
                     if headers.isEmpty { headers.reserveCapacity(Self.typicalHeaderCount) }
-                    headers.append(try parseField(line))
+                    headers.append(field)
                 }
             case .fixedBody(let remaining):
                 let available = min(remaining, buffer.count - readIndex)
@@ -152,7 +160,7 @@ struct RequestParser {
                 guard let line = try nextLine(maxBytes: max(64, limits.headerBytes - headerBytes), tooLong: .headersTooLarge) else {
                     return .needMoreData
                 }
-                let size = try parseChunkSize(line)
+                let size = try Self.parseChunkSize(buffer[line])
                 headerBytes += max(0, line.count - 16)
                 if size == 0 {
                     state = .trailers
@@ -187,14 +195,16 @@ struct RequestParser {
                 if line.isEmpty { return finish() }
                 trailerCount += 1
                 guard headers.count + trailerCount <= limits.headerCount else { throw .tooManyHeaders }
-                _ = try parseField(line)
+                _ = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+                    try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line]))
+                }
             }
         }
     }
 
-    /// The next CRLF-terminated line (without the CRLF), or nil when incomplete.
-    /// A bare LF is an error (RFC 9112 section 2.2 lets a server reject it; DESIGN.md does).
-    mutating func nextLine(maxBytes: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> ArraySlice<UInt8>? {
+    /// Where the next CRLF-terminated line is in ``buffer`` (without the CRLF), or nil when
+    /// incomplete. A bare LF is an error (RFC 9112 section 2.2 lets a server reject it; DESIGN.md does).
+    mutating func nextLine(maxBytes: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> Range<Int>? {
         let lineFeed: Int? = buffer.withUnsafeBufferPointer { bytes in
             guard scanIndex < bytes.count, let base = bytes.baseAddress,
                   let found = memchr(base + scanIndex, 0x0A, bytes.count - scanIndex)
@@ -210,7 +220,7 @@ struct RequestParser {
             throw .bad("bare_lf", "A line ends with a bare LF.")
         }
         if lineFeed - 1 - readIndex > maxBytes { throw tooLong }
-        let line = buffer[readIndex..<lineFeed - 1]
+        let line = readIndex..<lineFeed - 1
         readIndex = lineFeed + 1
         scanIndex = readIndex
         return line

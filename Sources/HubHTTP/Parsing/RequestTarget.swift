@@ -23,15 +23,13 @@ struct RequestTarget: Sendable {
             start = schemeEnd
             while start < bytes.count, bytes[start] != UInt8(ascii: "/"), bytes[start] != UInt8(ascii: "?") { start += 1 }
         }
-        var pathEnd = start
-        while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?") { pathEnd += 1 }
+        let pathEnd = ByteScan.index(of: UInt8(ascii: "?"), in: bytes, from: start) ?? bytes.count
         var path = try decode(bytes, start, pathEnd, code: "invalid_path", what: "path")
         if path.isEmpty { path = "/" }
         var query: [(name: String, value: String)] = []
         var index = pathEnd + 1
         while index < bytes.count {
-            var end = index
-            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            let end = ByteScan.index(of: UInt8(ascii: "&"), in: bytes, from: index) ?? bytes.count
             if end > index {
                 var equals = index
                 while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }

@@ -1,0 +1,24 @@
+/// The request parser in memory, for `make bench-server` (`HubServerBenchmarks`): no socket, no
+/// responder. Not an API for serving: an app never needs it, so it is behind `@_spi(Benchmarks)`.
+@_spi(Benchmarks)
+public enum RequestParsingBenchmark {
+    /// Feeds `bytes` (one or more whole requests) to a parser `times` times, as a connection
+    /// feeds what it reads, and parses every request; returns how many were parsed, or nil when
+    /// any of them failed.
+    public static func parse(_ bytes: [UInt8], times: Int, limits: HTTPServerConfiguration.Limits = .init()) -> Int? {
+        var parser = RequestParser(limits: limits, remoteAddress: "127.0.0.1")
+        var parsed = 0
+        for _ in 0..<times {
+            parser.append(bytes)
+            while true {
+                switch try? parser.parse() {
+                case .request?: parsed += 1
+                case .needMoreData?: break
+                case .expectContinue?, .rejected?, nil: return nil
+                }
+                if parser.bufferedByteCount == 0 { break }
+            }
+        }
+        return parsed
+    }
+}
