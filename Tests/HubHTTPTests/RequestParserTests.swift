@@ -53,6 +53,37 @@ import Testing
         }
     }
 
+    @Test("framing field names in any case frame the request; names one byte away do not")
+    func framingFieldNamesInAnyCase() throws {
+        let mixed = parseAll("POST /m HTTP/1.1\r\nhOsT: h\r\ncOnTeNt-LeNgTh: 3\r\n\r\nabcGET /n HTTP/1.1\r\nHOST: h\r\n\r\n")
+        #expect(mixed.error == nil)
+        #expect(mixed.requests.map(\.path) == ["/m", "/n"])
+        #expect(mixed.requests.first?.body == Array("abc".utf8))
+        #expect(errorOf("GET / HTTP/1.1\r\nHost: h\r\nHOST: h\r\n\r\n")?.code == "duplicate_host")
+        #expect(errorOf("POST / HTTP/1.1\r\nHost: h\r\nCONTENT-LENGTH: 1\r\ncontent-length: 1\r\n\r\na")?.code == "duplicate_content_length")
+        #expect(errorOf("POST / HTTP/1.1\r\nHost: h\r\nTRANSFER-ENCODING: gzip\r\n\r\n")?.code == "invalid_transfer_encoding")
+        #expect(errorOf("GET / HTTP/1.1\r\nHost: h\r\nEXPECT: nothing\r\n\r\n")?.status.code == 417)
+        #expect(errorOf("GET / HTTP/1.1\r\nHOST: a b\r\n\r\n")?.code == "invalid_host")
+        // Not framing fields: the body is not read, the next bytes are the next request line.
+        let near = parseAll("POST /a HTTP/1.1\r\nHost: h\r\nContent_Length: 3\r\nContent-Lengtx: 3\r\nHosts: x y\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(near.error == nil)
+        #expect(near.requests.map(\.path) == ["/a", "/b"])
+        #expect(near.requests.first?.headers["content_length"] == "3")
+        #expect(errorOf("GET / HTTP/1.1\r\nHosu: h\r\n\r\n")?.code == "missing_host")
+    }
+
+    @Test("the token and host byte classes are the grammar's, for every byte value")
+    func byteClassesMatchTheGrammar() {
+        let alphanumeric = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        let tchar = alphanumeric.union("!#$%&'*+-.^_`|~".utf8)
+        let host = alphanumeric.union("-._~!$&'()*+,;=:[]%".utf8)
+        for value in 0...255 {
+            let byte = UInt8(value)
+            #expect(RequestParser.isTokenByte(byte) == tchar.contains(byte), "token byte \(value)")
+            #expect(RequestParser.isHostByte(byte) == host.contains(byte), "host byte \(value)")
+        }
+    }
+
     @Test func transferEncodingCaseInsensitive() {
         let result = parseAll("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
         #expect(result.requests.first?.body == Array("abc".utf8))

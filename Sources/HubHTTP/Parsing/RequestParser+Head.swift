@@ -78,8 +78,11 @@ extension RequestParser {
         text.withUTF8Buffer { UnsafeRawBufferPointer($0).loadUnaligned(as: UInt32.self) }
     }
 
-    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 section 5), read in place.
-    static func parseField(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
+    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 section 5), read in place, and
+    /// the field's role in framing.
+    static func parseField(
+        _ line: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParseError) -> (field: HTTPHeaders.Field, role: FramingFields.Role) {
         let first = line[0]
         if first == 0x20 || first == 0x09 {
             // RFC 9112 section 5.2: obs-fold is rejected with 400.
@@ -102,67 +105,44 @@ extension RequestParser {
         guard ByteScan.isFieldValue(UnsafeRawBufferPointer(value)) else {
             throw .bad("invalid_header_value", "A header field value has invalid characters.")
         }
-        return (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        let field = (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        let role = FramingFields.Role(name: name)
+        if role == .host, !value.allSatisfy(isHostByte) { return (field, .invalidHost) }
+        return (field, role)
     }
 
     /// Applies the framing rules once the header section is complete.
     mutating func headersComplete() throws(HTTPParseError) -> Result? {
-        var hostCount = 0
-        var contentLengths: [Substring] = []
-        var transferCodings: [Substring] = []
-        var hasTransferEncoding = false
-        var expect: String?
-        // By index, the name's length first: only the four names read here are compared.
-        for index in headers.indices {
-            switch headers[index].name.utf8.count {
-            case 4 where headers[index].name.asciiCaseInsensitiveEquals("host"):
-                hostCount += 1
-                guard headers[index].value.utf8.allSatisfy(Self.isHostByte) else {
-                    throw .bad("invalid_host", "The Host header is not a valid host and port.")
-                }
-            case 14 where headers[index].name.asciiCaseInsensitiveEquals("content-length"):
-                contentLengths.append(Substring(headers[index].value))
-            case 17 where headers[index].name.asciiCaseInsensitiveEquals("transfer-encoding"):
-                hasTransferEncoding = true
-                for item in headers[index].value.split(separator: ",", omittingEmptySubsequences: true) {
-                    let coding = item.trimmingOWS()
-                    if !coding.isEmpty { transferCodings.append(coding) }
-                }
-            case 6 where headers[index].name.asciiCaseInsensitiveEquals("expect"):
-                expect = headers[index].value
-            default:
-                break
-            }
-        }
         // RFC 9112 section 3.2: HTTP/1.1 needs exactly one Host.
-        if version == .http1_1 && hostCount == 0 { throw .bad("missing_host", "An HTTP/1.1 request needs a Host header.") }
-        if hostCount > 1 { throw .bad("duplicate_host", "The request has more than one Host header.") }
+        if framing.invalidHost { throw .bad("invalid_host", "The Host header is not a valid host and port.") }
+        if version == .http1_1 && framing.hostCount == 0 { throw .bad("missing_host", "An HTTP/1.1 request needs a Host header.") }
+        if framing.hostCount > 1 { throw .bad("duplicate_host", "The request has more than one Host header.") }
 
         var chunked = false
         var length = 0
-        if hasTransferEncoding {
+        if framing.hasTransferEncoding {
             // RFC 9112 section 6.1 and 6.3: Transfer-Encoding with Content-Length, in HTTP/1.0, or
             // without chunked as the final coding is faulty framing.
-            if !contentLengths.isEmpty {
+            if framing.contentLengthCount > 0 {
                 throw .bad("ambiguous_framing", "The request has both Content-Length and Transfer-Encoding.")
             }
             if version == .http1_0 { throw .bad("invalid_transfer_encoding", "Transfer-Encoding is not allowed in HTTP/1.0.") }
-            guard let last = transferCodings.last, last.asciiCaseInsensitiveEquals("chunked") else {
+            guard let last = framing.transferCodings.last, last.asciiCaseInsensitiveEquals("chunked") else {
                 throw .bad("invalid_transfer_encoding", "The final transfer coding is not chunked.")
             }
-            for coding in transferCodings.dropLast() {
+            for coding in framing.transferCodings.dropLast() {
                 if coding.asciiCaseInsensitiveEquals("chunked") {
                     throw .bad("invalid_transfer_encoding", "chunked is applied more than once.")
                 }
                 throw HTTPParseError(.notImplemented, "transfer_coding_not_implemented", "Only the chunked transfer coding is supported.")
             }
             chunked = true
-        } else if !contentLengths.isEmpty {
+        } else if let contentLength = framing.contentLength {
             // RFC 9112 section 6.3: duplicate or invalid Content-Length is unrecoverable.
-            guard contentLengths.count == 1 else {
+            guard framing.contentLengthCount == 1 else {
                 throw .bad("duplicate_content_length", "The request has more than one Content-Length.")
             }
-            let digits = contentLengths[0].utf8
+            let digits = contentLength.utf8
             guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 throw .bad("invalid_content_length", "The Content-Length is not a valid number.")
             }
@@ -170,7 +150,7 @@ extension RequestParser {
             guard length <= limits.bodyBytes else { throw .bodyTooLarge }
         }
 
-        if let expect, version == .http1_1 {
+        if let expect = framing.expect, version == .http1_1 {
             guard expect.trimmingOWS().asciiCaseInsensitiveEquals("100-continue") else {
                 throw HTTPParseError(.expectationFailed, "expectation_failed", "Only Expect: 100-continue is supported.")
             }

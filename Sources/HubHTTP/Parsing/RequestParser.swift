@@ -53,6 +53,8 @@ struct RequestParser {
     var headers: [HTTPHeaders.Field] = []
     /// The fields reserved for when a request's first one arrives (browsers send 8 to 15).
     static let typicalHeaderCount = 12
+    /// What the fields read so far say about framing (checked when the header section ends).
+    var framing = FramingFields()
     var headerBytes = 0
     var body: [UInt8] = []
     var continuePending = false
@@ -135,12 +137,13 @@ struct RequestParser {
                     if let result = try headersComplete() { return result }
                 } else {
                     guard headers.count < limits.headerCount else { throw .tooManyHeaders }
-                    let field = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+                    let (field, role) = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
                         try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line]))
                     }
                     // One allocation for a typical request's fields instead of a growth per doubling.
                     if headers.isEmpty { headers.reserveCapacity(Self.typicalHeaderCount) }
                     headers.append(field)
+                    if role != .other { framing.note(role, value: field.value) }
                 }
             case .fixedBody(let remaining):
                 let available = min(remaining, buffer.count - readIndex)
@@ -196,7 +199,7 @@ struct RequestParser {
                 trailerCount += 1
                 guard headers.count + trailerCount <= limits.headerCount else { throw .tooManyHeaders }
                 _ = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
-                    try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line]))
+                    try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line])).field
                 }
             }
         }
@@ -243,6 +246,7 @@ struct RequestParser {
             version: version, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress
         )
         headers = []
+        framing = FramingFields()
         headerBytes = 0
         trailerCount = 0
         body = []
