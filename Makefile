@@ -197,7 +197,7 @@ bench-engine: deps
 bench-sync: deps
 	$(SWIFT) run -c release HubSyncBenchmarks
 
-## HubServer: three 100 ms remote operations per view, 1 000 views over one upstream host, GET /view through the whole responder stack in memory (release).
+## HubServer: three 100 ms remote operations per view, 1 000 views over one upstream host, GET /view through the whole responder stack in memory, the request parser in memory (release).
 bench-server: deps
 	$(SWIFT) run -c release HubServerBenchmarks
 

@@ -19,6 +19,33 @@ import Testing
         #expect(request.keepAlive)
     }
 
+    @Test("a parsed request keeps its target as sent when another field is set, and takes a new one")
+    func targetSurvivesChanges() throws {
+        let target = "/view?session=" + String(repeating: "t", count: 120) + "&uri=hub%3Ahome"
+        var request = try #require(parseAll("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n").requests.first)
+        let copy = request
+        request.headers.add(name: "X-Added", value: "1")
+        request.method = .head
+        #expect(request.target == target)
+        #expect(request.queryValues("uri") == ["hub:home"])
+        #expect(copy.target == target)
+        #expect(copy.headers["X-Added"] == nil)
+        #expect(copy.method == .get)
+        request.target = "/other"
+        #expect(request.target == "/other")
+        #expect(copy.target == target)
+        #expect(try #require(parseAll("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n").requests.first).target == "*")
+        // One parser, request after request: a long target, a short one, then a long one again,
+        // each exactly as sent, also when read byte by byte.
+        let long = "/a?" + String(repeating: "x", count: 1100)
+        let text = ["/a?\(String(repeating: "y", count: 200))", long, "/b", long, "/c?d=e"]
+            .map { "GET \($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined()
+        for chunk in [1, 5, 1000, .max] {
+            let parsed = parseAll(text, chunk: chunk)
+            #expect(parsed.requests.map(\.target) == ["/a?\(String(repeating: "y", count: 200))", long, "/b", long, "/c?d=e"])
+        }
+    }
+
     @Test func byteByByteEqualsWhole() {
         let text = "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: h\r\n\r\n"
         for chunk in [1, 2, 3, 7, 1000] {
