@@ -1,5 +1,5 @@
 import Testing
-@testable import HubHTTP
+@_spi(Benchmarks) @testable import HubHTTP
 
 @Suite struct RequestParserTests {
     @Test func simpleGetWithOrderedHeaders() throws {
@@ -44,6 +44,15 @@ import Testing
             let parsed = parseAll(text, chunk: chunk)
             #expect(parsed.requests.map(\.target) == ["/a?\(String(repeating: "y", count: 200))", long, "/b", long, "/c?d=e"])
         }
+    }
+
+    @Test("the parser benchmark's hook counts whole requests and stops at a partial one")
+    func benchmarkHookCountsWholeRequests() {
+        let pair = Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        #expect(RequestParsingBenchmark.parse(pair, times: 3) == 6)
+        // A request cut short waits for bytes that never come: not counted, and the hook returns.
+        #expect(RequestParsingBenchmark.parse(Array("GET /a HTTP/1.1\r\nHo".utf8), times: 1) == 0)
+        #expect(RequestParsingBenchmark.parse(Array("GET /a HTTP/1.1\r\n\r\n".utf8), times: 1) == nil)
     }
 
     @Test func byteByByteEqualsWhole() {

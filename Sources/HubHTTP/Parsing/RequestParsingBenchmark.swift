@@ -3,20 +3,19 @@
 @_spi(Benchmarks)
 public enum RequestParsingBenchmark {
     /// Feeds `bytes` (one or more whole requests) to a parser `times` times, as a connection
-    /// feeds what it reads, and parses every request; returns how many were parsed, or nil when
-    /// any of them failed.
+    /// feeds what it reads, and parses every complete request; returns how many were parsed, or
+    /// nil when any of them failed.
     public static func parse(_ bytes: [UInt8], times: Int, limits: HTTPServerConfiguration.Limits = .init()) -> Int? {
         var parser = RequestParser(limits: limits, remoteAddress: "127.0.0.1")
         var parsed = 0
         for _ in 0..<times {
             parser.append(bytes)
-            while true {
+            parsing: while true {
                 switch try? parser.parse() {
                 case .request?: parsed += 1
-                case .needMoreData?: break
+                case .needMoreData?: break parsing  // all parsed, or a partial request waits for more bytes
                 case .expectContinue?, .rejected?, nil: return nil
                 }
-                if parser.bufferedByteCount == 0 { break }
             }
         }
         return parsed
