@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// An incremental HTTP/1.1 request parser: a pure state machine over bytes, no I/O.
 ///
 /// Feed bytes with ``append(_:)`` and call ``parse()`` until it returns `.needMoreData`.
@@ -208,12 +204,7 @@ struct RequestParser {
     /// Where the next CRLF-terminated line is in ``buffer`` (without the CRLF), or nil when
     /// incomplete. A bare LF is an error (RFC 9112 section 2.2 lets a server reject it; DESIGN.md does).
     mutating func nextLine(maxBytes: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> Range<Int>? {
-        let lineFeed: Int? = buffer.withUnsafeBufferPointer { bytes in
-            guard scanIndex < bytes.count, let base = bytes.baseAddress,
-                  let found = memchr(base + scanIndex, 0x0A, bytes.count - scanIndex)
-            else { return nil }
-            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-        }
+        let lineFeed = buffer.withUnsafeBufferPointer { ByteScan.index(of: 0x0A, in: $0, from: scanIndex) }
         guard let lineFeed else {
             scanIndex = buffer.count
             if buffer.count - readIndex > maxBytes + 1 { throw tooLong }
