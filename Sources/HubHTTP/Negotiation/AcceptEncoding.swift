@@ -9,9 +9,10 @@ public enum AcceptEncoding {
     public static func prefersGzip(in headers: HTTPHeaders) -> Bool {
         var single: String?
         var count = 0
-        for field in headers.fields where field.name.utf8.count == 15 && field.name.asciiCaseInsensitiveEquals("Accept-Encoding") {
-            single = field.value
+        headers.forEachValue(named: "Accept-Encoding") { value in
+            single = value
             count += 1
+            return true
         }
         guard let single else { return false }
         if count == 1, let answer = withoutParameters(single) { return answer }

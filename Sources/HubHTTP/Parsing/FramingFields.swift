@@ -10,6 +10,10 @@ struct FramingFields {
         /// A `Host` field whose value is not `uri-host [":" port]`.
         case invalidHost
 
+        /// Whether ``FramingFields/note(_:value:)`` reads the field's value (the host roles
+        /// only count).
+        var readsValue: Bool { self == .contentLength || self == .transferEncoding || self == .expect }
+
         /// The role of the field named `name`, a validated token (so `| 0x20` lowercases a
         /// letter and leaves every other token byte that could match a lowercase name as it is).
         init(name: UnsafeBufferPointer<UInt8>) {

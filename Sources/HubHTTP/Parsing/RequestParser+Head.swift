@@ -82,33 +82,27 @@ extension RequestParser {
     /// the field's role in framing.
     static func parseField(
         _ line: UnsafeBufferPointer<UInt8>
-    ) throws(HTTPParseError) -> (field: HTTPHeaders.Field, role: FramingFields.Role) {
+    ) throws(HTTPParseError) -> (parts: FieldLine, role: FramingFields.Role) {
         let first = line[0]
         if first == 0x20 || first == 0x09 {
             // RFC 9112 section 5.2: obs-fold is rejected with 400.
             throw .bad("obs_fold", "Header line folding (obs-fold) is not allowed.")
         }
-        guard let colon = ByteScan.index(of: UInt8(ascii: ":"), in: line, from: 0) else {
-            throw .bad("invalid_header", "A header line has no colon.")
-        }
-        let name = UnsafeBufferPointer(rebasing: line[..<colon])
+        let parts = FieldLine(splitting: line)
+        guard parts.nameEnd < line.count else { throw .bad("invalid_header", "A header line has no colon.") }
+        let name = UnsafeBufferPointer(rebasing: line[..<parts.nameEnd])
         // RFC 9112 section 5.1: no whitespace between the field name and the colon.
         guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
             throw .bad("invalid_header_name", "A header field name is empty or has invalid characters.")
         }
-        var valueStart = colon + 1
-        var valueEnd = line.count
-        while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let value = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
+        let value = UnsafeBufferPointer(rebasing: line[parts.valueStart..<parts.valueEnd])
         // field-value: VCHAR, SP, HTAB and obs-text; CR, LF, NUL and other controls are invalid (section 5.5).
         guard ByteScan.isFieldValue(UnsafeRawBufferPointer(value)) else {
             throw .bad("invalid_header_value", "A header field value has invalid characters.")
         }
-        let field = (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         let role = FramingFields.Role(name: name)
-        if role == .host, !value.allSatisfy(isHostByte) { return (field, .invalidHost) }
-        return (field, role)
+        if role == .host, !value.allSatisfy(isHostByte) { return (parts, .invalidHost) }
+        return (parts, role)
     }
 
     /// Applies the framing rules once the header section is complete.
@@ -157,6 +151,10 @@ extension RequestParser {
             continuePending = chunked || length > 0
         }
 
+        // The field lines, from the first to the empty line that ends the section, copied once.
+        receivedFields = buffer.withUnsafeBufferPointer { bytes in
+            ReceivedFields(lines: UnsafeBufferPointer(rebasing: bytes[fieldsStart..<readIndex - 2]), count: fieldCount)
+        }
         // A target that does not decode is an error of this request only: framing is sound.
         do { decodedTarget = try RequestTarget.parse(target) } catch { targetError = error }
         body = []

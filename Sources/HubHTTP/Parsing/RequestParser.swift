@@ -46,9 +46,13 @@ struct RequestParser {
     var method = HTTPMethod.get
     var target: [UInt8] = []
     var version = HTTPVersion.http1_1
-    var headers: [HTTPHeaders.Field] = []
-    /// The fields reserved for when a request's first one arrives (browsers send 8 to 15).
-    static let typicalHeaderCount = 12
+    /// The header field lines read so far; they stay in ``buffer`` from ``fieldsStart`` until the
+    /// section ends, when they are copied once into ``receivedFields`` (no string per field).
+    var fieldCount = 0
+    /// Where the current request's first field line starts in ``buffer``.
+    var fieldsStart = 0
+    /// The finished header section, kept until the request (and its content) is complete.
+    var receivedFields: ReceivedFields?
     /// What the fields read so far say about framing (checked when the header section ends).
     var framing = FramingFields()
     var headerBytes = 0
@@ -83,14 +87,19 @@ struct RequestParser {
     }
 
     mutating func compact() {
-        guard readIndex > 0 else { return }
-        if readIndex == buffer.count {
+        // Inside the header section the field lines read so far are kept (they are copied out
+        // when it ends); the section is bounded by `limits.headerBytes`.
+        let consumed: Int
+        if case .headers = state { consumed = fieldsStart } else { consumed = readIndex }
+        guard consumed > 0 else { return }
+        if consumed == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 256 * 1024)
         } else {
-            buffer.removeSubrange(0..<readIndex)
+            buffer.removeSubrange(0..<consumed)
         }
-        scanIndex -= readIndex
-        readIndex = 0
+        scanIndex -= consumed
+        readIndex -= consumed
+        fieldsStart = max(0, fieldsStart - consumed)
     }
 
     /// Parses as far as the buffered bytes allow.
@@ -123,6 +132,7 @@ struct RequestParser {
                 method = requestLine.method
                 version = requestLine.version
                 target = requestLine.target
+                fieldsStart = readIndex
                 state = .headers
             case .headers:
                 guard let line = try nextLine(maxBytes: limits.headerBytes - headerBytes, tooLong: .headersTooLarge) else {
@@ -132,14 +142,14 @@ struct RequestParser {
                 if line.isEmpty {
                     if let result = try headersComplete() { return result }
                 } else {
-                    guard headers.count < limits.headerCount else { throw .tooManyHeaders }
-                    let (field, role) = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
-                        try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line]))
+                    guard fieldCount < limits.headerCount else { throw .tooManyHeaders }
+                    try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+                        let line = UnsafeBufferPointer(rebasing: bytes[line])
+                        let (parts, role) = try Self.parseField(line)
+                        // Only the framing fields' values are read now, as strings.
+                        if role != .other { framing.note(role, value: role.readsValue ? parts.value(of: line) : "") }
                     }
-                    // One allocation for a typical request's fields instead of a growth per doubling.
-                    if headers.isEmpty { headers.reserveCapacity(Self.typicalHeaderCount) }
-                    headers.append(field)
-                    if role != .other { framing.note(role, value: field.value) }
+                    fieldCount += 1
                 }
             case .fixedBody(let remaining):
                 let available = min(remaining, buffer.count - readIndex)
@@ -193,9 +203,9 @@ struct RequestParser {
                 headerBytes += line.count + 2
                 if line.isEmpty { return finish() }
                 trailerCount += 1
-                guard headers.count + trailerCount <= limits.headerCount else { throw .tooManyHeaders }
+                guard fieldCount + trailerCount <= limits.headerCount else { throw .tooManyHeaders }
                 _ = try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
-                    try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line])).field
+                    try Self.parseField(UnsafeBufferPointer(rebasing: bytes[line]))
                 }
             }
         }
@@ -234,9 +244,11 @@ struct RequestParser {
         let parts = decodedTarget ?? RequestTarget(path: "/", query: [])
         let request = HTTPRequest(
             method: method, targetBytes: target, path: parts.path, query: parts.query,
-            version: version, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress
+            version: version, headers: receivedFields.map(HTTPHeaders.init(received:)) ?? HTTPHeaders(), body: body,
+            remoteAddress: remoteAddress
         )
-        headers = []
+        receivedFields = nil
+        fieldCount = 0
         framing = FramingFields()
         headerBytes = 0
         trailerCount = 0

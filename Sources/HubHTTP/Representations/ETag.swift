@@ -31,11 +31,12 @@ public enum ETag {
     /// Whether `request` is a GET or HEAD whose `If-None-Match` matches `etag` (answer 304).
     public static func isNotModified(_ request: HTTPRequest, etag: String) -> Bool {
         guard request.method == .get || request.method == .head else { return false }
-        for field in request.headers.fields
-        where field.name.utf8.count == 13 && field.name.asciiCaseInsensitiveEquals("If-None-Match") && ifNoneMatch(field.value, matches: etag) {
-            return true
+        var matched = false
+        request.headers.forEachValue(named: "If-None-Match") { value in
+            matched = ifNoneMatch(value, matches: etag)
+            return !matched
         }
-        return false
+        return matched
     }
 
     private static func opaque(_ tag: Substring) -> Substring {

@@ -74,17 +74,19 @@ struct RetainedHeaders: Sendable {
     func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
         var totalBytes = 0
-        for (name, value) in headers {
-            guard kept.count < Self.maximumHeaders else { break }
-            let valueBytes = value.utf8.count
-            guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes,
+        // Names first: a value becomes a string only for a field that is kept by name.
+        headers.forEachField(lazily: { name, makeValue in
+            guard kept.count < Self.maximumHeaders,
                 Self.isServerHeader(name) || (!names.isEmpty && names.contains(Self.asciiLowercased(name)))
-            else { continue }
+            else { return }
+            let value = makeValue()
+            let valueBytes = value.utf8.count
+            guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes else { return }
             // One allocation, at the first field kept (none when nothing is kept).
             if kept.isEmpty { kept.reserveCapacity(min(headers.count, Self.maximumHeaders)) }
             totalBytes += valueBytes
             kept.append((name, value))
-        }
+        })
         return kept
     }
 

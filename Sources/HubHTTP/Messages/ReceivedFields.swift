@@ -1,0 +1,157 @@
+import HubPrimitives
+
+/// A request's header fields as the parser received them, read in place: the field lines'
+/// bytes and where each name and value lies, in one array (one allocation for the whole
+/// section). A name or value becomes a `String` only when it is read, so the fields nothing
+/// reads (a browser's `User-Agent`, `Accept`, `Cookie`, ...) cost no strings at all.
+///
+/// Layout of ``storage``: the field count (a `UInt32`), then per field four `UInt32` offsets into
+/// the array (name start, name end, value start, value end), then the field lines as received
+/// (each still ending in CRLF). The parser has already checked every line (RFC 9112 section 5),
+/// so a name is a token and a value has no CR, LF or other control byte.
+struct ReceivedFields: Sendable {
+    private let storage: [UInt8]
+
+    /// How many fields were received.
+    var count: Int {
+        storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self))) }
+    }
+
+    private static let countBytes = 4
+    private static let spanBytes = 16
+
+    /// The fields of `lines`: `count` field lines, each `name ":" OWS value OWS CRLF`, already
+    /// checked by the parser (``RequestParser/parseField(_:)``).
+    init(lines: UnsafeBufferPointer<UInt8>, count: Int) {
+        let tableBytes = Self.countBytes + count * Self.spanBytes
+        storage = [UInt8](unsafeUninitializedCapacity: tableBytes + lines.count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: UInt32(count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            if let base = lines.baseAddress, !lines.isEmpty {
+                raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: lines.count)
+            }
+            var lineStart = 0
+            for field in 0..<count {
+                let lineFeed = ByteScan.index(of: 0x0A, in: lines, from: lineStart) ?? lines.count
+                let line = UnsafeBufferPointer(rebasing: lines[lineStart..<lineFeed - 1])
+                let parts = FieldLine(splitting: line)
+                let start = tableBytes + lineStart
+                let entry = Self.countBytes + field * Self.spanBytes
+                raw.storeBytes(of: UInt32(start).littleEndian, toByteOffset: entry, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + parts.nameEnd).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + parts.valueStart).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + parts.valueEnd).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
+                lineStart = lineFeed + 1
+            }
+            initialized = tableBytes + lines.count
+        }
+    }
+
+    private static func count(in raw: UnsafeRawBufferPointer) -> Int {
+        Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
+    }
+
+    /// Where field `index`'s name and value lie in ``storage``.
+    private func span(_ index: Int, in raw: UnsafeRawBufferPointer) -> (name: Range<Int>, value: Range<Int>) {
+        let entry = Self.countBytes + index * Self.spanBytes
+        let nameStart = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry, as: UInt32.self)))
+        let nameEnd = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 4, as: UInt32.self)))
+        let valueStart = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 8, as: UInt32.self)))
+        let valueEnd = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 12, as: UInt32.self)))
+        return (nameStart..<nameEnd, valueStart..<valueEnd)
+    }
+
+    /// Calls `body` with the value of every field named `name` (ASCII case-insensitive), in
+    /// order, until it returns false; only those values are made into strings.
+    func forEachValue(named name: String, _ body: (String) throws -> Bool) rethrows {
+        var name = name
+        try name.withUTF8 { wanted in
+            try storage.withUnsafeBytes { raw in
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
+                for index in 0..<Self.count(in: raw) {
+                    let (nameRange, valueRange) = span(index, in: raw)
+                    guard nameRange.count == wanted.count,
+                        ASCII.caseInsensitiveEquals(UnsafeBufferPointer(rebasing: bytes[nameRange]), wanted)
+                    else { continue }
+                    let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueRange]), as: UTF8.self)
+                    if try !body(value) { return }
+                }
+            }
+        }
+    }
+
+    /// Whether a field named `name` was received.
+    func contains(_ name: String) -> Bool {
+        var found = false
+        var name = name
+        name.withUTF8 { wanted in
+            storage.withUnsafeBytes { raw in
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
+                for index in 0..<Self.count(in: raw) {
+                    let nameRange = span(index, in: raw).name
+                    if nameRange.count == wanted.count,
+                        ASCII.caseInsensitiveEquals(UnsafeBufferPointer(rebasing: bytes[nameRange]), wanted)
+                    {
+                        found = true
+                        return
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` with each field's name in order and a function that makes its value: only
+    /// the values asked for become strings.
+    func forEachField(_ body: (_ name: String, _ value: () -> String) throws -> Void) rethrows {
+        try storage.withUnsafeBytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            for index in 0..<Self.count(in: raw) {
+                let (name, value) = span(index, in: raw)
+                try body(String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self)) {
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                }
+            }
+        }
+    }
+
+    /// Every field as strings, in the order received.
+    var fields: [HTTPHeaders.Field] {
+        storage.withUnsafeBytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            return (0..<Self.count(in: raw)).map { index in
+                let (name, value) = span(index, in: raw)
+                return (
+                    name: String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self),
+                    value: String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                )
+            }
+        }
+    }
+}
+
+/// Where a checked field line's name ends and its value (without the surrounding OWS) lies:
+/// `field-name ":" OWS field-value OWS` (RFC 9112 section 5).
+struct FieldLine {
+    /// The colon's offset: the name is `0..<nameEnd`.
+    let nameEnd: Int
+    let valueStart: Int
+    let valueEnd: Int
+
+    /// The parts of `line`, which has a colon (the parser checks it before splitting).
+    init(splitting line: UnsafeBufferPointer<UInt8>) {
+        let colon = ByteScan.index(of: UInt8(ascii: ":"), in: line, from: 0) ?? line.count
+        var valueStart = Swift.min(colon + 1, line.count)
+        var valueEnd = line.count
+        while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        nameEnd = colon
+        self.valueStart = valueStart
+        self.valueEnd = valueEnd
+    }
+
+    /// The value's text, from `line` (the line these parts were split from).
+    func value(of line: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
+    }
+}
