@@ -54,6 +54,41 @@ import Testing
         #expect(maker.calls.withLock { $0 } == 0)
     }
 
+    @Test("a begun trace (a client's, continued) is made with its state on the first read only, once under concurrent reads")
+    func aBegunTraceIsMadeOnTheFirstReadWithItsState() async {
+        let maker = Maker()
+        let context = RequestContext(requestId: "r")
+        context.beginTrace { (maker.make(), "congo=t61rcWkgMzE") }
+        #expect(maker.calls.withLock { $0 } == 0, "nothing read the trace: none was made")
+        let parents = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<32 { group.addTask { context.traceParent } }
+            var parents: Set<String?> = []
+            for await parent in group { parents.insert(parent) }
+            return parents
+        }
+        #expect(parents.count == 1)
+        #expect(context.trace.parent == parents.first.flatMap { $0 })
+        #expect(context.trace.state == "congo=t61rcWkgMzE")
+        // A race may make it twice; the first stored is the trace, and no read makes it again.
+        let made = maker.calls.withLock { $0 }
+        _ = context.trace
+        #expect(maker.calls.withLock { $0 } == made)
+    }
+
+    @Test func startingOrSettingATraceReplacesABegunOne() {
+        let maker = Maker()
+        let context = RequestContext(requestId: "r")
+        context.beginTrace { (maker.make(), "congo=t61rcWkgMzE") }
+        context.startTrace { maker.make() }
+        #expect(context.trace.state == nil, "a started trace has no state")
+        #expect(context.trace.parent?.hasSuffix("1-00f067aa0ba902b7-00") == true)
+        context.beginTrace { (maker.make(), "b=1") }
+        context.setTrace(parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", state: nil)
+        #expect(context.trace.parent == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        #expect(context.trace.state == nil)
+        #expect(maker.calls.withLock { $0 } == 1)
+    }
+
     @Test func noTraceUntilOneIsSetOrStarted() {
         let context = RequestContext(requestId: "r")
         #expect(context.traceParent == nil)

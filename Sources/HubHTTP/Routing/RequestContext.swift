@@ -24,6 +24,9 @@ public final class RequestContext: Sendable {
         var traceState: String?
         /// Makes ``traceParent`` on its first read, for a request that starts a new trace.
         var makeTraceParent: (@Sendable () -> String)?
+        /// Makes ``traceParent`` and ``traceState`` on their first read, for a request whose
+        /// client sent a trace to continue (``beginTrace(_:)``).
+        var makeTrace: (@Sendable () -> (parent: String, state: String?))?
     }
 
     /// Inline (`Mutex`, not a `Locked` box): a context is made per request, and the box was one
@@ -60,14 +63,20 @@ public final class RequestContext: Sendable {
     /// incoming `traceparent`), read together. A trace begun with ``startTrace(_:)`` is made
     /// here on the first read, and every later read sees the same one.
     public var trace: (parent: String?, state: String?) {
-        let (parent, state, make) = learned.withLock { ($0.traceParent, $0.traceState, $0.makeTraceParent) }
-        guard parent == nil, let make else { return (parent, state) }
+        let (parent, state, makeParent, make) = learned.withLock {
+            ($0.traceParent, $0.traceState, $0.makeTraceParent, $0.makeTrace)
+        }
+        guard parent == nil, makeParent != nil || make != nil else { return (parent, state) }
         // Made outside the lock (it draws random bits behind a lock of its own); when two
         // threads race here, the first one stored is the trace.
-        let made = make()
+        let made: (parent: String, state: String?) = if let make { make() } else { (makeParent!(), nil) }
         return learned.withLock {
-            if $0.traceParent == nil { $0.traceParent = made }
+            if $0.traceParent == nil {
+                $0.traceParent = made.parent
+                $0.traceState = made.state
+            }
             $0.makeTraceParent = nil
+            $0.makeTrace = nil
             return ($0.traceParent, $0.traceState)
         }
     }
@@ -78,6 +87,7 @@ public final class RequestContext: Sendable {
             $0.traceParent = parent
             $0.traceState = state
             $0.makeTraceParent = nil
+            $0.makeTrace = nil
         }
     }
 
@@ -90,6 +100,20 @@ public final class RequestContext: Sendable {
             $0.traceParent = nil
             $0.traceState = nil
             $0.makeTraceParent = make
+            $0.makeTrace = nil
+        }
+    }
+
+    /// Begins this request's trace without making it yet: `make` gives its `traceparent` and
+    /// `tracestate` when ``trace`` is first read (for a client's trace, continuing it means
+    /// parsing the client's `traceparent` and drawing a span id; a held view that fetches
+    /// nothing and writes no log line never needs either).
+    public func beginTrace(_ make: @escaping @Sendable () -> (parent: String, state: String?)) {
+        learned.withLock {
+            $0.traceParent = nil
+            $0.traceState = nil
+            $0.makeTraceParent = nil
+            $0.makeTrace = make
         }
     }
 

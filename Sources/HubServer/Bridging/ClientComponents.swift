@@ -8,7 +8,7 @@ import HubPrimitives
 /// `Hub-Client` version. Component fallback replaces the components it lacks or that are
 /// switched off; the render cache files that rendering under ``variant``.
 struct ClientComponents: Sendable {
-    /// The `Hub-Components` set (at most ``maximumComponents`` identifiers read), or `nil` when
+    /// The `Hub-Components` set (``ComponentList``), or `nil` when
     /// the request has no such header (every component is rendered, unless switched off).
     let identifiers: Set<ComponentIdentifier>?
     /// Components `components.killSwitches` switched off for this client's version.
@@ -16,9 +16,6 @@ struct ClientComponents: Sendable {
     /// The render cache's variant for this client: `|` and the sorted identifiers, then `!` and
     /// the sorted switched-off ones.
     let variant: String
-
-    /// Component identifiers read from one `Hub-Components` header.
-    static let maximumComponents = 512
 
     /// Why a component is replaced by its fallback.
     enum Reason: String, Sendable {
@@ -28,24 +25,12 @@ struct ClientComponents: Sendable {
         case killSwitch = "kill_switch"
     }
 
-    /// What `request` says, or `nil` when it has no `Hub-Components` and no kill switch applies
-    /// to it (render as is).
-    init?(_ request: HTTPRequest, killSwitches: KillSwitches = KillSwitches()) {
-        let killed = killSwitches.killed(forClient: request.headers["Hub-Client"])
-        let header = request.headers["Hub-Components"]
-        guard header != nil || !killed.isEmpty else { return nil }
-        self.init(header: header, killed: killed)
-    }
-
-    init(header: String?, killed: Set<ComponentIdentifier> = []) {
-        identifiers = header.map { header in
-            Set(
-                header.split(separator: ",").prefix(Self.maximumComponents).compactMap {
-                    ComponentIdentifier(string: String($0.trimmingOWS()))
-                })
-        }
+    /// What a request with the `Hub-Components` list `listed` (nil without the header) says,
+    /// with the components `killed` that the kill switches switch off for its client.
+    init(listed: ComponentList?, killed: Set<ComponentIdentifier> = []) {
+        identifiers = listed?.identifiers
         self.killed = killed
-        var variant = identifiers.map { "|" + $0.map(\.identifierString).sorted().joined(separator: ",") } ?? ""
+        var variant = listed?.variant ?? ""
         if !killed.isEmpty { variant += "!" + killed.map(\.identifierString).sorted().joined(separator: ",") }
         self.variant = variant
     }

@@ -16,8 +16,13 @@ struct TraceContextMiddleware: HTTPMiddleware {
     /// request's ``RequestTrace`` in place of the client's headers.
     private func begin(_ request: HTTPRequest, _ context: RequestContext) {
         if let clientParent = request.headers[TraceContext.parentHeader] {
-            let trace = TraceContext(traceParent: clientParent, traceState: request.headers[TraceContext.stateHeader])
-            context.setTrace(parent: trace.traceParent, state: trace.state)
+            // Continued when first read: parsing the client's span and drawing this server's cost
+            // about 2.5 us, which a held view that fetches nothing and logs nothing never needs.
+            let clientState = request.headers[TraceContext.stateHeader]
+            context.beginTrace {
+                let trace = TraceContext(traceParent: clientParent, traceState: clientState)
+                return (trace.traceParent, trace.state)
+            }
         } else {
             // Made when first read (a fetch or a log line): most held-view requests never do.
             context.startTrace(TraceContext.newTraceParent)
