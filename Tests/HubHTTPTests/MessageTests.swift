@@ -1,3 +1,4 @@
+import HubPrimitives
 import HubTestSupport
 import Testing
 @testable import HubHTTP
@@ -50,6 +51,25 @@ import Testing
         var visited: [String] = []
         headers.forEachField { name, value in visited.append("\(name)=\(value)") }
         #expect(visited == headers.fields.map { "\($0.name)=\($0.value)" })
+    }
+
+    @Test("a list field's tokens are found as splitting it on commas and trimming OWS finds them, for any bytes")
+    func listContainsMatchesSplitting() {
+        // The rule as it was written before it read in place.
+        func reference(_ value: String, _ token: String) -> Bool {
+            value.split(separator: ",").contains { $0.trimmingOWS().asciiCaseInsensitiveEquals(token) }
+        }
+        let alphabet: [Character] = [",", " ", "\t", "c", "C", "l", "o", "s", "e", "-", "k", "\u{E9}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let value = String((0..<Int.random(in: 0...14, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            for token in ["close", "CLOSE", "c", "", "e-e", "\u{E9}"] {
+                #expect(HTTPHeaders.listContains(value, token) == reference(value, token), "\(value.debugDescription) \(token)")
+            }
+        }
+        #expect(HTTPHeaders.listContains("keep-alive, Close", "close"))
+        #expect(!HTTPHeaders.listContains("keep-alive, closer", "close"))
+        #expect(HTTPHeaders.listContains(" ,\t close\t, ", "close"))
     }
 
     @Test func malformedVersionOverASocketIs400() async throws {

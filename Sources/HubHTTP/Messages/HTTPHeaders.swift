@@ -179,11 +179,28 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     }
 
     /// Whether the comma-separated list `value` has `token` as an element (ASCII case-insensitive).
+    /// Read in place (no array of items): `Connection` is checked on every request.
     public static func listContains(_ value: String, _ token: String) -> Bool {
-        for item in value.split(separator: ",") where item.trimmingOWS().asciiCaseInsensitiveEquals(token) {
-            return true
+        var value = value
+        var token = token
+        return value.withUTF8 { bytes in
+            token.withUTF8 { wanted in
+                var start = 0
+                while start < bytes.count {
+                    let end = ByteScan.index(of: UInt8(ascii: ","), in: bytes, from: start) ?? bytes.count
+                    // Empty items (`a,,b`) are skipped; OWS around an item is not part of it.
+                    var first = start
+                    var last = end
+                    while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+                    while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+                    if end > start, ASCII.caseInsensitiveEquals(UnsafeBufferPointer(rebasing: bytes[first..<last]), wanted) {
+                        return true
+                    }
+                    start = end + 1
+                }
+                return false
+            }
         }
-        return false
     }
 
     public var description: String {

@@ -36,7 +36,7 @@ final class ServerState: Sendable {
     /// `hub_client_limited_total{limit}`'s `sessions_per_client` child.
     private let sessionsRefused: Counter
     /// The component lists of recent `Hub-Components` headers.
-    let componentLists = ComponentList.Cache()
+    let componentLists = ParsedHeaders(ComponentList.init(header:))
     let startedAt = ContinuousClock.now
     private let draining = Atomic<Bool>(false)
 
@@ -85,13 +85,13 @@ final class ServerState: Sendable {
 
     /// What `request`'s client renders (``ClientComponents``), read once per request. The kill
     /// switches are read (under their lock) only for a request that names its client.
-    /// The `Hub-Components` header is read once per distinct text (``ComponentList/Cache``).
+    /// The `Hub-Components` header is read once per distinct text (``ParsedHeaders``).
     func clientComponents(of request: HTTPRequest) -> ClientComponents? {
         let client = request.headers["Hub-Client"]
         let killed = client == nil ? [] : killSwitches.killed(forClient: client)
         let header = request.headers["Hub-Components"]
         guard header != nil || !killed.isEmpty else { return nil }
-        return ClientComponents(listed: header.map(componentLists.list(for:)), killed: killed)
+        return ClientComponents(listed: header.map(componentLists.parsed), killed: killed)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).

@@ -7,6 +7,8 @@ import HubPrimitives
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
 struct RequestBridge: Sendable {
     let retained: RetainedHeaders
+    /// The tags of recent `Accept-Language` headers (``languages(_:)``), by their text.
+    let languageLists = ParsedHeaders(RequestBridge.languages)
 
     /// What the engine reads of `request` for `viewURI`; `components`: the request's
     /// `Hub-Components`, read once by the endpoint (``ClientComponents``). The request's trace is
@@ -18,15 +20,14 @@ struct RequestBridge: Sendable {
             request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
             viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
-            languages: Self.languages(request.headers["Accept-Language"]),
+            languages: request.headers["Accept-Language"].map(languageLists.parsed) ?? [],
             client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
             clientComponents: components?.identifiers, trace: context)
     }
 
     /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most
     /// ``maximumLanguages`` tags of at most 64 bytes each (RFC 5646 tags are far shorter).
-    static func languages(_ header: String?) -> [String] {
-        guard let header else { return [] }
+    static func languages(_ header: String) -> [String] {
         var tags: [String] = []
         for element in WeightedList(header).preferred where element.value != "*" && element.value.utf8.count <= 64 {
             tags.append(String(element.value))

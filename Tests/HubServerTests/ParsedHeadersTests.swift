@@ -2,15 +2,16 @@ import HubModel
 import Testing
 @testable import HubServer
 
-/// `Hub-Components` is read once per distinct header text (`ComponentList.Cache`): a header read
-/// from the cache names what reading it anew names, whatever came between.
-@Suite struct ComponentListTests {
+/// `Hub-Components` and `Accept-Language` are read once per distinct header text
+/// (`ParsedHeaders`): a header read from the cache names what reading it anew names, whatever
+/// came between.
+@Suite struct ParsedHeadersTests {
     @Test("a remembered header's list is the list read anew; items are trimmed, unparseable ones skipped")
     func rememberedListsAreReadLists() {
-        let cache = ComponentList.Cache()
+        let cache = ParsedHeaders(ComponentList.init(header:))
         let header = " hub:row , hub:card,not-an-identifier,, app:banner\t"
-        let first = cache.list(for: header)
-        let again = cache.list(for: header)
+        let first = cache.parsed(header)
+        let again = cache.parsed(header)
         let fresh = ComponentList(header: header)
         for list in [first, again] {
             #expect(list.identifiers == fresh.identifiers)
@@ -22,19 +23,19 @@ import Testing
 
     @Test("more distinct headers than a stripe keeps, and headers too long to keep, are each read right")
     func manyAndLongHeaders() {
-        let cache = ComponentList.Cache()
+        let cache = ParsedHeaders(ComponentList.init(header:))
         for round in 0..<2 {
-            for index in 0..<(3 * ComponentList.Cache.capacity) {
-                let list = cache.list(for: "hub:row\(index), hub:card")
+            for index in 0..<(3 * ParsedHeaders<ComponentList>.capacity) {
+                let list = cache.parsed("hub:row\(index), hub:card")
                 #expect(list.variant == "|hub:card,hub:row\(index)", "round \(round), header \(index)")
             }
         }
         // Past the kept length: read each time, the same answer (and at most 512 items read).
         let many = (0..<600).map { "hub:c\($0)" }.joined(separator: ",")
-        #expect(many.utf8.count > ComponentList.Cache.maximumHeaderBytes)
-        let long = cache.list(for: many)
+        #expect(many.utf8.count > ParsedHeaders<ComponentList>.maximumHeaderBytes)
+        let long = cache.parsed(many)
         #expect(long.identifiers.count == ComponentList.maximumComponents)
-        #expect(cache.list(for: many).variant == long.variant)
+        #expect(cache.parsed(many).variant == long.variant)
     }
 
     @Test("a client's components and its kill switches make one variant; no header and no switch make none")
@@ -47,5 +48,20 @@ import Testing
         #expect(ClientComponents(listed: listed).replacementReason(for: ComponentIdentifier(string: "hub:other")!) == .unsupported)
         #expect(ClientComponents(listed: listed, killed: killed).replacementReason(for: ComponentIdentifier(string: "hub:card")!) == .killSwitch)
         #expect(ClientComponents(listed: nil).replacementReason(for: ComponentIdentifier(string: "hub:other")!) == nil)
+    }
+
+    @Test("Accept-Language tags come out the same from the cache, for short, repeated, many and long headers")
+    func languagesFromTheCache() {
+        let bridge = RequestBridge(retained: RetainedHeaders(names: []))
+        let headers = ["en-GB,en;q=0.9", "sv;q=0.5, *;q=0.9, de", "fr;q=0, it", "", " , ;q=1"]
+            + (0..<40).map { "x\($0);q=0.\($0 % 10), y" }
+            + [(0..<300).map { "t\($0);q=0.5" }.joined(separator: ",")]
+        for round in 0..<2 {
+            for header in headers {
+                #expect(bridge.languageLists.parsed(header) == RequestBridge.languages(header), "round \(round): \(header.prefix(40))")
+            }
+        }
+        #expect(RequestBridge.languages("en-GB,en;q=0.9") == ["en-GB", "en"])
+        #expect(RequestBridge.languages("sv;q=0.5, *;q=0.9, de") == ["de", "sv"])
     }
 }
