@@ -14,6 +14,10 @@
 #          MATRIX_CHAINS="static remote" MATRIX_THREADS="1 2" MATRIX_CONNS="32 512"
 #          MATRIX_ENDPOINTS="uri session" MATRIX_RELOADS="always never" MATRIX_GZIP="no yes"
 #          MATRIX_ALLOCS=1 (0: no allocation shim, "-" in those columns)
+#          MATRIX_CLIENT=wrk (wrk's own request: Host only) or app (each request also carries
+#          what an app's client sends: User-Agent, Accept, Accept-Language, Hub-Client,
+#          Hub-Components listing the views' components, traceparent; sessions are opened with
+#          them too, and both servers get them)
 #          MATRIX_BIN=.build/release/hub-server MATRIX_OUT=FILE (the markdown table; default:
 #          stdout only)
 #
@@ -48,6 +52,22 @@ endpoints=${MATRIX_ENDPOINTS:-"uri session"}
 reloads=${MATRIX_RELOADS:-"always never"}
 gzips=${MATRIX_GZIP:-"no yes"}
 allocs=${MATRIX_ALLOCS:-1}
+client=${MATRIX_CLIENT:-wrk}
+case $client in
+wrk) client_headers=() ;;
+app)
+    client_headers=(
+        -H 'User-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)' -H 'Accept: application/json'
+        -H 'Accept-Language: en-GB,en;q=0.9,sv;q=0.5' -H 'Hub-Client: ios/4.2.0'
+        -H 'Hub-Components: default:header,default:row,default:card,default:carousel,default:banner'
+        -H 'traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
+    )
+    ;;
+*)
+    echo "MATRIX_CLIENT must be wrk or app, not $client" >&2
+    exit 2
+    ;;
+esac
 hub_port=${MATRIX_HUB_PORT:-18095}
 HUB_BIN=${MATRIX_BIN:-$HUB_BIN}
 
@@ -84,6 +104,12 @@ for size in $sizes; do
         encoding=$(curl -sf -H 'Accept-Encoding: gzip' -D- -o "$html/$name.json.gz" "$hub/view?uri=hub:$name-always" \
             | tr -d '\r' | awk -F': ' 'tolower($1)=="content-encoding"{print $2}')
         [ "$encoding" = gzip ] || rm -f "$html/$name.json.gz"
+        # The client's headers must not change the bytes (its Hub-Components lists every
+        # component of the views), or the two servers would not be sending the same thing.
+        if [ ${#client_headers[@]} -gt 0 ] && ! curl -sf "${client_headers[@]}" "$hub/view?uri=hub:$name-always" | cmp -s - "$html/$name.json"; then
+            echo "view $name: the $client client's headers change what HubServer sends" >&2
+            exit 1
+        fi
         log "view $name: $(stat -c %s "$html/$name.json") bytes$([ -f "$html/$name.json.gz" ] && echo ", gzip $(stat -c %s "$html/$name.json.gz")")"
     done
 done
@@ -96,8 +122,8 @@ workers=$(nginx_workers)
 declare -A session
 for name in "${views[@]}"; do
     for reload in always never; do
-        token=$(session_of "$hub/view?uri=hub:$name-$reload")
-        curl -sf -o /dev/null "$hub/view?session=$token"  # used again: held (protected)
+        token=$(session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")
+        curl -sf -o /dev/null "${client_headers[@]}" "$hub/view?session=$token"  # used again: held (protected)
         session[$name-$reload]=$token
     done
 done
@@ -137,7 +163,7 @@ cells=$(($(count "$sizes") * $(count "$chains") * $(count "$endpoints") * $(coun
 # Per cell: the rounds and warm-up runs of both servers, each with about 0.2 s of wrk start-up and /proc reads.
 estimate=$(awk -v c="$cells" -v r="$rounds" -v s="$seconds" -v w="$warm" 'BEGIN { printf "%d", c * (2 * r * (s + 0.2) + 2 * w * 1.2) / 60 + 1 }')
 log "matrix: $cells cells (sizes $sizes; chains $chains; endpoints $endpoints; reload $reloads; gzip $gzips;"\
-" threads $threads_list; connections $conns_list),"\
+" threads $threads_list; connections $conns_list; client $client),"\
 " $rounds round(s) of ${seconds}s per server and cell; about $estimate minutes"
 table="| size KB | chain | endpoint | reload | gzip | wrk -t | conns | HubServer req/s | nginx req/s | ratio | HubServer p99 ms | nginx p99 ms | HubServer CPU µs/req | nginx CPU µs/req | HubServer allocs/req | nginx allocs/req |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -148,8 +174,8 @@ for size in $sizes; do
         for endpoint in $endpoints; do
             for reload in $reloads; do
                 for gzip in $gzips; do
-                    header=()
-                    [ "$gzip" = yes ] && header=(-H 'Accept-Encoding: gzip')
+                    header=("${client_headers[@]}")
+                    [ "$gzip" = yes ] && header+=(-H 'Accept-Encoding: gzip')
                     case $endpoint in
                     uri) hub_url="$hub/view?uri=hub:$name-$reload" ;;
                     session) hub_url="$hub/view?session=${session[$name-$reload]}" ;;

@@ -8,7 +8,7 @@
 #   ports      free_port, port_free PORT, require_ports PORT..., wait_url URL [SECONDS]
 #   tools      ensure_tools [COMMAND...] (installs the Debian packages of that name), raise_nofile
 #   hub-server use_hub_server debug|release, build_hub_server debug|release,
-#              start_hub CONFIG [PORT] [LOG], session_of URL, rss_kib PID, load_average
+#              start_hub CONFIG [PORT] [LOG], session_of URL [CURL_ARG...], rss_kib PID, load_average
 #   verdicts   pass TEXT, fail TEXT, check STATUS TEXT, checks_done
 #   robustness robustness_setup UPSTREAM_SECONDS, start_bench_hub CONFIG_DIR [LOG], demo_setup SERVER_JSON,
 #              start_upstream [SECONDS]
@@ -155,9 +155,10 @@ start_hub() {
     wait_url "$HUB_URL/health" || { tail -n 20 "$logfile" >&2; return 1; }
 }
 
-# session_of URL: opens a session and prints its token (the Hub-Session header).
+# session_of URL [CURL_ARG...]: opens a session (sending the curl arguments too, such as a
+# client's headers) and prints its token (the Hub-Session header).
 session_of() {
-    curl -s -D- -o /dev/null "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="hub-session"{print $2}'
+    curl -s -D- -o /dev/null "${@:2}" "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="hub-session"{print $2}'
 }
 
 rss_kib() { awk '/^VmRSS:/{print $2}' "/proc/$1/status"; }
