@@ -9,39 +9,51 @@ import HubPrimitives
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     public typealias Field = (name: String, value: String)
 
-    /// The fields added or constructed (a response's), or received ones once changed; empty
-    /// while ``received`` holds them.
-    private var list: [Field]
-    /// A parsed request's fields, read in place until they are first changed. Every operation
-    /// on a list checks only that this is nil: the list path costs what it did before.
-    private var received: ReceivedFields?
+    /// Either representation, one word wide (each case is one reference).
+    private enum Storage: Sendable {
+        /// Fields added or constructed (a response's), or received ones once changed.
+        case list([Field])
+        /// A parsed request's fields, read in place until they are first changed.
+        case received(ReceivedFields)
+    }
+
+    private var storage: Storage
 
     /// The fields in the order they were added or received.
-    public var fields: [Field] { received?.fields ?? list }
+    public var fields: [Field] {
+        switch storage {
+        case .list(let list): list
+        case .received(let received): received.fields
+        }
+    }
 
-    public init() { list = [] }
+    public init() { storage = .list([]) }
 
-    public init(_ fields: [Field]) { list = fields }
+    public init(_ fields: [Field]) { storage = .list(fields) }
 
     /// `fields`, with room for `capacity` fields in all (no reallocation as they are added).
     public init(_ fields: [Field], reservingCapacity capacity: Int) {
         var reserved: [Field] = []
         reserved.reserveCapacity(Swift.max(capacity, fields.count))
         reserved.append(contentsOf: fields)
-        list = reserved
+        storage = .list(reserved)
     }
 
     /// The fields of a parsed request, read in place.
     init(received: ReceivedFields) {
-        list = []
-        self.received = received
+        storage = .received(received)
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        list = elements.map { (name: $0.0, value: $0.1) }
+        storage = .list(elements.map { (name: $0.0, value: $0.1) })
     }
 
-    public var count: Int { received?.count ?? list.count }
+    public var count: Int {
+        switch storage {
+        case .list(let list): list.count
+        case .received(let received): received.count
+        }
+    }
 
     public var isEmpty: Bool { count == 0 }
 
@@ -51,23 +63,25 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// (or removes them all when set to nil).
     public subscript(name: String) -> String? {
         get {
-            if let received {
+            switch storage {
+            case .list(let list):
+                // Read in place through the buffer, lengths first: a field is copied out (two
+                // retains) only when it is the one, and most names are rejected by length.
+                let length = name.utf8.count
+                return list.withUnsafeBufferPointer { buffer -> String? in
+                    for index in buffer.indices
+                    where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
+                        return buffer[index].value
+                    }
+                    return nil
+                }
+            case .received(let received):
                 var first: String?
                 received.forEachValue(named: name) { value in
                     first = value
                     return false
                 }
                 return first
-            }
-            // Read in place through the buffer, lengths first: a field is copied out (two
-            // retains) only when it is the one, and most names are rejected by length.
-            let length = name.utf8.count
-            return list.withUnsafeBufferPointer { buffer -> String? in
-                for index in buffer.indices
-                where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
-                    return buffer[index].value
-                }
-                return nil
             }
         }
         set {
@@ -88,37 +102,43 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// Calls `body` with each value of the field `name` in order, until it returns false. Only
     /// those values are copied or made (a received field's value becomes a string here).
     public func forEachValue(named name: String, _ body: (String) throws -> Bool) rethrows {
-        if let received {
-            try received.forEachValue(named: name, body)
-            return
-        }
-        let length = name.utf8.count
-        try list.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices
-            where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
-                if try !body(buffer[index].value) { return }
+        switch storage {
+        case .list(let list):
+            let length = name.utf8.count
+            try list.withUnsafeBufferPointer { buffer in
+                for index in buffer.indices
+                where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
+                    if try !body(buffer[index].value) { return }
+                }
             }
+        case .received(let received):
+            try received.forEachValue(named: name, body)
         }
     }
 
     /// Whether a field `name` is present.
     public func contains(_ name: String) -> Bool {
-        if let received { return received.contains(name) }
-        let length = name.utf8.count
-        return list.withUnsafeBufferPointer { buffer in
-            buffer.indices.contains { buffer[$0].name.utf8.count == length && buffer[$0].name.asciiCaseInsensitiveEquals(name) }
+        switch storage {
+        case .list(let list):
+            let length = name.utf8.count
+            return list.withUnsafeBufferPointer { buffer in
+                buffer.indices.contains { buffer[$0].name.utf8.count == length && buffer[$0].name.asciiCaseInsensitiveEquals(name) }
+            }
+        case .received(let received):
+            return received.contains(name)
         }
     }
 
     /// Calls `body` with each field's name and value in order (for a list of fields, read in
     /// place: no copy of the strings per field, as iterating the fields makes).
     public func forEachField(_ body: (_ name: String, _ value: String) throws -> Void) rethrows {
-        if let received {
+        switch storage {
+        case .list(let list):
+            try list.withUnsafeBufferPointer { buffer in
+                for index in buffer.indices { try body(buffer[index].name, buffer[index].value) }
+            }
+        case .received(let received):
             try received.forEachField { name, value in try body(name, value()) }
-            return
-        }
-        try list.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { try body(buffer[index].name, buffer[index].value) }
         }
     }
 
@@ -126,31 +146,40 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// received field's value becomes a string only when `body` asks for it (a filter that
     /// keeps a few named fields makes no string for the others' values).
     public func forEachField(lazily body: (_ name: String, _ value: () -> String) throws -> Void) rethrows {
-        if let received {
+        switch storage {
+        case .list(let list):
+            try list.withUnsafeBufferPointer { buffer in
+                for index in buffer.indices { try body(buffer[index].name) { buffer[index].value } }
+            }
+        case .received(let received):
             try received.forEachField(body)
-            return
-        }
-        try list.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { try body(buffer[index].name) { buffer[index].value } }
         }
     }
 
-    /// Turns received fields into the list, before the first change.
-    private mutating func makeList() {
-        guard let received else { return }
-        list = received.fields
-        self.received = nil
+    /// The fields as a list to change, taken out of the storage (which lets go of it, so the
+    /// caller's changes are made in place); received fields become a list here. The caller
+    /// stores the list back.
+    private mutating func takeList() -> [Field] {
+        switch storage {
+        case .list(let list):
+            storage = .list([])
+            return list
+        case .received(let received):
+            return received.fields
+        }
     }
 
     /// Appends a field, keeping any existing one of the same name.
     public mutating func add(name: String, value: String) {
-        if received != nil { makeList() }
+        var list = takeList()
         list.append((name: name, value: value))
+        storage = .list(list)
     }
 
     /// Replaces the first field `name` and removes the others, or appends it when absent.
     public mutating func replaceOrAdd(name: String, value: String) {
-        if received != nil { makeList() }
+        var list = takeList()
+        defer { storage = .list(list) }
         guard let first = list.firstIndex(where: { $0.name.asciiCaseInsensitiveEquals(name) }) else {
             list.append((name: name, value: value))
             return
@@ -164,8 +193,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Removes every field `name`.
     public mutating func remove(name: String) {
-        if received != nil { makeList() }
+        var list = takeList()
         list.removeAll { $0.name.asciiCaseInsensitiveEquals(name) }
+        storage = .list(list)
     }
 
     /// Whether a comma-separated list field (such as `Connection`) contains `token` (case-insensitive).

@@ -143,12 +143,14 @@ struct RequestParser {
                     if let result = try headersComplete() { return result }
                 } else {
                     guard fieldCount < limits.headerCount else { throw .tooManyHeaders }
-                    try buffer.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+                    // Only the framing fields' values are read now, as strings.
+                    let (role, value) = try buffer.withUnsafeBufferPointer {
+                        (bytes) throws(HTTPParseError) -> (FramingFields.Role, String) in
                         let line = UnsafeBufferPointer(rebasing: bytes[line])
                         let (parts, role) = try Self.parseField(line)
-                        // Only the framing fields' values are read now, as strings.
-                        if role != .other { framing.note(role, value: role.readsValue ? parts.value(of: line) : "") }
+                        return (role, role.readsValue ? parts.value(of: line) : "")
                     }
+                    if role != .other { framing.note(role, value: value) }
                     fieldCount += 1
                 }
             case .fixedBody(let remaining):

@@ -85,20 +85,22 @@ struct ViewResponder {
     ) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
         let rendered = rendered(original, for: components, shared: viewState.isMemoized, viewURI: viewURI)
-        // Room for what follows here and in RepresentationMiddleware (Vary, ETag, Content-Encoding).
-        var headers = HTTPHeaders([], reservingCapacity: 8)
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Cache-Control", value: "private, no-cache")
-        if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
-        headers.add(name: "Hub-Version", value: String(viewState.version))
+        // Room for what follows here and in RepresentationMiddleware (Vary, ETag, Content-Encoding);
+        // the fields are gathered first and become headers once.
+        var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(8)
+        fields.append((name: "Content-Type", value: "application/json"))
+        fields.append((name: "Cache-Control", value: "private, no-cache"))
+        if let sessionID { fields.append((name: "Hub-Session", value: sessionID)) }
+        fields.append((name: "Hub-Version", value: String(viewState.version)))
         if !viewState.timings.isEmpty {
             // The same timings repeat on every request for a shared view model (memoized) and on
             // every reload-free load of a held session: each list is formatted once per view.
-            headers.add(name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming))
+            fields.append((name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming)))
         }
-        if let stale = Self.staleHeader(viewState.timings) { headers.add(name: "Hub-Stale", value: stale) }
+        if let stale = Self.staleHeader(viewState.timings) { fields.append((name: "Hub-Stale", value: stale)) }
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
-        return HTTPResponse(status: .ok, headers: headers, body: .representation(rendered.representation))
+        return HTTPResponse(status: .ok, headers: HTTPHeaders(fields), body: .representation(rendered.representation))
     }
 
     /// `Hub-Stale: remote;age=12`: a structured-field list (RFC 8941) with one entry per
