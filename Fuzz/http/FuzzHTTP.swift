@@ -24,6 +24,13 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
               a.query.map(\.name) == b.query.map(\.name), a.query.map(\.value) == b.query.map(\.value)
         else { fatalError("request \(index) differs") }
         guard a.body.count <= limits.bodyBytes else { fatalError("body over the limit") }
+        // Lookups read the received bytes in place; they must answer what the fields list says.
+        let list = HTTPHeaders(a.headers.fields)
+        for field in a.headers.fields {
+            guard a.headers[field.name] == list[field.name], a.headers.values(for: field.name) == list.values(for: field.name),
+                  a.headers.contains(field.name), a.headers.containsToken("close", in: field.name) == list.containsToken("close", in: field.name)
+            else { fatalError("lookup of \(field.name) differs from the list") }
+        }
         _ = a.keepAlive
     }
     if let error = whole.error {

@@ -17,6 +17,16 @@ import Testing
         }
     }
 
+    /// The `traceParent`s 32 tasks read at once from `context`.
+    static func parentsReadAtOnce(_ context: RequestContext) async -> Set<String?> {
+        await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<32 { group.addTask { context.traceParent } }
+            var parents: Set<String?> = []
+            for await parent in group { parents.insert(parent) }
+            return parents
+        }
+    }
+
     @Test func aStartedTraceIsMadeOnTheFirstReadOnly() {
         let maker = Maker()
         let context = RequestContext(requestId: "r")
@@ -34,12 +44,7 @@ import Testing
         let maker = Maker()
         let context = RequestContext(requestId: "r")
         context.startTrace { maker.make() }
-        let parents = await withTaskGroup(of: String?.self) { group in
-            for _ in 0..<32 { group.addTask { context.traceParent } }
-            var parents: Set<String?> = []
-            for await parent in group { parents.insert(parent) }
-            return parents
-        }
+        let parents = await Self.parentsReadAtOnce(context)
         #expect(parents.count == 1)
         #expect(parents.first.flatMap { $0 } != nil)
     }
@@ -60,12 +65,7 @@ import Testing
         let context = RequestContext(requestId: "r")
         context.beginTrace { (maker.make(), "congo=t61rcWkgMzE") }
         #expect(maker.calls.withLock { $0 } == 0, "nothing read the trace: none was made")
-        let parents = await withTaskGroup(of: String?.self) { group in
-            for _ in 0..<32 { group.addTask { context.traceParent } }
-            var parents: Set<String?> = []
-            for await parent in group { parents.insert(parent) }
-            return parents
-        }
+        let parents = await Self.parentsReadAtOnce(context)
         #expect(parents.count == 1)
         #expect(context.trace.parent == parents.first.flatMap { $0 })
         #expect(context.trace.state == "congo=t61rcWkgMzE")

@@ -8,7 +8,8 @@ import HubPrimitives
 /// Layout of ``storage``: the field count (a `UInt32`), then per field four `UInt32` offsets into
 /// the array (name start, name end, value start, value end), then the field lines as received
 /// (each still ending in CRLF). The parser has already checked every line (RFC 9112 section 5),
-/// so a name is a token and a value has no CR, LF or other control byte.
+/// so a name is a token and a value has no CR, LF or other control byte; the section is bounded
+/// by `limits.headerBytes` (at most 16 MiB from `server.json`), far inside a `UInt32` offset.
 struct ReceivedFields: Sendable {
     private let storage: [UInt8]
 
