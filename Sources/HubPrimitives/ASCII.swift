@@ -17,6 +17,18 @@ public enum ASCII {
         return true
     }
 
+    /// Calls `body` with `string`'s UTF-8 bytes, read in place when the string is contiguous
+    /// (native and literal strings are), else from a contiguous copy. Unlike `var copy = string;
+    /// copy.withUTF8`, the usual case copies nothing: no reference count per call.
+    @inlinable
+    public static func withUTF8<Result>(
+        of string: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
+        if let result = try string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = string
+        return try copy.withUTF8(body)
+    }
+
     /// Whether `bytes` equal `literal`, ignoring the case of ASCII letters.
     @inlinable
     public static func caseInsensitiveEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

@@ -135,6 +135,40 @@ import Testing
         #expect(smallResponse.body.bytes == Array("{}".utf8))
     }
 
+    @Test("the fields a responder set are found whatever their case: Vary in any of several fields, an encoding already applied, its own ETag")
+    func representationReadsTheRespondersFields() async throws {
+        let gzip = RepresentationMiddleware(minBytes: 1024)
+        // `Accept-Encoding` listed in a second Vary field: not added again, gzip still chosen.
+        var varied = HTTPResponse.json(big)
+        varied.headers.add(name: "vary", value: "Origin")
+        varied.headers.add(name: "VARY", value: "Cookie, accept-encoding")
+        let variedOut = try await serve(varied, [gzip], headers: ["Accept-Encoding": "gzip"])
+        #expect(variedOut.headers.values(for: "Vary") == ["Origin", "Cookie, accept-encoding"])
+        #expect(variedOut.headers["Content-Encoding"] == "gzip")
+        // `Vary: *` covers it too.
+        var starred = HTTPResponse.json(big)
+        starred.headers.add(name: "Vary", value: "*")
+        #expect(try await serve(starred, [gzip], headers: ["Accept-Encoding": "gzip"]).headers.values(for: "Vary") == ["*"])
+        // A body already encoded (`content-encoding` in lower case) is neither compressed nor varied.
+        var encoded = HTTPResponse.json(big)
+        encoded.headers.add(name: "content-encoding", value: "br")
+        let encodedOut = try await serve(encoded, [gzip], headers: ["Accept-Encoding": "gzip"])
+        #expect(encodedOut.headers.values(for: "Content-Encoding") == ["br"])
+        #expect(encodedOut.headers["Vary"] == nil)
+        #expect(encodedOut.body.bytes == big)
+        // The responder's own ETag (`etag`): kept once on identity, weakened once on gzip, and
+        // matched by If-None-Match.
+        var tagged = HTTPResponse.json(big)
+        tagged.headers.add(name: "etag", value: "\"v1\"")
+        let identity = try await serve(tagged, [gzip], headers: [:])
+        #expect(identity.headers.values(for: "ETag") == ["\"v1\""])
+        let weak = try await serve(tagged, [gzip], headers: ["Accept-Encoding": "gzip"])
+        #expect(weak.headers.values(for: "ETag") == ["W/\"v1\""])
+        let notModified = try await serve(tagged, [gzip], headers: ["If-None-Match": "\"v1\""])
+        #expect(notModified.status == .notModified)
+        #expect(notModified.headers["ETag"] == "\"v1\"")
+    }
+
     @Test func serverSentEventEncoding() {
         let event = ServerSentEvent(event: "view\nx", data: "line1\nline2\r\nline3", id: "7")
         #expect(String(decoding: event.encoded, as: UTF8.self) == "event: viewx\nid: 7\ndata: line1\ndata: line2\ndata: line3\n\n")

@@ -48,6 +48,9 @@ import Glibc
         #expect(visited == list.fields.map { "\($0.name)=\($0.value)" }, sourceLocation: sourceLocation)
         #expect(Array(headers).map(\.name) == expected.map(\.name), sourceLocation: sourceLocation)
         #expect(headers.description == list.description, sourceLocation: sourceLocation)
+        // The response encoder sizes a head by this count: both forms agree with the lines as written.
+        let written = expected.reduce(0) { $0 + "\($1.name): \($1.value)\r\n".utf8.count }
+        #expect(headers.encodedFieldBytes == written && list.encodedFieldBytes == written, sourceLocation: sourceLocation)
     }
 
     @Test("a parsed head's fields answer every lookup as the list of strings does, however the bytes arrive")

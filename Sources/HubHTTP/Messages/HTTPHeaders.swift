@@ -129,6 +129,21 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         }
     }
 
+    /// The bytes the fields take as `name: value` lines (`: ` and CRLF included), counted in
+    /// place: no string is copied.
+    var encodedFieldBytes: Int {
+        switch storage {
+        case .list(let list):
+            list.withUnsafeBufferPointer { buffer in
+                var total = 0
+                for index in buffer.indices { total += buffer[index].name.utf8.count + buffer[index].value.utf8.count + 4 }
+                return total
+            }
+        case .received(let received):
+            received.encodedFieldBytes
+        }
+    }
+
     /// Calls `body` with each field's name and value in order (for a list of fields, read in
     /// place: no copy of the strings per field, as iterating the fields makes).
     public func forEachField(_ body: (_ name: String, _ value: String) throws -> Void) rethrows {
@@ -211,10 +226,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// Whether the comma-separated list `value` has `token` as an element (ASCII case-insensitive).
     /// Read in place (no array of items): `Connection` is checked on every request.
     public static func listContains(_ value: String, _ token: String) -> Bool {
-        var value = value
-        var token = token
-        return value.withUTF8 { bytes in
-            token.withUTF8 { wanted in
+        ASCII.withUTF8(of: value) { bytes in
+            ASCII.withUTF8(of: token) { wanted in
                 var start = 0
                 while start < bytes.count {
                     let end = ByteScan.index(of: UInt8(ascii: ","), in: bytes, from: start) ?? bytes.count

@@ -38,6 +38,10 @@ public struct HTTPRequest: Sendable {
 
     private var fields: Fields { storage.fields }
 
+    // The fields are read with `_read` (yielded in place): a lookup such as
+    // `request.headers["Accept"]` borrows the box's field instead of copying it out, which cost
+    // a reference count per read on every request's path (docs/PERFORMANCE.md, eleventh pass).
+
     private mutating func update(_ change: (inout Fields) -> Void) {
         var fields = storage.fields
         change(&fields)
@@ -46,7 +50,7 @@ public struct HTTPRequest: Sendable {
 
     /// The request method.
     public var method: HTTPMethod {
-        get { fields.method }
+        _read { yield storage.fields.method }
         set { update { $0.method = newValue } }
     }
     /// The request target exactly as sent on the request line (origin-, absolute- or asterisk-form).
@@ -56,32 +60,32 @@ public struct HTTPRequest: Sendable {
     }
     /// The target's path, percent-decoded (`/` for an absolute-form target without a path).
     public var path: String {
-        get { fields.path }
+        _read { yield storage.fields.path }
         set { update { $0.path = newValue } }
     }
     /// The query parameters in order, percent-decoded; `+` stays a literal plus (RFC 3986).
     public var query: [(name: String, value: String)] {
-        get { fields.query }
+        _read { yield storage.fields.query }
         set { update { $0.query = newValue } }
     }
     /// The protocol version from the request line.
     public var version: HTTPVersion {
-        get { fields.version }
+        _read { yield storage.fields.version }
         set { update { $0.version = newValue } }
     }
     /// The header fields in the order received.
     public var headers: HTTPHeaders {
-        get { fields.headers }
+        _read { yield storage.fields.headers }
         set { update { $0.headers = newValue } }
     }
     /// The request content (de-chunked), empty when there is none.
     public var body: [UInt8] {
-        get { fields.body }
+        _read { yield storage.fields.body }
         set { update { $0.body = newValue } }
     }
     /// The peer's IP address, when the request came from a socket.
     public var remoteAddress: String? {
-        get { fields.remoteAddress }
+        _read { yield storage.fields.remoteAddress }
         set { update { $0.remoteAddress = newValue } }
     }
 

@@ -62,11 +62,37 @@ struct ReceivedFields: Sendable {
         return (nameStart..<nameEnd, valueStart..<valueEnd)
     }
 
+    /// The bytes the fields take as `name: value` lines (`: ` and CRLF included).
+    var encodedFieldBytes: Int {
+        storage.withUnsafeBytes { raw in
+            (0..<Self.count(in: raw)).reduce(0) { total, index in
+                let (name, value) = span(index, in: raw)
+                return total + name.count + value.count + 4
+            }
+        }
+    }
+
     /// Calls `body` with the value of every field named `name` (ASCII case-insensitive), in
     /// order, until it returns false; only those values are made into strings.
     func forEachValue(named name: String, _ body: (String) throws -> Bool) rethrows {
-        var name = name
-        try name.withUTF8 { wanted in
+        try forEachValueBytes(named: name) { value in try body(String(decoding: value, as: UTF8.self)) }
+    }
+
+    /// Whether a field named `name` was received.
+    func contains(_ name: String) -> Bool {
+        var found = false
+        forEachValueBytes(named: name) { _ in
+            found = true
+            return false
+        }
+        return found
+    }
+
+    /// The one scan behind every lookup: calls `body` with the value bytes of each field named
+    /// `name`, in order, until it returns false. Names are compared by length first; `name` is
+    /// read in place (a copy of it cost a reference count per lookup).
+    private func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
+        try ASCII.withUTF8(of: name) { wanted in
             try storage.withUnsafeBytes { raw in
                 let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 for index in 0..<Self.count(in: raw) {
@@ -74,32 +100,10 @@ struct ReceivedFields: Sendable {
                     guard nameRange.count == wanted.count,
                         ASCII.caseInsensitiveEquals(UnsafeBufferPointer(rebasing: bytes[nameRange]), wanted)
                     else { continue }
-                    let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueRange]), as: UTF8.self)
-                    if try !body(value) { return }
+                    if try !body(UnsafeBufferPointer(rebasing: bytes[valueRange])) { return }
                 }
             }
         }
-    }
-
-    /// Whether a field named `name` was received.
-    func contains(_ name: String) -> Bool {
-        var found = false
-        var name = name
-        name.withUTF8 { wanted in
-            storage.withUnsafeBytes { raw in
-                let bytes = raw.assumingMemoryBound(to: UInt8.self)
-                for index in 0..<Self.count(in: raw) {
-                    let nameRange = span(index, in: raw).name
-                    if nameRange.count == wanted.count,
-                        ASCII.caseInsensitiveEquals(UnsafeBufferPointer(rebasing: bytes[nameRange]), wanted)
-                    {
-                        found = true
-                        return
-                    }
-                }
-            }
-        }
-        return found
     }
 
     /// Calls `body` with each field's name in order and a function that makes its value: only

@@ -49,9 +49,7 @@ enum ResponseEncoder {
     /// the fields as given (name, ": ", value, CRLF), the reason phrase and request id, and at
     /// most `fixedBytes` for the rest.
     private static func capacity(status: HTTPStatus, headers: HTTPHeaders, requestId: RequestID.Value?) -> Int {
-        var capacity = Self.fixedBytes + status.reasonPhrase.utf8.count + (requestId?.utf8Count ?? 0)
-        headers.forEachField { name, value in capacity += name.utf8.count + value.utf8.count + 4 }
-        return capacity
+        Self.fixedBytes + status.reasonPhrase.utf8.count + (requestId?.utf8Count ?? 0) + headers.encodedFieldBytes
     }
 
     /// Writes the head at `base` (room for `capacity` bytes, from ``capacity(status:headers:requestId:)``);

@@ -263,10 +263,11 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
             // a task's would be: the responses of a batch's requests go out together and the loop
             // polls less often (writing each at once doubled the epoll_wait calls per request:
             // docs/PERFORMANCE.md). The connection is the job (``runOnLoop()``): no closure.
-            let ready = ReadyResponse(response: response, method: method, version: version, keepAlive: keepAlive, requestId: context.requestIdentifier)
-            readyResponse = ready
-            if !loop.executeLater(self) {
-                readyResponse = nil
+            // Moved, never copied: a copy of the response costs a reference count per field.
+            readyResponse = ReadyResponse(
+                response: response, method: method, version: version, keepAlive: keepAlive,
+                requestId: context.requestIdentifier)
+            if !loop.executeLater(self), let ready = readyResponse.take() {
                 loop.execute { [self] in send(ready) }
             }
         case .later(let work):
@@ -283,8 +284,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
 
     /// Sends the response made now by ``dispatch(_:rejecting:)`` (the loop runs this job after the batch).
     func runOnLoop() {
-        guard let ready = readyResponse else { return }
-        readyResponse = nil
+        guard let ready = readyResponse.take() else { return }
         send(ready)
     }
 
