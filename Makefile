@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale
+.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -163,6 +163,12 @@ bench: deps
 bench-matrix: deps
 	$(SWIFT) build -c release --product hub-server
 	Benchmarks/bench/matrix.sh
+
+## Reference counting per request (swift_retain/swift_release calls per GET /view, counted exactly
+## with perf uprobes; needs root and linux-perf; docs/PERFORMANCE.md, the eleventh pass).
+bench-refcounts: deps
+	$(SWIFT) build -c release --product hub-server
+	Benchmarks/bench/refcounts.sh
 
 ## Memory per held session for 1, 50 and 100 items on the todo list and a remote view (release; docs/PERFORMANCE.md).
 bench-session-memory: deps

@@ -69,6 +69,27 @@ struct FallbackMetricsTests {
         }
     }
 
+    @Test("a Hub-Components header over 1 KiB (parsed each time, not cached) is honoured like a short one")
+    func longComponentListsOverASocket() async throws {
+        try await withHub(Self.config(), transport: .socket) { client, _ async throws in
+            let padding = (0..<80).map { "vendor:widget-\($0)" }
+            let withCard = (padding + ["default:row", "default:card"]).joined(separator: ", ")
+            let withoutCard = (padding + ["default:row"]).joined(separator: ", ")
+            #expect(withCard.utf8.count > 1024 && withoutCard.utf8.count > 1024)
+            for round in 1...2 {
+                let native = try await client.view("hub:cards", headers: [("Hub-Components", withCard)])
+                #expect(try Self.cardComponent(native) == "default:card", "round \(round)")
+                let replaced = try await client.view("hub:cards", headers: [("Hub-Components", withoutCard)])
+                #expect(try Self.cardComponent(replaced) == "default:row", "round \(round)")
+                #expect(try await client.metric(Self.unsupported) == Double(round))
+                // A held session reads the long header per request as well.
+                let session = try #require(replaced.header("Hub-Session"))
+                let held = try await client.session(session, headers: [("Hub-Components", withCard)])
+                #expect(try Self.cardComponent(held) == "default:card", "round \(round)")
+            }
+        }
+    }
+
     static let killSwitchServer = """
         { "host": "127.0.0.1", "port": 0, "log": { "level": "error" }, "timeouts": { "drainSeconds": 1 },
           "components": { "killSwitches": [ { "component": "default:card", "client": "ios", "below": "5.2" } ] } }
