@@ -65,15 +65,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         get {
             switch storage {
             case .list(let list):
-                // Read in place through the buffer, lengths first: a field is copied out (two
-                // retains) only when it is the one, and most names are rejected by length.
-                let length = name.utf8.count
-                return list.withUnsafeBufferPointer { buffer -> String? in
-                    for index in buffer.indices
-                    where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
-                        return buffer[index].value
-                    }
-                    return nil
+                return list.withUnsafeBufferPointer { buffer in
+                    Self.index(of: name, in: buffer, from: 0).map { buffer[$0].value }
                 }
             case .received(let received):
                 var first: String?
@@ -104,11 +97,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     public func forEachValue(named name: String, _ body: (String) throws -> Bool) rethrows {
         switch storage {
         case .list(let list):
-            let length = name.utf8.count
             try list.withUnsafeBufferPointer { buffer in
-                for index in buffer.indices
-                where buffer[index].name.utf8.count == length && buffer[index].name.asciiCaseInsensitiveEquals(name) {
+                var next = 0
+                while let index = Self.index(of: name, in: buffer, from: next) {
                     if try !body(buffer[index].value) { return }
+                    next = index + 1
                 }
             }
         case .received(let received):
@@ -120,10 +113,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     public func contains(_ name: String) -> Bool {
         switch storage {
         case .list(let list):
-            let length = name.utf8.count
-            return list.withUnsafeBufferPointer { buffer in
-                buffer.indices.contains { buffer[$0].name.utf8.count == length && buffer[$0].name.asciiCaseInsensitiveEquals(name) }
-            }
+            return list.withUnsafeBufferPointer { buffer in Self.index(of: name, in: buffer, from: 0) != nil }
         case .received(let received):
             return received.contains(name)
         }
@@ -142,6 +132,19 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         case .received(let received):
             received.encodedFieldBytes
         }
+    }
+
+    /// The index of the first field named `name` at or after `start` in a list's buffer: the one
+    /// scan behind the list's lookups. Read in place, lengths first: a field's strings are never
+    /// copied (no reference counting), and most names are rejected by their length.
+    private static func index(of name: String, in buffer: UnsafeBufferPointer<Field>, from start: Int) -> Int? {
+        let length = name.utf8.count
+        var index = start
+        while index < buffer.count {
+            if buffer[index].name.utf8.count == length, buffer[index].name.asciiCaseInsensitiveEquals(name) { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// Calls `body` with each field's name and value in order (for a list of fields, read in
