@@ -72,6 +72,15 @@ import Testing
         #expect(HTTPHeaders.listContains(" ,\t close\t, ", "close"))
     }
 
+    @Test("ASCII.withUTF8(of:) hands over a string's UTF-8 bytes, whatever kind of string it is")
+    func withUTF8GivesTheBytes() {
+        let native = String(repeating: "Accept-Encoding ", count: 3)
+        let substringCopy = String("xx Hub-Components: default:row".dropFirst(3))
+        for string in ["", "Vary", "Content-Encoding", "caf\u{E9} \u{1F3B5}", native, substringCopy] {
+            #expect(ASCII.withUTF8(of: string) { Array($0) } == Array(string.utf8), "\(string.debugDescription)")
+        }
+    }
+
     @Test func malformedVersionOverASocketIs400() async throws {
         try await withServer { server in
             for line in ["GET /hello http/1.1", "GET /hello HTTX/1.1", "GET /hello HTTP-1.1"] {

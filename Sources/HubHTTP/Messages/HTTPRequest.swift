@@ -34,13 +34,10 @@ public struct HTTPRequest: Sendable {
         init(_ fields: Fields) { self.fields = fields }
     }
 
+    /// The box. Its fields are read with `_read` (yielded in place): a lookup such as
+    /// `request.headers["Accept"]` borrows the box's field instead of copying it out (a reference
+    /// count per read).
     private var storage: Storage
-
-    private var fields: Fields { storage.fields }
-
-    // The fields are read with `_read` (yielded in place): a lookup such as
-    // `request.headers["Accept"]` borrows the box's field instead of copying it out, which cost
-    // a reference count per read on every request's path (docs/PERFORMANCE.md, eleventh pass).
 
     private mutating func update(_ change: (inout Fields) -> Void) {
         var fields = storage.fields
@@ -55,7 +52,7 @@ public struct HTTPRequest: Sendable {
     }
     /// The request target exactly as sent on the request line (origin-, absolute- or asterisk-form).
     public var target: String {
-        get { fields.target.text }
+        get { storage.fields.target.text }
         set { update { $0.target = .text(newValue) } }
     }
     /// The target's path, percent-decoded (`/` for an absolute-form target without a path).

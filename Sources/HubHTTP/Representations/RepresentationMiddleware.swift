@@ -54,8 +54,7 @@ public struct RepresentationMiddleware: HTTPMiddleware {
             representation = prepared
         }
         // The three fields the decision reads, each found in place (names compared by length
-        // first): only a matching value is copied, where one pass handing every field to a
-        // closure copied each field's strings.
+        // first): only a matching value is copied.
         let encoded = response.headers.contains("Content-Encoding")
         var variesByEncoding = false
         response.headers.forEachValue(named: "Vary") { value in
