@@ -21,3 +21,23 @@ static inline long hub_file_system_type(const char *path) {
     if (statfs(path, &status) != 0) return -1;
     return (long)status.f_type;
 }
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// `tee(2)` (glibc declares it only under _GNU_SOURCE): duplicates up to `count` bytes of the
+/// pipe `input` into the pipe `output` by reference; -1 and errno on failure.
+static inline long hub_tee(int input, int output, unsigned long count, unsigned int flags) {
+    return syscall(SYS_tee, input, output, count, flags);
+}
+
+/// `splice(2)` without offsets (glibc declares it only under _GNU_SOURCE): moves up to `count`
+/// bytes from `input` to `output`, one of which is a pipe; -1 and errno on failure.
+static inline long hub_splice(int input, long long *inputOffset, int output, unsigned long count, unsigned int flags) {
+    return syscall(SYS_splice, input, inputOffset, output, (long long *)0, count, flags);
+}
+
+/// `pipe2(2)` (glibc declares it only under _GNU_SOURCE); -1 and errno on failure.
+static inline int hub_pipe2(int ends[2], int flags) {
+    return (int)syscall(SYS_pipe2, ends, flags);
+}

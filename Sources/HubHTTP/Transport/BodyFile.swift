@@ -15,10 +15,12 @@ import Glibc
 /// gone when closed), reopened read-only, whose pages are ordinary page cache that the kernel
 /// splices to a socket in batches (shared memory goes page by page); where the directory cannot
 /// take such a file (read-only, missing, no `O_TMPFILE`) sealed memory is used after all.
-/// Either way nothing can write to it after it is made.
+/// Either way nothing can write to it after it is made. A file of up to 1 MiB also keeps its
+/// pages in a pipe (``PagePipe``), which each send tees from instead of `sendfile`.
 ///
 /// The files are bounded process-wide, by count and by bytes (``budget``), so they never crowd
-/// out connections' descriptors or memory: past the budget a body is simply sent by copy.
+/// out connections' descriptors or memory: past the budget a body is simply sent by copy (and
+/// their pipes by ``PagePipe/budget``: past it, a file is sent with `sendfile`).
 /// The descriptor is closed when the last response holding the file lets it go (pages the
 /// socket still references stay alive in the kernel until sent).
 final class BodyFile: Sendable {
@@ -48,6 +50,9 @@ final class BodyFile: Sendable {
 
     let descriptor: Int32
     let count: Int
+    /// The file's pages held in a pipe, which an event loop's ``SplicePipe`` sends from; nil when
+    /// there is none (the file is then sent with `sendfile`).
+    let pages: PagePipe?
 
     /// A read-only copy of `bytes` (an unnamed file in `directory`, else sealed memory), or nil
     /// when the budget is spent or the kernel refuses both.
@@ -60,6 +65,7 @@ final class BodyFile: Sendable {
         }
         self.descriptor = descriptor
         self.count = bytes.count
+        self.pages = PagePipe(pagesOf: descriptor, count: bytes.count)
     }
 
     /// An unnamed file in `directory` holding `bytes`, reopened read-only (the writable
@@ -119,6 +125,7 @@ final class BodyFile: Sendable {
     private static let allSeals: Int32 = 0x0001 | 0x0002 | 0x0004 | 0x0008
 
     deinit {
+        pages?.close()
         Glibc.close(descriptor)
         Self.budget.release(bytes: count)
     }

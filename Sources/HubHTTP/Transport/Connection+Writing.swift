@@ -60,9 +60,10 @@ extension Connection {
         if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
-    /// Sends `head`, then `body` from its read-only `file` with `sendfile`, when nothing waits and
-    /// the socket has room; what the socket does not take now is queued as bytes (a copy) and
-    /// goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
+    /// Sends `head`, then `body` from its read-only `file` (its pages through the loop's
+    /// ``SplicePipe`` when the file has a ``PagePipe``, else with `sendfile`), when nothing waits
+    /// and the socket has room; what the socket does not take now is queued as bytes (a copy)
+    /// and goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
     func write(_ head: UnsafeRawBufferPointer, file: BodyFile, of body: SharedBytes, then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
@@ -89,7 +90,22 @@ extension Connection {
             return
         }
         var offset = 0
-        sending: while offset < file.count {
+        if let pages = file.pages, let pipe = loop.splicePipe {
+            switch pipe.send(from: pages.readEnd, count: file.count, to: fd) {
+            case nil: break
+            case .closed:
+                close()
+                return
+            case .wouldBlock:
+                writable = false
+                write(UnsafeRawBufferPointer(start: nil, count: 0), body.bytes, then: completion)
+                return
+            case .bytes(let count):
+                offset = count
+                if offset < file.count { writable = false }
+            }
+        }
+        sending: while writable, offset < file.count {
             switch Syscall.sendFile(fd, from: file.descriptor, offset: offset, count: file.count - offset) {
             case .closed:
                 close()

@@ -28,7 +28,8 @@ protocol EventLoopHandler: AnyObject {
 /// loop through an `eventfd`.
 ///
 /// `@unchecked Sendable` is safe because the mutable state is split in two: `handlers`,
-/// `localJobs`, `spareJobs`, `timers` and `registered` are touched only on the loop's own thread
+/// `localJobs`, `spareJobs`, `timers`, `registered`, the head buffer's flag and `splicePipe` are
+/// touched only on the loop's own thread
 /// (every method that does so asserts it in debug builds, and the entry points for other
 /// threads, ``execute(_:)`` and ``enqueue(_:)``, hand over through `remote`); `remote` is behind
 /// a lock and the thread identifiers are atomic. The descriptors are immutable. Once the thread
@@ -77,6 +78,13 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Loop-confined like `readBuffer`.
     private let headBuffer: UnsafeMutableBufferPointer<UInt8>
     private var headBufferInUse = false
+    /// The pipe body files' pages go through on their way to a socket (``SplicePipe``), made on
+    /// first use; nil when the kernel refused one. Loop-confined like `readBuffer`, and empty
+    /// between sends.
+    private(set) lazy var splicePipe: SplicePipe? = {
+        assertInLoop()
+        return SplicePipe()
+    }()
 
     /// Creates the loop's descriptors; ``start()`` runs it.
     init(name: String) throws(SocketError) {
