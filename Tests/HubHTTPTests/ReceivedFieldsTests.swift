@@ -40,6 +40,10 @@ import Glibc
             #expect(headers[name] == list[name], "\(name)", sourceLocation: sourceLocation)
             #expect(headers.values(for: name) == list.values(for: name), "\(name)", sourceLocation: sourceLocation)
             #expect(headers.contains(name) == list.contains(name), "\(name)", sourceLocation: sourceLocation)
+            for form in [headers, list] {
+                let first = form.withFirstValueBytes(named: name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+                #expect(first == list[name], "\(name): the first value's bytes", sourceLocation: sourceLocation)
+            }
         }
         #expect(headers.containsToken("upgrade", in: "Connection") && !headers.containsToken("close", in: "Connection"), sourceLocation: sourceLocation)
         #expect(!headers.containsToken("upgrade", in: "Host"), sourceLocation: sourceLocation)

@@ -1,4 +1,6 @@
+import HubHTTP
 import HubModel
+import HubSync
 import Testing
 @testable import HubServer
 
@@ -63,5 +65,36 @@ import Testing
         }
         #expect(RequestBridge.languages("en-GB,en;q=0.9") == ["en-GB", "en"])
         #expect(RequestBridge.languages("sv;q=0.5, *;q=0.9, de") == ["de", "sv"])
+    }
+
+    @Test("a request's header read in place: equal bytes are answered from the thread's last one, other bytes parsed anew, absence is nil")
+    func readInPlace() {
+        let parses = Locked(0)
+        let cache = ParsedHeaders<[String]> { header in
+            parses.withLock { $0 += 1 }
+            return RequestBridge.languages(header)
+        }
+        func request(_ value: String?) -> HTTPHeaders {
+            var headers: HTTPHeaders = ["Host": "x"]
+            if let value { headers.add(name: "accept-language", value: value) }
+            headers.add(name: "Accept-Language", value: "not the first")
+            return value == nil ? ["Host": "x"] : headers
+        }
+        #expect(cache.parsed(field: "Accept-Language", of: request("en-GB,en;q=0.9")) == ["en-GB", "en"])
+        #expect(cache.parsed(field: "ACCEPT-LANGUAGE", of: request("en-GB,en;q=0.9")) == ["en-GB", "en"])
+        #expect(parses.withLock { $0 } == 1, "the same bytes again: no parse")
+        #expect(cache.parsed(field: "Accept-Language", of: request("en-GB,en;q=0.8")) == ["en-GB", "en"])
+        #expect(cache.parsed(field: "Accept-Language", of: request("sv, de;q=0.1")) == ["sv", "de"])
+        #expect(cache.parsed(field: "Accept-Language", of: request("en-GB,en;q=0.9")) == ["en-GB", "en"], "from the stripe's recent texts")
+        #expect(cache.parsed(field: "Accept-Language", of: request("en-GB,en;q=0.")) == ["en-GB"], "a prefix of the last is other bytes")
+        #expect(cache.parsed(field: "Accept-Language", of: request("")) == [])
+        #expect(cache.parsed(field: "Accept-Language", of: request(nil)) == nil)
+        #expect(cache.parsed(field: "Accept-Language", of: request("")) == [], "an empty value is a value")
+        // Past the kept length: parsed (from the recent texts' path) each time, the same answer.
+        let long = (0..<300).map { "t\($0);q=0.5" }.joined(separator: ",")
+        let before = parses.withLock { $0 }
+        #expect(cache.parsed(field: "Accept-Language", of: request(long)) == RequestBridge.languages(long))
+        #expect(cache.parsed(field: "Accept-Language", of: request(long)) == RequestBridge.languages(long))
+        #expect(parses.withLock { $0 } == before + 2)
     }
 }

@@ -109,6 +109,26 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         }
     }
 
+    /// Calls `body` with the UTF-8 bytes of the first value of the field `name`, or with nil
+    /// when there is none, read in place: no string is made (a received value has none until
+    /// asked for). The bytes are valid only inside `body`.
+    public func withFirstValueBytes<Result>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
+        switch storage {
+        case .list(let list):
+            let index = list.withUnsafeBufferPointer { buffer in Self.index(of: name, in: buffer, from: 0) }
+            guard let index else { return try body(nil) }
+            return try ASCII.withUTF8(of: list[index].value) { try body($0) }
+        case .received(let received):
+            var result: Result?
+            try received.forEachValueBytes(named: name) { value in
+                result = try body(value)
+                return false
+            }
+            if let result { return result }
+            return try body(nil)
+        }
+    }
+
     /// Whether a field `name` is present.
     public func contains(_ name: String) -> Bool {
         switch storage {

@@ -91,7 +91,7 @@ struct ReceivedFields: Sendable {
     /// The one scan behind every lookup: calls `body` with the value bytes of each field named
     /// `name`, in order, until it returns false. Names are compared by length first; `name` is
     /// read in place (a copy of it cost a reference count per lookup).
-    private func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
+    func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
             try storage.withUnsafeBytes { raw in
                 let bytes = raw.assumingMemoryBound(to: UInt8.self)

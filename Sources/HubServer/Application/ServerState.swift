@@ -85,13 +85,14 @@ final class ServerState: Sendable {
 
     /// What `request`'s client renders (``ClientComponents``), read once per request. The kill
     /// switches are read (under their lock) only for a request that names its client.
-    /// The `Hub-Components` header is read once per distinct text (``ParsedHeaders``).
+    /// The `Hub-Components` header is read in place and parsed once per distinct text
+    /// (``ParsedHeaders``).
     func clientComponents(of request: HTTPRequest) -> ClientComponents? {
         let client = request.headers["Hub-Client"]
         let killed = client == nil ? [] : killSwitches.killed(forClient: client)
-        let header = request.headers["Hub-Components"]
-        guard header != nil || !killed.isEmpty else { return nil }
-        return ClientComponents(listed: header.map(componentLists.parsed), killed: killed)
+        let listed = componentLists.parsed(field: "Hub-Components", of: request.headers)
+        guard listed != nil || !killed.isEmpty else { return nil }
+        return ClientComponents(listed: listed, killed: killed)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).

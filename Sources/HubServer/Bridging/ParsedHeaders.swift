@@ -1,10 +1,18 @@
+import HubHTTP
 import HubSync
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What recent values of one request header parse to, kept by their text: a client sends the
 /// same `Hub-Components` and `Accept-Language` on every request, and parsing one (split, trim,
 /// weigh, sort, join) cost 1-2 us per request. Per thread (``RecentHits``): at most ``capacity``
 /// values per stripe, and only headers of at most ``maximumHeaderBytes`` (a longer one is parsed
 /// each time), so what is kept stays small whatever clients send.
+///
+/// ``parsed(field:of:)`` reads a request's header in place and compares it with the thread's
+/// last one byte for byte first, so the usual request, a client sending what it sent before,
+/// makes no string at all.
 ///
 /// `parse` must be a pure function of the header's text: a kept value is returned for as long
 /// as it is kept.
@@ -14,7 +22,15 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
     /// Longest header text kept.
     static var maximumHeaderBytes: Int { 1024 }
 
+    /// A header's bytes and what they parse to.
+    private struct Last: Sendable {
+        let bytes: [UInt8]
+        let parsed: Parsed
+    }
+
     private let recent = RecentHits<String, Parsed>(capacity: ParsedHeaders.capacity)
+    /// Each stripe's last header (``parsed(field:of:)``), at most ``maximumHeaderBytes`` long.
+    private let last = Striped<Last?> { nil }
     private let parse: @Sendable (String) -> Parsed
 
     init(_ parse: @escaping @Sendable (String) -> Parsed) {
@@ -28,5 +44,29 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
         let parsed = parse(header)
         recent.remember(parsed, for: header)
         return parsed
+    }
+
+    /// What the first field `name` of `headers` parses to; nil when there is none. Its bytes are
+    /// read in place and answered from the calling thread's last header when they equal it;
+    /// otherwise as ``parsed(_:)`` answers, and remembered as the last.
+    func parsed(field name: String, of headers: HTTPHeaders) -> Parsed? {
+        headers.withFirstValueBytes(named: name) { bytes -> Parsed? in
+            guard let bytes else { return nil }
+            let stripe = last.current
+            let hit = stripe.withLock { last -> Parsed? in
+                guard let last, last.bytes.count == bytes.count else { return nil }
+                let equal = last.bytes.withUnsafeBufferPointer { kept in
+                    bytes.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                }
+                return equal ? last.parsed : nil
+            }
+            if let hit { return hit }
+            let parsed = parsed(String(decoding: bytes, as: UTF8.self))
+            if bytes.count <= Self.maximumHeaderBytes {
+                let kept = Last(bytes: Array(bytes), parsed: parsed)
+                stripe.withLock { $0 = kept }
+            }
+            return parsed
+        }
     }
 }

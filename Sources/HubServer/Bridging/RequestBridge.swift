@@ -20,7 +20,7 @@ struct RequestBridge: Sendable {
             request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
         return ViewRequest(
             viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
-            languages: request.headers["Accept-Language"].map(languageLists.parsed) ?? [],
+            languages: languageLists.parsed(field: "Accept-Language", of: request.headers) ?? [],
             client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
             clientComponents: components?.identifiers, trace: context)
     }
