@@ -67,7 +67,9 @@ final class SplicePipe {
             if moved > 0 {
                 sent += moved
             } else {
-                failed = moved < 0 && errno != EAGAIN && errno != EWOULDBLOCK
+                // EAGAIN: the socket is full, and an edge follows when it has room. Anything else
+                // is an error (0, an empty pipe, cannot happen after a whole tee).
+                failed = moved == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
                 break
             }
         }
