@@ -1,8 +1,5 @@
 import HubHTTP
 import HubSync
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What recent values of one request header parse to, kept by their text: a client sends the
 /// same `Hub-Components` and `Accept-Language` on every request, and parsing one (split, trim,
@@ -54,11 +51,9 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
             guard let bytes else { return nil }
             let stripe = last.current
             let hit = stripe.withLock { last -> Parsed? in
-                guard let last, last.bytes.count == bytes.count else { return nil }
-                let equal = last.bytes.withUnsafeBufferPointer { kept in
-                    bytes.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, bytes.count) == 0
-                }
-                return equal ? last.parsed : nil
+                guard let last, last.bytes.count == bytes.count, last.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) })
+                else { return nil }
+                return last.parsed
             }
             if let hit { return hit }
             let parsed = parsed(String(decoding: bytes, as: UTF8.self))
