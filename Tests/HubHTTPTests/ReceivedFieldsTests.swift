@@ -41,7 +41,13 @@ import Glibc
             #expect(headers.values(for: name) == list.values(for: name), "\(name)", sourceLocation: sourceLocation)
             #expect(headers.contains(name) == list.contains(name), "\(name)", sourceLocation: sourceLocation)
             for form in [headers, list] {
-                let first = form.withFirstValueBytes(named: name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+                var first: String?
+                var calls = 0
+                form.withFirstValueBytes(named: name) { bytes in
+                    calls += 1
+                    first = bytes.map { String(decoding: $0, as: UTF8.self) }
+                }
+                #expect(calls == 1, "\(name): the body is called once, found or not", sourceLocation: sourceLocation)
                 #expect(first == list[name], "\(name): the first value's bytes", sourceLocation: sourceLocation)
             }
         }
@@ -50,6 +56,14 @@ import Glibc
         var visited: [String] = []
         headers.forEachField { name, value in visited.append("\(name)=\(value)") }
         #expect(visited == list.fields.map { "\($0.name)=\($0.value)" }, sourceLocation: sourceLocation)
+        // Byte for byte in place, from either form: the same names and values (obs-text included).
+        for form in [headers, list] {
+            var bytes: [String] = []
+            form.forEachFieldBytes { name, value in
+                bytes.append(String(decoding: name, as: UTF8.self) + "=" + String(decoding: value, as: UTF8.self))
+            }
+            #expect(bytes == visited, sourceLocation: sourceLocation)
+        }
         #expect(Array(headers).map(\.name) == expected.map(\.name), sourceLocation: sourceLocation)
         #expect(headers.description == list.description, sourceLocation: sourceLocation)
         // The response encoder sizes a head by this count: both forms agree with the lines as written.

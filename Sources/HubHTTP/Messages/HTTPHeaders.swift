@@ -112,20 +112,23 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// Calls `body` with the UTF-8 bytes of the first value of the field `name`, or with nil
     /// when there is none, read in place: no string is made (a received value has none until
     /// asked for). The bytes are valid only inside `body`.
-    public func withFirstValueBytes<Result>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
+    ///
+    /// Not generic: `body` hands its result out through a capture. A generic result made every
+    /// call from another module (unspecialized) look its `Optional` metadata up at run time.
+    public func withFirstValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Void) rethrows {
         switch storage {
         case .list(let list):
             let index = list.withUnsafeBufferPointer { buffer in Self.index(of: name, in: buffer, from: 0) }
             guard let index else { return try body(nil) }
-            return try ASCII.withUTF8(of: list[index].value) { try body($0) }
+            try ASCII.withUTF8(of: list[index].value) { try body($0) }
         case .received(let received):
-            var result: Result?
+            var found = false
             try received.forEachValueBytes(named: name) { value in
-                result = try body(value)
+                found = true
+                try body(value)
                 return false
             }
-            if let result { return result }
-            return try body(nil)
+            if !found { try body(nil) }
         }
     }
 
@@ -191,6 +194,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             try received.forEachField(body)
+        }
+    }
+
+    /// Calls `body` with each field's name and value as UTF-8 bytes, in order, read in place:
+    /// no string is made (a filter that keeps a few named fields makes strings only for those).
+    /// The bytes are valid only inside `body`.
+    public func forEachFieldBytes(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        switch storage {
+        case .list(let list):
+            for index in list.indices {
+                try ASCII.withUTF8(of: list[index].name) { name in
+                    try ASCII.withUTF8(of: list[index].value) { value in try body(name, value) }
+                }
+            }
+        case .received(let received):
+            try received.forEachFieldBytes(body)
         }
     }
 

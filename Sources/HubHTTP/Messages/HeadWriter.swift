@@ -69,7 +69,8 @@ struct HeadWriter {
         }
     }
 
-    private mutating func appendSanitized(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Bytes of a header name or value, sanitized as ``appendSanitized(_:)-(String)`` does.
+    mutating func appendSanitized(_ bytes: UnsafeBufferPointer<UInt8>) {
         assert(count + bytes.count <= capacity, "response head larger than its computed bound")
         let target = base + count
         // One pass, branch-free per byte (the compiler vectorizes the select).

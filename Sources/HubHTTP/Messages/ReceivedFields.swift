@@ -120,6 +120,17 @@ struct ReceivedFields: Sendable {
         }
     }
 
+    /// Calls `body` with each field's name and value bytes in order, read in place.
+    func forEachFieldBytes(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try storage.withUnsafeBytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            for index in 0..<Self.count(in: raw) {
+                let (name, value) = span(index, in: raw)
+                try body(UnsafeBufferPointer(rebasing: bytes[name]), UnsafeBufferPointer(rebasing: bytes[value]))
+            }
+        }
+    }
+
     /// Every field as strings, in the order received.
     var fields: [HTTPHeaders.Field] {
         storage.withUnsafeBytes { raw in

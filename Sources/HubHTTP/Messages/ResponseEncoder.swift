@@ -67,17 +67,17 @@ enum ResponseEncoder {
         writer.appendCRLF()
         var hasRequestId = false
         var hasContentTypeOptions = false
-        headers.forEachField { name, value in
+        headers.forEachFieldBytes { name, value in
             // Compared only when the length can match (most names are none of these).
-            switch name.utf8.count {
-            case 14 where name.asciiCaseInsensitiveEquals("content-length"),
-                17 where name.asciiCaseInsensitiveEquals("transfer-encoding"),
-                10 where name.asciiCaseInsensitiveEquals("connection"),
-                4 where name.asciiCaseInsensitiveEquals("date"):
+            switch name.count {
+            case 14 where ASCII.caseInsensitiveEquals(name, "content-length"),
+                17 where ASCII.caseInsensitiveEquals(name, "transfer-encoding"),
+                10 where ASCII.caseInsensitiveEquals(name, "connection"),
+                4 where ASCII.caseInsensitiveEquals(name, "date"):
                 return
-            case 12 where name.asciiCaseInsensitiveEquals("x-request-id"):
+            case 12 where ASCII.caseInsensitiveEquals(name, "x-request-id"):
                 hasRequestId = true
-            case 22 where name.asciiCaseInsensitiveEquals("x-content-type-options"):
+            case 22 where ASCII.caseInsensitiveEquals(name, "x-content-type-options"):
                 hasContentTypeOptions = true
             default:
                 break

@@ -47,21 +47,26 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
     /// read in place and answered from the calling thread's last header when they equal it;
     /// otherwise as ``parsed(_:)`` answers, and remembered as the last.
     func parsed(field name: String, of headers: HTTPHeaders) -> Parsed? {
-        headers.withFirstValueBytes(named: name) { bytes -> Parsed? in
-            guard let bytes else { return nil }
+        var result: Parsed?
+        headers.withFirstValueBytes(named: name) { bytes in
+            guard let bytes else { return }
             let stripe = last.current
             let hit = stripe.withLock { last -> Parsed? in
                 guard let last, last.bytes.count == bytes.count, last.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) })
                 else { return nil }
                 return last.parsed
             }
-            if let hit { return hit }
+            if let hit {
+                result = hit
+                return
+            }
             let parsed = parsed(String(decoding: bytes, as: UTF8.self))
             if bytes.count <= Self.maximumHeaderBytes {
                 let kept = Last(bytes: Array(bytes), parsed: parsed)
                 stripe.withLock { $0 = kept }
             }
-            return parsed
+            result = parsed
         }
+        return result
     }
 }

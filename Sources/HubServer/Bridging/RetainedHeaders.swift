@@ -32,10 +32,14 @@ struct RetainedHeaders: Sendable {
 
     /// Lowercased names kept besides ``serverHeaders``.
     let names: Set<String>
+    /// The same names as bytes, for ``filter(_:)``: a received name is compared with each
+    /// (lengths first) in place, so a field that is not kept makes no string.
+    private let nameBytes: [[UInt8]]
 
     init(names: Set<String>) {
         // The W3C trace context crosses as this server's span (``RequestTrace``), never the client's.
         self.names = Set(names.map { $0.lowercased() }).subtracting([TraceContext.parentHeader, TraceContext.stateHeader])
+        nameBytes = self.names.sorted().map { Array($0.utf8) }
     }
 
     /// The names `configuration` reads, plus `extra`.
@@ -74,34 +78,32 @@ struct RetainedHeaders: Sendable {
     func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
         var totalBytes = 0
-        // Names first: a value becomes a string only for a field that is kept by name.
-        headers.forEachField(lazily: { name, makeValue in
-            guard kept.count < Self.maximumHeaders,
-                Self.isServerHeader(name) || (!names.isEmpty && names.contains(Self.asciiLowercased(name)))
+        // Names compared as bytes first: only a field kept by name becomes strings.
+        headers.forEachFieldBytes { name, value in
+            guard kept.count < Self.maximumHeaders, Self.isServerHeader(name) || isNamed(name),
+                value.count <= Self.maximumValueBytes, totalBytes + value.count <= Self.maximumTotalBytes
             else { return }
-            let value = makeValue()
-            let valueBytes = value.utf8.count
-            guard valueBytes <= Self.maximumValueBytes, totalBytes + valueBytes <= Self.maximumTotalBytes else { return }
             // One allocation, at the first field kept (none when nothing is kept).
             if kept.isEmpty { kept.reserveCapacity(min(headers.count, Self.maximumHeaders)) }
-            totalBytes += valueBytes
-            kept.append((name, value))
-        })
+            totalBytes += value.count
+            kept.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
         return kept
     }
 
-    /// `name` with ASCII letters lowered (header names are ASCII tokens): no Unicode case
-    /// mapping, and no new string when it is already lower case.
-    static func asciiLowercased(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return name }
-        return String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    /// Whether `name` is one of ``names`` (ASCII case-insensitive).
+    private func isNamed(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for wanted in nameBytes where wanted.count == name.count {
+            if wanted.withUnsafeBufferPointer({ ASCII.caseInsensitiveEquals(name, $0) }) { return true }
+        }
+        return false
     }
 
     /// One of ``serverHeaders``, ASCII case-insensitive (compared only when the length can match).
-    static func isServerHeader(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 10: return name.asciiCaseInsensitiveEquals("hub-toggle") || name.asciiCaseInsensitiveEquals("hub-client")
-        case 16: return name.asciiCaseInsensitiveEquals("hub-connectivity")
+    static func isServerHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch name.count {
+        case 10: return ASCII.caseInsensitiveEquals(name, "hub-toggle") || ASCII.caseInsensitiveEquals(name, "hub-client")
+        case 16: return ASCII.caseInsensitiveEquals(name, "hub-connectivity")
         default: return false
         }
     }
