@@ -17,6 +17,28 @@ public enum ASCII {
         return true
     }
 
+    /// Whether two byte runs are equal, compared eight bytes at a time (a header a client
+    /// repeats is compared with its last copy on every request; byte by byte, the generic
+    /// `elementsEqual` took 2% of a held request's user time).
+    @inlinable
+    public static func bytesEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard let left = lhs.baseAddress, let right = rhs.baseAddress, left != right else { return true }
+        let count = lhs.count
+        let leftRaw = UnsafeRawPointer(left), rightRaw = UnsafeRawPointer(right)
+        var offset = 0
+        while offset + 8 <= count {
+            if leftRaw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != rightRaw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset += 8
+        }
+        while offset < count {
+            if left[offset] != right[offset] { return false }
+            offset += 1
+        }
+        return true
+    }
+
     /// Calls `body` with `string`'s UTF-8 bytes, read in place when the string is contiguous
     /// (native and literal strings are), else from a contiguous copy. Unlike `var copy = string;
     /// copy.withUTF8`, the usual case copies nothing: no reference count per call.

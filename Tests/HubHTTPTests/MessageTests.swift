@@ -81,6 +81,28 @@ import Testing
         }
     }
 
+    @Test("ASCII.bytesEqual answers what comparing byte by byte answers, for every length and every differing byte")
+    func bytesEqualMatchesElementwise() {
+        let base = (0..<40).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for count in 0...base.count {
+            let left = Array(base.prefix(count))
+            left.withUnsafeBufferPointer { lhs in
+                // The same bytes elsewhere, and the same buffer.
+                #expect(Array(left).withUnsafeBufferPointer { ASCII.bytesEqual(lhs, $0) }, "length \(count)")
+                #expect(ASCII.bytesEqual(lhs, lhs))
+                for index in 0..<count {
+                    var right = left
+                    right[index] ^= 0x20
+                    #expect(!right.withUnsafeBufferPointer { ASCII.bytesEqual(lhs, $0) }, "length \(count), byte \(index)")
+                }
+                if count > 0 {
+                    #expect(!Array(left.dropLast()).withUnsafeBufferPointer { ASCII.bytesEqual(lhs, $0) }, "a prefix")
+                }
+            }
+        }
+        #expect(ASCII.bytesEqual(UnsafeBufferPointer(start: nil, count: 0), UnsafeBufferPointer(start: nil, count: 0)))
+    }
+
     @Test func malformedVersionOverASocketIs400() async throws {
         try await withServer { server in
             for line in ["GET /hello http/1.1", "GET /hello HTTX/1.1", "GET /hello HTTP-1.1"] {

@@ -1,6 +1,7 @@
 import HubHTTP
 import HubModel
 import HubSync
+import HubTestSupport
 import Testing
 @testable import HubServer
 
@@ -96,5 +97,32 @@ import Testing
         #expect(cache.parsed(field: "Accept-Language", of: request(long)) == RequestBridge.languages(long))
         #expect(cache.parsed(field: "Accept-Language", of: request(long)) == RequestBridge.languages(long))
         #expect(parses.withLock { $0 } == before + 2)
+    }
+
+    @Test("threads share what a header parses to: parsed once in all, and each thread gets the same components set")
+    func threadsShareParsedHeaders() async throws {
+        let parses = Locked(0)
+        let cache = ParsedHeaders<ComponentList> { header in
+            parses.withLock { $0 += 1 }
+            return ComponentList(header: header)
+        }
+        let header = "hub:row, hub:card, app:banner"
+        // Many threads (and so several stripes): the first parse is every later thread's answer.
+        let lists = try await withThrowingTaskGroup(of: ComponentList.self) { group in
+            for _ in 0..<16 {
+                group.addTask { try await blocking { cache.parsed(header) } }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(parses.withLock { $0 } == 1)
+        #expect(lists.count == 16 && lists.allSatisfy { $0.variant == "|app:banner,hub:card,hub:row" })
+        // One set (one storage) behind every answer: a session compares it by identity.
+        let first = lists[0].identifiers
+        #expect(lists.allSatisfy { $0.identifiers == first })
+        // More distinct headers than the shared table keeps: it starts over, each still read right.
+        for index in 0..<(ParsedHeaders<ComponentList>.sharedCapacity + 8) {
+            #expect(cache.parsed("hub:row\(index)").variant == "|hub:row\(index)")
+        }
+        #expect(parses.withLock { $0 } == 1 + ParsedHeaders<ComponentList>.sharedCapacity + 8)
     }
 }

@@ -1,4 +1,5 @@
 import HubHTTP
+import HubPrimitives
 import HubSync
 
 /// What recent values of one request header parse to, kept by their text: a client sends the
@@ -26,6 +27,14 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
     }
 
     private let recent = RecentHits<String, Parsed>(capacity: ParsedHeaders.capacity)
+    /// What every thread parsed, consulted only when its own stripe misses: the same text then
+    /// gives every thread the same value, so a `Set` it holds compares by identity (a session
+    /// compares its client's components with each request's; two threads' separate parses of
+    /// one header hashed every element on every request). At most ``sharedCapacity`` values,
+    /// emptied when full.
+    private let shared = Locked<[String: Parsed]>([:])
+    /// Values ``shared`` keeps.
+    static var sharedCapacity: Int { 256 }
     /// Each stripe's last header (``parsed(field:of:)``), at most ``maximumHeaderBytes`` long.
     private let last = Striped<Last?> { nil }
     private let parse: @Sendable (String) -> Parsed
@@ -38,7 +47,13 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
     func parsed(_ header: String) -> Parsed {
         guard header.utf8.count <= Self.maximumHeaderBytes else { return parse(header) }
         if let parsed = recent.value(for: header) { return parsed }
-        let parsed = parse(header)
+        let parsed = shared.withLock { shared -> Parsed in
+            if let parsed = shared[header] { return parsed }
+            let parsed = parse(header)
+            if shared.count >= Self.sharedCapacity { shared.removeAll(keepingCapacity: true) }
+            shared[header] = parsed
+            return parsed
+        }
         recent.remember(parsed, for: header)
         return parsed
     }
@@ -52,7 +67,7 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
             guard let bytes else { return }
             let stripe = last.current
             let hit = stripe.withLock { last -> Parsed? in
-                guard let last, last.bytes.count == bytes.count, last.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) })
+                guard let last, last.bytes.withUnsafeBufferPointer({ ASCII.bytesEqual($0, bytes) })
                 else { return nil }
                 return last.parsed
             }
