@@ -2,25 +2,41 @@
 /// thread that serves the same keys again reads them here instead of taking the cache's one
 /// lock, which every event loop would otherwise take on every request (contended, a futex wait
 /// each). A stripe keeps at most ``capacity`` values and starts over when full, so the values it
-/// keeps alive beyond the cache's own budget are bounded (`capacity` times the stripe count).
+/// keeps alive beyond the cache's own budget are bounded (`capacity` times the stripe count; the
+/// last hit is one of them).
 ///
 /// What a value is keyed by must name it for good (an identity, a revision): a value kept here
 /// after the cache dropped it is still returned.
 public final class RecentHits<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    @usableFromInline let stripes: Striped<[Key: Value]>
+    @usableFromInline let stripes: Striped<Stripe>
     /// Values each stripe keeps.
     public let capacity: Int
+
+    /// One thread's hits: the last one, compared by equality before any hashing (a loop that
+    /// serves one view to many requests in a row hashes nothing), and the rest by key.
+    @usableFromInline struct Stripe: Sendable {
+        @usableFromInline var lastKey: Key?
+        @usableFromInline var lastValue: Value?
+        @usableFromInline var table: [Key: Value] = [:]
+        @usableFromInline init() {}
+    }
 
     /// Keeps up to `capacity` values per stripe (at least 1).
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
-        stripes = Striped { [:] }
+        stripes = Striped { Stripe() }
     }
 
     /// The calling thread's stripe's value for `key`.
     @inlinable
     public func value(for key: Key) -> Value? {
-        stripes.current.withLock { $0[key] }
+        stripes.current.withLock { stripe in
+            if let lastKey = stripe.lastKey, lastKey == key { return stripe.lastValue }
+            guard let value = stripe.table[key] else { return nil }
+            stripe.lastKey = key
+            stripe.lastValue = value
+            return value
+        }
     }
 
     /// Remembers `value` for `key` in the calling thread's stripe (emptied first when full and
@@ -28,9 +44,11 @@ public final class RecentHits<Key: Hashable & Sendable, Value: Sendable>: Sendab
     @inlinable
     public func remember(_ value: Value, for key: Key) {
         let capacity = self.capacity
-        stripes.current.withLock { recent in
-            if recent.count >= capacity, recent[key] == nil { recent.removeAll(keepingCapacity: true) }
-            recent[key] = value
+        stripes.current.withLock { stripe in
+            if stripe.table.count >= capacity, stripe.table[key] == nil { stripe.table.removeAll(keepingCapacity: true) }
+            stripe.table[key] = value
+            stripe.lastKey = key
+            stripe.lastValue = value
         }
     }
 }

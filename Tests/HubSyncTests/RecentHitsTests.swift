@@ -21,6 +21,26 @@ import Testing
         #expect(hits.value(for: "c") == nil)
     }
 
+    @Test("the last hit, compared before any hashing, always answers what the stripe holds")
+    func lastHitAnswersWhatTheStripeHolds() {
+        let hits = RecentHits<String, Int>(capacity: 2)
+        hits.remember(1, for: "a")
+        hits.remember(2, for: "b")
+        // Alternating keys move the last hit back and forth; a miss leaves it as it was.
+        for _ in 0..<3 {
+            #expect(hits.value(for: "a") == 1)
+            #expect(hits.value(for: "missing") == nil)
+            #expect(hits.value(for: "a") == 1)
+            #expect(hits.value(for: "b") == 2)
+        }
+        // Replacing the last hit's value answers the new one.
+        hits.remember(20, for: "b")
+        #expect(hits.value(for: "b") == 20)
+        // Starting over drops the old last hit with the rest.
+        hits.remember(3, for: "c")
+        #expect(hits.value(for: "b") == nil && hits.value(for: "a") == nil && hits.value(for: "c") == 3)
+    }
+
     @Test func capacityIsAtLeastOne() {
         let hits = RecentHits<Int, String>(capacity: 0)
         #expect(hits.capacity == 1)

@@ -21,28 +21,30 @@ struct ReceivedFields: Sendable {
     private static let countBytes = 4
     private static let spanBytes = 16
 
-    /// The fields of `lines`: `count` field lines, each `name ":" OWS value OWS CRLF`, already
-    /// checked by the parser (``RequestParser/parseField(_:)``).
-    init(lines: UnsafeBufferPointer<UInt8>, count: Int) {
-        let tableBytes = Self.countBytes + count * Self.spanBytes
+    /// Where a field line the parser has checked lies in the header section: its start (from
+    /// the section's first byte) and its parts as ``RequestParser/parseField(_:)`` split it.
+    struct Span {
+        let lineStart: Int
+        let parts: FieldLine
+    }
+
+    /// The fields of `lines` at `spans`, as the parser split them while it read the lines: the
+    /// table is written from the spans (the lines are not scanned again) and the lines copied once.
+    init(lines: UnsafeBufferPointer<UInt8>, spans: UnsafeBufferPointer<Span>) {
+        let tableBytes = Self.countBytes + spans.count * Self.spanBytes
         storage = [UInt8](unsafeUninitializedCapacity: tableBytes + lines.count) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
-            raw.storeBytes(of: UInt32(count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            raw.storeBytes(of: UInt32(spans.count).littleEndian, toByteOffset: 0, as: UInt32.self)
             if let base = lines.baseAddress, !lines.isEmpty {
                 raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: lines.count)
             }
-            var lineStart = 0
-            for field in 0..<count {
-                let lineFeed = ByteScan.index(of: 0x0A, in: lines, from: lineStart) ?? lines.count
-                let line = UnsafeBufferPointer(rebasing: lines[lineStart..<lineFeed - 1])
-                let parts = FieldLine(splitting: line)
-                let start = tableBytes + lineStart
+            for (field, span) in spans.enumerated() {
+                let start = tableBytes + span.lineStart
                 let entry = Self.countBytes + field * Self.spanBytes
                 raw.storeBytes(of: UInt32(start).littleEndian, toByteOffset: entry, as: UInt32.self)
-                raw.storeBytes(of: UInt32(start + parts.nameEnd).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
-                raw.storeBytes(of: UInt32(start + parts.valueStart).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
-                raw.storeBytes(of: UInt32(start + parts.valueEnd).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
-                lineStart = lineFeed + 1
+                raw.storeBytes(of: UInt32(start + span.parts.nameEnd).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + span.parts.valueStart).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + span.parts.valueEnd).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
             }
             initialized = tableBytes + lines.count
         }

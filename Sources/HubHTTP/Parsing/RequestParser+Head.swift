@@ -153,7 +153,9 @@ extension RequestParser {
 
         // The field lines, from the first to the empty line that ends the section, copied once.
         receivedFields = buffer.withUnsafeBufferPointer { bytes in
-            ReceivedFields(lines: UnsafeBufferPointer(rebasing: bytes[fieldsStart..<readIndex - 2]), count: fieldCount)
+            fieldSpans.withUnsafeBufferPointer { spans in
+                ReceivedFields(lines: UnsafeBufferPointer(rebasing: bytes[fieldsStart..<readIndex - 2]), spans: spans)
+            }
         }
         // A target that does not decode is an error of this request only: framing is sound.
         do { decodedTarget = try RequestTarget.parse(target) } catch { targetError = error }

@@ -49,6 +49,10 @@ struct RequestParser {
     /// The header field lines read so far; they stay in ``buffer`` from ``fieldsStart`` until the
     /// section ends, when they are copied once into ``receivedFields`` (no string per field).
     var fieldCount = 0
+    /// Where each field line read so far lies, from ``fieldsStart``, as ``parseField(_:)`` split
+    /// it: ``ReceivedFields`` takes them as they are, without scanning the lines again. Kept
+    /// across requests (emptied, not freed), so a connection allocates it once.
+    var fieldSpans: [ReceivedFields.Span] = []
     /// Where the current request's first field line starts in ``buffer``.
     var fieldsStart = 0
     /// The finished header section, kept until the request (and its content) is complete.
@@ -144,13 +148,16 @@ struct RequestParser {
                 } else {
                     guard fieldCount < limits.headerCount else { throw .tooManyHeaders }
                     // Only the framing fields' values are read now, as strings.
-                    let (role, value) = try buffer.withUnsafeBufferPointer {
-                        (bytes) throws(HTTPParseError) -> (FramingFields.Role, String) in
-                        let line = UnsafeBufferPointer(rebasing: bytes[line])
+                    let lineRange = line
+                    let (parts, role, value) = try buffer.withUnsafeBufferPointer {
+                        (bytes) throws(HTTPParseError) -> (FieldLine, FramingFields.Role, String) in
+                        let line = UnsafeBufferPointer(rebasing: bytes[lineRange])
                         let (parts, role) = try Self.parseField(line)
-                        return (role, role.readsValue ? parts.value(of: line) : "")
+                        return (parts, role, role.readsValue ? parts.value(of: line) : "")
                     }
                     if role != .other { framing.note(role, value: value) }
+                    if fieldSpans.isEmpty { fieldSpans.reserveCapacity(16) }
+                    fieldSpans.append(ReceivedFields.Span(lineStart: lineRange.lowerBound - fieldsStart, parts: parts))
                     fieldCount += 1
                 }
             case .fixedBody(let remaining):
@@ -251,6 +258,7 @@ struct RequestParser {
         )
         receivedFields = nil
         fieldCount = 0
+        fieldSpans.removeAll(keepingCapacity: true)
         framing = FramingFields()
         headerBytes = 0
         trailerCount = 0
