@@ -222,17 +222,19 @@ struct RequestParser {
 
     /// Where the next CRLF-terminated line is in ``buffer`` (without the CRLF), or nil when
     /// incomplete. A bare LF is an error (RFC 9112 section 2.2 lets a server reject it; DESIGN.md does).
-    mutating func nextLine(maxBytes: Int, tooLong: HTTPParseError) throws(HTTPParseError) -> Range<Int>? {
+    /// `tooLong` is made only when thrown: passed as a value, each line's read of the static
+    /// error cost a `swift_once` call.
+    mutating func nextLine(maxBytes: Int, tooLong: @autoclosure () -> HTTPParseError) throws(HTTPParseError) -> Range<Int>? {
         let lineFeed = buffer.withUnsafeBufferPointer { ByteScan.index(of: 0x0A, in: $0, from: scanIndex) }
         guard let lineFeed else {
             scanIndex = buffer.count
-            if buffer.count - readIndex > maxBytes + 1 { throw tooLong }
+            if buffer.count - readIndex > maxBytes + 1 { throw tooLong() }
             return nil
         }
         guard lineFeed > readIndex, buffer[lineFeed - 1] == 0x0D else {
             throw .bad("bare_lf", "A line ends with a bare LF.")
         }
-        if lineFeed - 1 - readIndex > maxBytes { throw tooLong }
+        if lineFeed - 1 - readIndex > maxBytes { throw tooLong() }
         let line = readIndex..<lineFeed - 1
         readIndex = lineFeed + 1
         scanIndex = readIndex

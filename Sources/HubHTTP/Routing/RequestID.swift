@@ -89,8 +89,10 @@ public enum RequestID {
         }
 
         private static func write(_ number: UInt64, into writer: inout HeadWriter) {
+            // Read once: each read of the lazily made static is a `swift_once` call.
+            let prefix = RequestID.prefix
             for shift in stride(from: 60, through: 0, by: -4) {
-                writer.append(Hex.digit(UInt8(truncatingIfNeeded: RequestID.prefix >> UInt64(shift)) & 0x0F))
+                writer.append(Hex.digit(UInt8(truncatingIfNeeded: prefix >> UInt64(shift)) & 0x0F))
             }
             writer.append(UInt8(ascii: "-"))
             for shift in stride(from: (digits(number) - 1) * 4, through: 0, by: -4) {
