@@ -149,6 +149,31 @@ struct SessionStoreTests {
         #expect(store.count == 0)
     }
 
+    @Test("a lookup records its use unless the last recorded use is within the granularity; the session expires one TTL after the recorded use")
+    func lastUseIsRecordedAtItsGranularity() async throws {
+        let sessions = try await Self.sessions(1)
+        let store = SessionStore(capacity: 10, idleTimeout: .seconds(100))
+        #expect(store.lastUseGranularity == .seconds(1))
+        #expect(SessionStore(idleTimeout: .milliseconds(640)).lastUseGranularity == .milliseconds(10))
+        let start = ContinuousClock.now
+        store.insert(sessions[0], now: start)
+        // Used at 50 (recorded), then many times within the next second (not recorded).
+        #expect(store.session(sessions[0].id, now: start + .seconds(50)) === sessions[0])
+        for step in 1...9 {
+            #expect(store.session(sessions[0].id, now: start + .seconds(50) + .milliseconds(100 * step)) === sessions[0])
+        }
+        // Idle since the recorded 50: alive before 150, expired at 150.
+        #expect(store.removeExpired(now: start + .milliseconds(149_999)) == 0)
+        #expect(store.removeExpired(now: start + .seconds(150)) == 1)
+        // A use a full granularity later is recorded: a session polled every second never expires.
+        let polled = try await Self.sessions(1)[0]
+        store.insert(polled, now: start)
+        for second in 1...250 {
+            #expect(store.session(polled.id, now: start + .seconds(second)) === polled, "second \(second)")
+        }
+        #expect(store.removeExpired(now: start + .seconds(350)) == 1)  // idle since 250
+    }
+
     @Test("remove ends a session once")
     func remove() async throws {
         let sessions = try await Self.sessions(1)

@@ -35,12 +35,19 @@ public final class SessionStore: Sendable {
     public let maxBytes: Int
     /// Sessions unused for this long expire.
     public let idleTimeout: Duration
+    /// How stale a session's recorded last use may be before a lookup records it again: a
+    /// sixty-fourth of ``idleTimeout``, at most a second. A session served many times a second
+    /// (several connections polling it, one per event loop) then writes its entry about once a
+    /// second, not on every request from both loops (each write moved the entry's cache line
+    /// between cores); it may expire up to this much early.
+    public let lastUseGranularity: Duration
 
     public init(capacity: Int = 100_000, maxBytes: Int = Int.max, idleTimeout: Duration = .seconds(1800)) {
         let total = max(1, capacity)
         self.capacity = total
         self.maxBytes = max(1, maxBytes)
         self.idleTimeout = idleTimeout
+        lastUseGranularity = min(.seconds(1), idleTimeout / 64)
         let shardCount = total >= 16_384 ? 16 : 1
         let shardCapacities = (0..<shardCount).map { index in
             total / shardCount + (index < total % shardCount ? 1 : 0)
@@ -162,7 +169,7 @@ public final class SessionStore: Sendable {
                 state.refreshCounts()
                 return (nil, entry.session)
             }
-            state.entries.values[index].lastUse = stamp
+            if stamp - entry.lastUse >= lastUseGranularity { state.entries.values[index].lastUse = stamp }
             if !entry.isProtected {
                 state.promote(id, at: stamp)
                 state.refreshCounts()
