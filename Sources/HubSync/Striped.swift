@@ -22,6 +22,21 @@ public final class Striped<Value>: Sendable {
     public var current: Locked<Value> { stripes[stripeIndex(of: stripes.count)] }
 }
 
+extension Striped where Value: Sendable {
+    /// The calling thread's copy of a value every thread reads on every request and that rarely
+    /// changes (what a config reload installs): each thread takes its own stripe's lock, so the
+    /// event loops never write one lock's cache line in turn, as they did with a single
+    /// ``Locked``.
+    @inlinable
+    public var value: Value { current.withLock { $0 } }
+
+    /// Sets every copy to `value`, stripe by stripe: a thread reads the old value or the new one,
+    /// and every read after this returns has the new one.
+    public func setAll(_ value: Value) {
+        for stripe in stripes { stripe.withLock { $0 = value } }
+    }
+}
+
 /// The calling thread's stripe among `count` (a power of two): its `pthread_t` (a per-thread
 /// address) mixed down to an index.
 @inlinable

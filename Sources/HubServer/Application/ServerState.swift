@@ -15,11 +15,11 @@ final class ServerState: Sendable {
     let metrics: ServerMetrics
     let logger: JSONLogger
     /// What crosses from HTTP requests into the engine (replaced by a config reload).
-    var bridge: RequestBridge { bridgeStorage.withLock { $0 } }
-    private let bridgeStorage: Locked<RequestBridge>
+    var bridge: RequestBridge { bridgeStorage.value }
+    private let bridgeStorage: Striped<RequestBridge>
     /// `components.killSwitches` now (replaced by a config reload).
-    var killSwitches: KillSwitches { killSwitchStorage.withLock { $0 } }
-    private let killSwitchStorage: Locked<KillSwitches>
+    var killSwitches: KillSwitches { killSwitchStorage.value }
+    private let killSwitchStorage: Striped<KillSwitches>
     /// Recent views of patch listeners and the patches between them (``ViewPatches``).
     let viewPatches: ViewPatches
     /// The rendering each session's listeners send now, made by one of them for all.
@@ -42,8 +42,9 @@ final class ServerState: Sendable {
 
     init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge) {
         self.engine = engine
-        self.bridgeStorage = Locked(bridge)
-        self.killSwitchStorage = Locked(settings.killSwitches)
+        self.bridgeStorage = Striped { bridge }
+        let killSwitches = settings.killSwitches
+        self.killSwitchStorage = Striped { killSwitches }
         self.settings = settings
         self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
@@ -75,12 +76,12 @@ final class ServerState: Sendable {
 
     /// Installs the bridge of a reloaded config (the headers it names).
     func replaceBridge(_ bridge: RequestBridge) {
-        bridgeStorage.withLock { $0 = bridge }
+        bridgeStorage.setAll(bridge)
     }
 
     /// Installs the kill switches of a reloaded config: the next response of every session follows them.
     func replaceKillSwitches(_ killSwitches: KillSwitches) {
-        killSwitchStorage.withLock { $0 = killSwitches }
+        killSwitchStorage.setAll(killSwitches)
     }
 
     /// What `request`'s client renders (``ClientComponents``), read once per request. The kill
