@@ -82,6 +82,23 @@ import Glibc
         }
     }
 
+    @Test("the parser's field spans live only while a head is read: none kept once a request ends with nothing more buffered")
+    func fieldSpansAreNotKeptByAnIdleParser() throws {
+        var parser = RequestParser(limits: Self.limits)
+        parser.append(Array(Self.head.utf8))
+        guard case .request(let first) = try parser.parse() else { Issue.record("no request"); return }
+        Self.expectSameAnswers(first.headers)
+        #expect(parser.fieldSpans.capacity == 0, "an idle keep-alive connection keeps no spans")
+        // Two heads at once: the spans are reused for the second, then let go.
+        parser.append(Array((Self.head + Self.head).utf8))
+        guard case .request(let second) = try parser.parse() else { Issue.record("no second request"); return }
+        #expect(parser.fieldSpans.isEmpty && parser.fieldSpans.capacity > 0, "kept for the pipelined head")
+        guard case .request(let third) = try parser.parse() else { Issue.record("no third request"); return }
+        Self.expectSameAnswers(second.headers)
+        Self.expectSameAnswers(third.headers)
+        #expect(parser.fieldSpans.capacity == 0)
+    }
+
     @Test("forEachValue stops when asked and reads only the named field's values")
     func forEachValueStops() throws {
         let request = try #require(parseAll(Self.head, limits: Self.limits).requests.first)

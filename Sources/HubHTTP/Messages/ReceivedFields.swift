@@ -23,9 +23,19 @@ struct ReceivedFields: Sendable {
 
     /// Where a field line the parser has checked lies in the header section: its start (from
     /// the section's first byte) and its parts as ``RequestParser/parseField(_:)`` split it.
+    /// Four `UInt32`s (16 bytes): the header section is bounded far inside a `UInt32` offset.
     struct Span {
-        let lineStart: Int
-        let parts: FieldLine
+        let lineStart: UInt32
+        let nameEnd: UInt32
+        let valueStart: UInt32
+        let valueEnd: UInt32
+
+        init(lineStart: Int, parts: FieldLine) {
+            self.lineStart = UInt32(lineStart)
+            nameEnd = UInt32(parts.nameEnd)
+            valueStart = UInt32(parts.valueStart)
+            valueEnd = UInt32(parts.valueEnd)
+        }
     }
 
     /// The fields of `lines` at `spans`, as the parser split them while it read the lines: the
@@ -39,12 +49,12 @@ struct ReceivedFields: Sendable {
                 raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: lines.count)
             }
             for (field, span) in spans.enumerated() {
-                let start = tableBytes + span.lineStart
+                let start = tableBytes + Int(span.lineStart)
                 let entry = Self.countBytes + field * Self.spanBytes
                 raw.storeBytes(of: UInt32(start).littleEndian, toByteOffset: entry, as: UInt32.self)
-                raw.storeBytes(of: UInt32(start + span.parts.nameEnd).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
-                raw.storeBytes(of: UInt32(start + span.parts.valueStart).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
-                raw.storeBytes(of: UInt32(start + span.parts.valueEnd).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + Int(span.nameEnd)).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + Int(span.valueStart)).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
+                raw.storeBytes(of: UInt32(start + Int(span.valueEnd)).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
             }
             initialized = tableBytes + lines.count
         }

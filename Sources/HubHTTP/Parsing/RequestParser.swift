@@ -50,8 +50,9 @@ struct RequestParser {
     /// section ends, when they are copied once into ``receivedFields`` (no string per field).
     var fieldCount = 0
     /// Where each field line read so far lies, from ``fieldsStart``, as ``parseField(_:)`` split
-    /// it: ``ReceivedFields`` takes them as they are, without scanning the lines again. Kept
-    /// across requests (emptied, not freed), so a connection allocates it once.
+    /// it: ``ReceivedFields`` takes them as they are, without scanning the lines again. Freed
+    /// when a request ends with nothing more buffered (an idle keep-alive connection keeps no
+    /// capacity for it); kept for pipelined requests.
     var fieldSpans: [ReceivedFields.Span] = []
     /// Where the current request's first field line starts in ``buffer``.
     var fieldsStart = 0
@@ -260,7 +261,7 @@ struct RequestParser {
         )
         receivedFields = nil
         fieldCount = 0
-        fieldSpans.removeAll(keepingCapacity: true)
+        if readIndex < buffer.count { fieldSpans.removeAll(keepingCapacity: true) } else { fieldSpans = [] }
         framing = FramingFields()
         headerBytes = 0
         trailerCount = 0
