@@ -7,7 +7,8 @@
 #
 #   Benchmarks/bench/cpu-per-request.sh ROUNDS URL@PID[,PID...] [URL@PID...]
 #   BENCH_GZIP=0 to send no Accept-Encoding: gzip; BENCH_THREADS and BENCH_CONNS for another
-#   client shape than wrk's 2 threads and 32 connections.
+#   client shape than wrk's 2 threads and 32 connections; BENCH_CLIENT=app to send what an
+#   app's client sends too (lib.sh's APP_CLIENT_HEADERS, as MATRIX_CLIENT=app).
 # Prints per URL the median req/s and the median microseconds of server CPU per request (all,
 # then user time alone: the part the server's own code decides; system time is mostly the
 # loopback TCP stack, which a sender pays for its receiver too).
@@ -18,6 +19,11 @@ rounds=$1
 shift
 header=(-H 'Accept-Encoding: gzip')
 [ "${BENCH_GZIP:-1}" = 0 ] && header=()
+case ${BENCH_CLIENT:-wrk} in
+wrk) ;;
+app) header+=("${APP_CLIENT_HEADERS[@]}") ;;
+*) echo "BENCH_CLIENT must be wrk or app" >&2; exit 2 ;;
+esac
 declare -A cpu usr rate
 for _ in $(seq "$rounds"); do
     for spec in "$@"; do

@@ -10,6 +10,7 @@
 #   demo        bench_demo_setup, open_sessions URL COUNT [THREADS], hub_metric BASE_URL NAME
 #   measuring   median VALUE..., cpu_ticks PID..., build_alloc_shim, alloc_counter NAME,
 #               alloc_count FILE, measure_run THREADS CONNS SECONDS URL PIDS COUNTER [WRK_ARG...]
+#   clients     APP_CLIENT_HEADERS (what an app's client sends besides wrk's Host)
 
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../Tests/system/lib.sh"
 HB_DIR="$REPO_DIR/Benchmarks/HummingbirdApp"
@@ -121,6 +122,17 @@ PY
 # hub_metric BASE_URL NAME: the value of the /metrics sample NAME (with its labels, exactly as
 # exposed, e.g. 'hub_config_reloads_total{result="success"}'); empty when absent.
 hub_metric() { curl -s "$1/metrics" | awk -v name="$2" '$1 == name { print $2 }'; }
+
+# ---------------------------------------------------------------------------- clients
+
+# The fields an app's client sends on every request, as wrk arguments: the one list behind
+# MATRIX_CLIENT=app, BENCH_CLIENT=app and the refcount cells.
+APP_CLIENT_HEADERS=(
+    -H 'User-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)' -H 'Accept: application/json'
+    -H 'Accept-Language: en-GB,en;q=0.9,sv;q=0.5' -H 'Hub-Client: ios/4.2.0'
+    -H 'Hub-Components: default:header,default:row,default:card,default:carousel,default:banner'
+    -H 'traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
+)
 
 # ---------------------------------------------------------------------------- measuring
 

@@ -55,14 +55,7 @@ allocs=${MATRIX_ALLOCS:-1}
 client=${MATRIX_CLIENT:-wrk}
 case $client in
 wrk) client_headers=() ;;
-app)
-    client_headers=(
-        -H 'User-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)' -H 'Accept: application/json'
-        -H 'Accept-Language: en-GB,en;q=0.9,sv;q=0.5' -H 'Hub-Client: ios/4.2.0'
-        -H 'Hub-Components: default:header,default:row,default:card,default:carousel,default:banner'
-        -H 'traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
-    )
-    ;;
+app) client_headers=("${APP_CLIENT_HEADERS[@]}") ;;
 *)
     echo "MATRIX_CLIENT must be wrk or app, not $client" >&2
     exit 2

@@ -33,12 +33,7 @@ perf probe -q -d 'hubrc:*' 2>/dev/null || true
 perf probe -q -x "$library" -a 'hubrc:retain=swift_retain' -a 'hubrc:release=swift_release'
 trap 'perf probe -q -d "hubrc:*" 2>/dev/null || true; cleanup' EXIT
 
-app=(
-    -H 'User-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)' -H 'Accept: application/json'
-    -H 'Accept-Language: en-GB,en;q=0.9,sv;q=0.5' -H 'Hub-Client: ios/4.2.0'
-    -H 'Hub-Components: default:header,default:row,default:card,default:carousel,default:banner'
-    -H 'traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
-)
+app=("${APP_CLIENT_HEADERS[@]}")
 
 # count URL [WRK_ARG...]: "RETAINS RELEASES" per request.
 count() {
