@@ -104,21 +104,38 @@ extension ViewEngine {
     /// would give, and the request is still recorded as the session's latest), else `pending`
     /// with the load to run; when it does not, `notHeld` with the token verified
     /// (``presentedToken(_:)``).
-    public func loadHeld(_ text: String, request: (String) -> ViewRequest) -> HeldLoad {
+    ///
+    /// `sameClient(uri, baseline)` answers whether `request(uri)` would be the same client
+    /// request as `baseline` (``ViewRequest/sameClientRequest(as:)``) without making it: a
+    /// client polling its session with the same headers, the usual case, is then answered
+    /// without a request made and let go. It may say no when unsure (the request is then made
+    /// and compared), never yes when the request would differ. The default always says no.
+    public func loadHeld(
+        _ text: String, sameClient: (String, ViewRequest) -> Bool = { _, _ in false }, request: (String) -> ViewRequest
+    ) -> HeldLoad {
         guard let (session, settled) = held(text) else {
             return .notHeld(PresentedToken(text: text, held: nil, verification: verify(text)))
         }
-        let viewRequest = request(session.viewURI)
-        if let settled, settled.generation == definitions.generation,
-            let state = settled.answer(viewRequest, now: environment.viewClock())
+        let current = settled.flatMap { $0.generation == definitions.generation ? $0 : nil }
+        if let current,
+            let state = current.answerBaseline({ sameClient(session.viewURI, $0) }, now: environment.viewClock)
         {
-            // Under `reload: always` the memo answered the re-run: reported as a run answered by it.
-            if let rerun = settled.rerun {
-                environment.chainObserver?(ChainReport(featureIdentifier: rerun.featureIdentifier, timings: state.timings, failure: nil))
-            }
-            return .ready(session, state)
+            return ready(session, state, from: current)
+        }
+        let viewRequest = request(session.viewURI)
+        if let current, let state = current.answer(viewRequest, now: environment.viewClock()) {
+            return ready(session, state, from: current)
         }
         return .pending(PendingLoad(engine: self, session: session, request: viewRequest))
+    }
+
+    /// `state`, answered by `settled` without a run. Under `reload: always` the memo answered
+    /// the re-run: reported as a run answered by it.
+    private func ready(_ session: ViewSession, _ state: ViewState, from settled: SettledView) -> HeldLoad {
+        if let rerun = settled.rerun {
+            environment.chainObserver?(ChainReport(featureIdentifier: rerun.featureIdentifier, timings: state.timings, failure: nil))
+        }
+        return .ready(session, state)
     }
 
     /// A session named by a token, and how it was found.

@@ -71,10 +71,34 @@ final class SettledView: Sendable {
         self.baseline = baseline
     }
 
+    /// The state a load answers, without running anything, when its request is the same client
+    /// request as ``baseline`` (`isBaseline(baseline)`), as ``answer(_:now:)`` would answer that
+    /// request; `nil` when this cannot tell without the request: `isBaseline` says no, another
+    /// request was recorded since, or the policy asks for a run. Nothing is recorded (the
+    /// session's request is already the baseline's), so the caller need not make the request.
+    /// `now` is read only under `maxAge`.
+    func answerBaseline(_ isBaseline: (ViewRequest) -> Bool, now: () -> ContinuousClock.Instant) -> ViewState? {
+        guard baseline.connectivity == connectivity, !recordedOther.load(ordering: .acquiring), isBaseline(baseline)
+        else { return nil }
+        let answer: ViewState
+        switch reloadPolicy {
+        case .always:
+            guard let rerun, rerun.isValid else { return nil }
+            answer = rerun.state
+        case .never:
+            answer = state
+        case .maxAge(let maxAge):
+            guard now() - loadedAt < maxAge else { return nil }
+            answer = state
+        }
+        return retiredFlag.load(ordering: .acquiring) ? nil : answer
+    }
+
     /// The state a load of `request` answers without running anything, as
     /// ``ViewSession/load(_:)`` would; `nil` when the session must decide (a connectivity
     /// change, a policy that asks for a run the memo would not answer, or the session moved on).
-    func answer(_ request: ViewRequest, now: ContinuousClock.Instant = .now) -> ViewState? {
+    /// `now` is read only under `maxAge`.
+    func answer(_ request: ViewRequest, now: @autoclosure () -> ContinuousClock.Instant = .now) -> ViewState? {
         guard request.connectivity == connectivity else { return nil }
         switch reloadPolicy {
         case .always:
@@ -85,7 +109,7 @@ final class SettledView: Sendable {
             else { return nil }
             return retiredFlag.load(ordering: .acquiring) ? nil : rerun.state
         case .never: break
-        case .maxAge(let maxAge): guard now - loadedAt < maxAge else { return nil }
+        case .maxAge(let maxAge): guard now() - loadedAt < maxAge else { return nil }
         }
         // The same client request as the baseline, and no other recorded: nothing to record
         // (the session's request is already this one, but for its trace context).

@@ -16,13 +16,43 @@ struct RequestBridge: Sendable {
     func viewRequest(
         viewURI: String, from request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) -> ViewRequest {
-        let connectivity: Connectivity =
-            request.headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
+        // Read once: each read of `request.headers` is an access (and a retain) of its own.
+        let headers = request.headers
         return ViewRequest(
-            viewURI: viewURI, headers: retained.filter(request.headers), connectivity: connectivity,
-            languages: languageLists.parsed(field: "Accept-Language", of: request.headers) ?? [],
-            client: request.headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
+            viewURI: viewURI, headers: retained.filter(headers), connectivity: Self.connectivity(of: headers),
+            languages: languageLists.parsed(field: "Accept-Language", of: headers) ?? [],
+            client: headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
             clientComponents: components?.identifiers, trace: context)
+    }
+
+    /// Whether ``viewRequest(viewURI:from:context:components:)`` would make the same client
+    /// request as `baseline` (``ViewRequest/sameClientRequest(as:)``), read in place: no request,
+    /// header list or string is made. Says no when unsure (a value that is not valid UTF-8, or
+    /// equal only as Unicode text), never yes when the request would differ: the bytes a request
+    /// would keep are compared with the baseline's.
+    func isSameClientRequest(
+        viewURI: String, from request: HTTPRequest, components: ClientComponents?, as baseline: ViewRequest
+    ) -> Bool {
+        let headers = request.headers
+        guard baseline.viewURI == viewURI, baseline.clientComponents == components?.identifiers,
+            baseline.connectivity == Self.connectivity(of: headers),
+            baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? []
+        else { return false }
+        var sameClient = false
+        headers.withFirstValueBytes(named: "Hub-Client") { bytes in
+            guard let client = baseline.client else {
+                sameClient = bytes.map { $0.count > RetainedHeaders.maximumValueBytes } ?? true
+                return
+            }
+            guard let bytes else { return }
+            sameClient = ASCII.withUTF8(of: client) { ASCII.bytesEqual($0, bytes) }
+        }
+        return sameClient && retained.keeps(headers, sameAs: baseline.headers)
+    }
+
+    /// `Hub-Connectivity: offline` (any case, OWS around it) is offline; anything else, or none, online.
+    static func connectivity(of headers: HTTPHeaders) -> Connectivity {
+        headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
     }
 
     /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most

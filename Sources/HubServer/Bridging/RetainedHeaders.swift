@@ -77,18 +77,51 @@ struct RetainedHeaders: Sendable {
     /// client's own `traceparent` and `tracestate` never cross.
     func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
-        var totalBytes = 0
         // Names compared as bytes first: only a field kept by name becomes strings.
-        headers.forEachFieldBytes { name, value in
-            guard kept.count < Self.maximumHeaders, Self.isServerHeader(name) || isNamed(name),
-                value.count <= Self.maximumValueBytes, totalBytes + value.count <= Self.maximumTotalBytes
-            else { return }
+        forEachKept(headers) { name, value in
             // One allocation, at the first field kept (none when nothing is kept).
             if kept.isEmpty { kept.reserveCapacity(min(headers.count, Self.maximumHeaders)) }
-            totalBytes += value.count
             kept.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            return true
         }
         return kept
+    }
+
+    /// Whether `filter(headers)` would be `kept`, field for field (names and values byte for
+    /// byte), read in place: no string is made. A `kept` list with a field `filter` never keeps
+    /// (a trace context field) compares unequal.
+    func keeps(_ headers: HTTPHeaders, sameAs kept: [(name: String, value: String)]) -> Bool {
+        var index = 0
+        var same = true
+        kept.withUnsafeBufferPointer { kept in
+            forEachKept(headers) { name, value in
+                same = index < kept.count
+                    && ASCII.withUTF8(of: kept[index].name) { ASCII.bytesEqual($0, name) }
+                    && ASCII.withUTF8(of: kept[index].value) { ASCII.bytesEqual($0, value) }
+                index += 1
+                return same
+            }
+        }
+        return same && index == kept.count
+    }
+
+    /// Calls `body` with the name and value bytes of each field of `headers` that a view request
+    /// keeps, in order, until it returns false: the one rule ``filter(_:)`` and
+    /// ``keeps(_:sameAs:)`` share (by name, then within the value, count and total limits).
+    private func forEachKept(
+        _ headers: HTTPHeaders, _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
+        var count = 0
+        var totalBytes = 0
+        var going = true
+        headers.forEachFieldBytes { name, value in
+            guard going, count < Self.maximumHeaders, Self.isServerHeader(name) || isNamed(name),
+                value.count <= Self.maximumValueBytes, totalBytes + value.count <= Self.maximumTotalBytes
+            else { return }
+            count += 1
+            totalBytes += value.count
+            going = body(name, value)
+        }
     }
 
     /// Whether `name` is one of ``names`` (ASCII case-insensitive).

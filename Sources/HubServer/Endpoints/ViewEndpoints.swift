@@ -30,12 +30,16 @@ struct ViewEndpoints {
             }
         }
         guard let token else { return try open(uri, request: request, context: context, components: components) }
-        // A closure literal, not `sessions.viewRequests(...)`: no escaping closure context is
-        // allocated on the settled path.
+        // Closure literals, not `sessions.viewRequests(...)`: no escaping closure context is
+        // allocated on the settled path. A client polling with the same headers is answered
+        // without a view request made (`sameClient`).
         let bridge = state.bridge
-        let held = state.engine.loadHeld(token) { uri in
-            bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
-        }
+        let held = state.engine.loadHeld(
+            token,
+            sameClient: { uri, baseline in
+                bridge.isSameClientRequest(viewURI: uri, from: request, components: components, as: baseline)
+            },
+            request: { uri in bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) })
         if case .ready(let session, let viewState) = held {
             return .now(try response(session, viewState, token: token, components: components))
         }
