@@ -10,7 +10,7 @@ extension Connection {
             deadlineAt = .max
             return
         }
-        deadlineAt = MonotonicClock.deadline(after: duration)
+        deadlineAt = loop.deadline(after: duration)
         if deadlineAt < timerFiresAt { armTimer(at: deadlineAt) }
     }
 

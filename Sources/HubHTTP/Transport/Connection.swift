@@ -255,7 +255,8 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         let keepAlive = request.keepAlive && requestsServed < configuration.limits.maxRequestsPerConnection && !draining
         let method = request.method
         let version = request.version
-        let context = RequestContext(requestIdentifier: RequestID.value(for: request), remoteAddress: remoteAddress)
+        let context = RequestContext(
+            requestIdentifier: RequestID.value(for: request), remoteAddress: remoteAddress, startTime: loop.wakeupInstant)
         let answer: HTTPAnswer = if let rejection { .now(rejection.response) } else { core.answer(to: request, context: context) }
         switch answer {
         case .now(let response):

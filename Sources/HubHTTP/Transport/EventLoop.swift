@@ -28,8 +28,8 @@ protocol EventLoopHandler: AnyObject {
 /// loop through an `eventfd`.
 ///
 /// `@unchecked Sendable` is safe because the mutable state is split in two: `handlers`,
-/// `localJobs`, `spareJobs`, `timers`, `registered`, the head buffer's flag and `splicePipe` are
-/// touched only on the loop's own thread
+/// `localJobs`, `spareJobs`, `timers`, `registered`, the head buffer's flag, the wakeup's clock
+/// readings and `splicePipe` are touched only on the loop's own thread
 /// (every method that does so asserts it in debug builds, and the entry points for other
 /// threads, ``execute(_:)`` and ``enqueue(_:)``, hand over through `remote`); `remote` is behind
 /// a lock and the thread identifiers are atomic. The descriptors are immutable. Once the thread
@@ -78,6 +78,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Loop-confined like `readBuffer`.
     private let headBuffer: UnsafeMutableBufferPointer<UInt8>
     private var headBufferInUse = false
+    /// This wakeup's clock readings (``wakeupTime``, ``wakeupInstant``). Loop-confined.
+    var wakeupClock = WakeupClock()
     /// The pipe body files' pages go through on their way to a socket (``SplicePipe``), made on
     /// first use; nil when the kernel refused one. Loop-confined like `readBuffer`, and empty
     /// between sends.
@@ -214,6 +216,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             fallback.async { [self] in
                 fallbackThreadID.store(pthread_self(), ordering: .relaxed)
                 defer { fallbackThreadID.store(0, ordering: .relaxed) }
+                forgetWakeupClock()
                 switch job {
                 case .closure(let body): body()
                 case .task(let task): task.runSynchronously(on: executor)
@@ -284,6 +287,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             if count < 0, errno != EINTR {
                 preconditionFailure("\(name): epoll_wait failed, errno \(errno)")
             }
+            forgetWakeupClock()
             for index in 0..<max(0, Int(count)) {
                 let event = events[index]
                 let fd = event.data.fd
@@ -316,7 +320,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func runDueTimers() {
         guard !timers.isEmpty else { return }
-        let now = MonotonicClock.now
+        let now = wakeupTime
         while let action = timers.popDue(now: now) { action() }
     }
 

@@ -13,10 +13,15 @@ enum MonotonicClock {
 
     /// `now + duration`, saturating: durations past about 68 years (or negative) mean never / now.
     static func deadline(after duration: Duration) -> UInt64 {
+        deadline(after: duration, from: now)
+    }
+
+    /// `start + duration`, saturating as ``deadline(after:)``.
+    static func deadline(after duration: Duration, from start: UInt64) -> UInt64 {
         let nanoseconds = duration.nanoseconds
-        guard nanoseconds > 0 else { return now }
+        guard nanoseconds > 0 else { return start }
         guard nanoseconds < Int(Int32.max) * 1_000_000_000 else { return .max }
-        return now &+ UInt64(nanoseconds)
+        return start &+ UInt64(nanoseconds)
     }
 }
 
