@@ -79,7 +79,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let headBuffer: UnsafeMutableBufferPointer<UInt8>
     private var headBufferInUse = false
     /// This wakeup's clock readings (``wakeupTime``, ``wakeupInstant``). Loop-confined.
-    var wakeupClock = WakeupClock()
+    /// Exclusivity is not checked at run time (the check cost more than the clock reads it
+    /// saves): each access is a short mutation on the loop's thread that calls out to nothing
+    /// but the clock, so no other access to it can overlap.
+    @exclusivity(unchecked) var wakeupClock = WakeupClock()
     /// The pipe body files' pages go through on their way to a socket (``SplicePipe``), made on
     /// first use; nil when the kernel refused one. Loop-confined like `readBuffer`, and empty
     /// between sends.
