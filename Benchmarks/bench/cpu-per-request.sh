@@ -9,6 +9,10 @@
 #   BENCH_GZIP=0 to send no Accept-Encoding: gzip; BENCH_THREADS and BENCH_CONNS for another
 #   client shape than wrk's 2 threads and 32 connections; BENCH_CLIENT=app to send what an
 #   app's client sends too (lib.sh's APP_CLIENT_HEADERS, as MATRIX_CLIENT=app).
+#   BENCH_SESSIONS=N for many clients polling their own sessions: a URL of the form
+#   .../view?uri=U stands for N sessions opened from it (with the client's fields, each used
+#   again so it is held), and every request asks for the next of them (sessions.lua); other
+#   URLs (nginx's file) are requested as given.
 # Prints per URL the median req/s and the median microseconds of server CPU per request (all,
 # then user time alone: the part the server's own code decides; system time is mostly the
 # loopback TCP stack, which a sender pays for its receiver too).
@@ -24,10 +28,35 @@ wrk) ;;
 app) header+=("${APP_CLIENT_HEADERS[@]}") ;;
 *) echo "BENCH_CLIENT must be wrk or app" >&2; exit 2 ;;
 esac
+# Per spec, the extra wrk arguments: the many-sessions script and its token file, or none.
+declare -A script
+sessions=${BENCH_SESSIONS:-0}
+if [ "$sessions" -gt 0 ]; then
+    tokens_dir=$(mktemp -d)
+    trap 'rm -rf "$tokens_dir"' EXIT
+    for spec in "$@"; do
+        url=${spec%@*}
+        case $url in
+        *"/view?uri="*)
+            file="$tokens_dir/$(echo "$spec" | md5sum | cut -c1-12)"
+            for _ in $(seq "$sessions"); do
+                token=$(session_of "$url" "${header[@]}")
+                [ -n "$token" ] || { echo "no session from $url" >&2; exit 1; }
+                curl -sf -o /dev/null "${header[@]}" "${url%%/view?*}/view?session=$token"  # used again: held
+                echo "$token" >> "$file"
+            done
+            script[$spec]=$file
+            ;;
+        esac
+    done
+fi
 declare -A cpu usr rate
 for _ in $(seq "$rounds"); do
     for spec in "$@"; do
-        read -r r _ c u _ < <(measure_run "${BENCH_THREADS:-2}" "${BENCH_CONNS:-32}" 2 "${spec%@*}" "${spec##*@}" - "${header[@]}")
+        extra=()
+        [ -n "${script[$spec]:-}" ] && extra=(-s "$(dirname "$0")/sessions.lua")
+        read -r r _ c u _ < <(TOKENS_FILE=${script[$spec]:-} measure_run "${BENCH_THREADS:-2}" "${BENCH_CONNS:-32}" 2 \
+            "${spec%@*}" "${spec##*@}" - "${extra[@]}" "${header[@]}")
         cpu[$spec]="${cpu[$spec]:-} $c"
         usr[$spec]="${usr[$spec]:-} $u"
         rate[$spec]="${rate[$spec]:-} $r"
