@@ -28,8 +28,7 @@ struct WakeupClock {
 }
 
 /// The clock as of the loop's current wakeup: the requests and deadlines of one batch of events
-/// share one reading of each clock instead of reading it each (a held request read the clock
-/// seven times, each a `clock_gettime`).
+/// share one reading of each clock (each reading is a `clock_gettime`).
 ///
 /// A reading is made when first asked for after the loop returns from `epoll_wait` (or, once the
 /// loop stopped, before each job on its fallback queue), so it is at most the batch's processing
