@@ -12,7 +12,8 @@
 #   BENCH_SESSIONS=N for many clients polling their own sessions: a URL of the form
 #   .../view?uri=U stands for N sessions opened from it (with the client's fields, each used
 #   again so it is held), and every request asks for the next of them (sessions.lua); other
-#   URLs (nginx's file) are requested as given.
+#   URLs (nginx's file) go through the same script, with the first server's session tokens as
+#   a query the file server ignores, so that wrk does the same work per request for both.
 # Prints per URL the median req/s and the median microseconds of server CPU per request (all,
 # then user time alone: the part the server's own code decides; system time is mostly the
 # loopback TCP stack, which a sender pays for its receiver too).
@@ -28,12 +29,13 @@ wrk) ;;
 app) header+=("${APP_CLIENT_HEADERS[@]}") ;;
 *) echo "BENCH_CLIENT must be wrk or app" >&2; exit 2 ;;
 esac
-# Per spec, the extra wrk arguments: the many-sessions script and its token file, or none.
+# Per spec, the many-sessions script's file of request targets (none: wrk asks for the URL).
 declare -A script
 sessions=${BENCH_SESSIONS:-0}
 if [ "$sessions" -gt 0 ]; then
     tokens_dir=$(mktemp -d)
     trap 'rm -rf "$tokens_dir"' EXIT
+    tokens=()
     for spec in "$@"; do
         url=${spec%@*}
         case $url in
@@ -43,11 +45,21 @@ if [ "$sessions" -gt 0 ]; then
                 token=$(session_of "$url" "${header[@]}")
                 [ -n "$token" ] || { echo "no session from $url" >&2; exit 1; }
                 curl -sf -o /dev/null "${header[@]}" "${url%%/view?*}/view?session=$token"  # used again: held
-                echo "$token" >> "$file"
+                echo "/view?session=$token" >> "$file"
+                tokens+=("$token")
             done
             script[$spec]=$file
             ;;
         esac
+    done
+    [ ${#tokens[@]} -gt 0 ] || { echo "BENCH_SESSIONS needs a /view?uri= URL" >&2; exit 2; }
+    for spec in "$@"; do
+        [ -z "${script[$spec]:-}" ] || continue
+        url=${spec%@*}
+        path=/${url#*://*/}
+        file="$tokens_dir/$(echo "$spec" | md5sum | cut -c1-12)"
+        for token in "${tokens[@]:0:$sessions}"; do echo "$path?session=$token" >> "$file"; done
+        script[$spec]=$file
     done
 fi
 declare -A cpu usr rate
@@ -55,7 +67,7 @@ for _ in $(seq "$rounds"); do
     for spec in "$@"; do
         extra=()
         [ -n "${script[$spec]:-}" ] && extra=(-s "$(dirname "$0")/sessions.lua")
-        read -r r _ c u _ < <(TOKENS_FILE=${script[$spec]:-} measure_run "${BENCH_THREADS:-2}" "${BENCH_CONNS:-32}" 2 \
+        read -r r _ c u _ < <(TARGETS_FILE=${script[$spec]:-} measure_run "${BENCH_THREADS:-2}" "${BENCH_CONNS:-32}" 2 \
             "${spec%@*}" "${spec##*@}" - "${extra[@]}" "${header[@]}")
         cpu[$spec]="${cpu[$spec]:-} $c"
         usr[$spec]="${usr[$spec]:-} $u"

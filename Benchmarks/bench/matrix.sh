@@ -12,7 +12,8 @@
 #                                              warm-up (about 12 minutes for the 256 cells)
 #   knobs: MATRIX_ROUNDS=5 MATRIX_SECONDS=2 MATRIX_SIZES="1 16 64 256" (any sizes in KB)
 #          MATRIX_CHAINS="static remote" MATRIX_THREADS="1 2" MATRIX_CONNS="32 512"
-#          MATRIX_ENDPOINTS="uri session" MATRIX_RELOADS="always never" MATRIX_GZIP="no yes"
+#          MATRIX_ENDPOINTS="uri session" (add `sessions` for many clients' sessions)
+#          MATRIX_SESSIONS=64 (how many, for `sessions`) MATRIX_RELOADS="always never" MATRIX_GZIP="no yes"
 #          MATRIX_ALLOCS=1 (0: no allocation shim, "-" in those columns)
 #          MATRIX_CLIENT=wrk (wrk's own request: Host only) or app (each request also carries
 #          what an app's client sends: User-Agent, Accept, Accept-Language, Hub-Client,
@@ -24,7 +25,10 @@
 # Cells: view size (KB of JSON, generated into a temporary config by matrix_config.py), chain
 # (`static`: one static operation; `remote`: static + patch + a remote operation fetched from
 # the local upstream, fresh by Cache-Control: max-age), endpoint (`uri`: GET /view?uri=,
-# memoized, no session stored; `session`: GET /view?session= of a held session), reload
+# memoized, no session stored; `session`: GET /view?session= of a held session; `sessions`, not
+# run unless named: MATRIX_SESSIONS held sessions of the view, each request asking for the next
+# of them through sessions.lua, and nginx's file asked for through the same script with those
+# tokens as a query it ignores, so that wrk does the same work per request for both), reload
 # (`always`, the default, or `never`), gzip (nginx serves the same gzip bytes with gzip_static;
 # a view under gzip.minBytes is sent as is by both), wrk -t, -c.
 #
@@ -52,6 +56,16 @@ endpoints=${MATRIX_ENDPOINTS:-"uri session"}
 reloads=${MATRIX_RELOADS:-"always never"}
 gzips=${MATRIX_GZIP:-"no yes"}
 allocs=${MATRIX_ALLOCS:-1}
+many=${MATRIX_SESSIONS:-64}
+for endpoint in $endpoints; do
+    case $endpoint in
+    uri | session | sessions) ;;
+    *)
+        echo "MATRIX_ENDPOINTS: uri, session or sessions, not $endpoint" >&2
+        exit 2
+        ;;
+    esac
+done
 client=${MATRIX_CLIENT:-wrk}
 case $client in
 wrk) client_headers=() ;;
@@ -118,24 +132,42 @@ for name in "${views[@]}"; do
         token=$(session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")
         curl -sf -o /dev/null "${client_headers[@]}" "$hub/view?session=$token"  # used again: held (protected)
         session[$name-$reload]=$token
+        # For `sessions`: MATRIX_SESSIONS more, held, as request targets for each server.
+        if [[ " $endpoints " == *" sessions "* ]]; then
+            : >"$WORK_TMP/targets-hub-$name-$reload"
+            : >"$WORK_TMP/targets-nginx-$name-$reload"
+            for _ in $(seq "$many"); do
+                token=$(session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")
+                curl -sf -o /dev/null "${client_headers[@]}" "$hub/view?session=$token"
+                echo "/view?session=$token" >>"$WORK_TMP/targets-hub-$name-$reload"
+                echo "/$name.json?session=$token" >>"$WORK_TMP/targets-nginx-$name-$reload"
+            done
+        fi
     done
 done
 
 # cell_line SIZE CHAIN ENDPOINT RELOAD GZIP THREADS CONNS HUB_URL NGINX_URL [WRK_ARG...]: the
-# alternating rounds of one cell, printed as a table row.
+# alternating rounds of one cell, printed as a table row. With HUB_TARGETS and NGINX_TARGETS
+# set (files of request targets), wrk asks for them through sessions.lua instead of the URLs.
 cell_line() {
     local size=$1 chain=$2 endpoint=$3 reload=$4 gzip=$5 threads=$6 conns=$7 hub_url=$8 nginx_url=$9
     shift 9
+    local -a hub_args=("$@") nginx_args=("$@")
+    if [ -n "${HUB_TARGETS:-}" ]; then
+        hub_args=(-s "$BENCH_DIR/sessions.lua" "$@") nginx_args=(-s "$BENCH_DIR/sessions.lua" "$@")
+    fi
     local -a h_rate=() h_p99=() h_cpu=() h_alloc=() n_rate=() n_p99=() n_cpu=() n_alloc=()
     local rate p99 cpu user alloc
     if [ "$warm" = 1 ]; then
-        measure_run "$threads" "$conns" 1 "$hub_url" "$HUB_PID" - "$@" >/dev/null
-        measure_run "$threads" "$conns" 1 "$nginx_url" "$workers" - "$@" >/dev/null
+        TARGETS_FILE=${HUB_TARGETS:-} measure_run "$threads" "$conns" 1 "$hub_url" "$HUB_PID" - "${hub_args[@]}" >/dev/null
+        TARGETS_FILE=${NGINX_TARGETS:-} measure_run "$threads" "$conns" 1 "$nginx_url" "$workers" - "${nginx_args[@]}" >/dev/null
     fi
     for _ in $(seq "$rounds"); do
-        read -r rate p99 cpu user alloc < <(measure_run "$threads" "$conns" "$seconds" "$hub_url" "$HUB_PID" "$hub_counter" "$@")
+        read -r rate p99 cpu user alloc < <(TARGETS_FILE=${HUB_TARGETS:-} measure_run "$threads" "$conns" "$seconds" \
+            "$hub_url" "$HUB_PID" "$hub_counter" "${hub_args[@]}")
         h_rate+=("$rate") h_p99+=("$p99") h_cpu+=("$cpu") h_alloc+=("$alloc")
-        read -r rate p99 cpu user alloc < <(measure_run "$threads" "$conns" "$seconds" "$nginx_url" "$workers" "$nginx_counter" "$@")
+        read -r rate p99 cpu user alloc < <(TARGETS_FILE=${NGINX_TARGETS:-} measure_run "$threads" "$conns" "$seconds" \
+            "$nginx_url" "$workers" "$nginx_counter" "${nginx_args[@]}")
         n_rate+=("$rate") n_p99+=("$p99") n_cpu+=("$cpu") n_alloc+=("$alloc")
     done
     local h n ratio ha na
@@ -169,14 +201,20 @@ for size in $sizes; do
                 for gzip in $gzips; do
                     header=("${client_headers[@]}")
                     [ "$gzip" = yes ] && header+=(-H 'Accept-Encoding: gzip')
+                    hub_targets="" nginx_targets=""
                     case $endpoint in
                     uri) hub_url="$hub/view?uri=hub:$name-$reload" ;;
                     session) hub_url="$hub/view?session=${session[$name-$reload]}" ;;
+                    sessions)
+                        hub_url="$hub/view?session=${session[$name-$reload]}"  # the host wrk connects to
+                        hub_targets="$WORK_TMP/targets-hub-$name-$reload"
+                        nginx_targets="$WORK_TMP/targets-nginx-$name-$reload"
+                        ;;
                     esac
                     for threads in $threads_list; do
                         for conns in $conns_list; do
-                            line=$(cell_line "$size" "$chain" "$endpoint" "$reload" "$gzip" "$threads" "$conns" \
-                                "$hub_url" "$nginx/$name.json" "${header[@]}")
+                            line=$(HUB_TARGETS=$hub_targets NGINX_TARGETS=$nginx_targets cell_line "$size" "$chain" \
+                                "$endpoint" "$reload" "$gzip" "$threads" "$conns" "$hub_url" "$nginx/$name.json" "${header[@]}")
                             log "$line"
                             table="$table
 $line"
