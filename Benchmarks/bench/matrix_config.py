@@ -85,8 +85,12 @@ def main():
     for folder in ("features", "content"):
         os.makedirs(os.path.join(directory, folder), exist_ok=True)
     os.makedirs(upstream_dir, exist_ok=True)
+    # Every benchmark client connects from 127.0.0.1, so the per-client session budget (a
+    # defence against one client filling the store) is raised: the matrix's `sessions` endpoint
+    # opens 64 sessions per view and reload policy, as that many clients would.
     write_json(os.path.join(directory, "server.json"),
-               {"host": "127.0.0.1", "port": args.port, "limits": {"connections": 12000},
+               {"host": "127.0.0.1", "port": args.port,
+                "limits": {"connections": 12000, "sessionsPerClient": {"perSecond": 100000, "burst": 100000}},
                 "timeouts": {"idleSeconds": 300, "drainSeconds": 10},
                 "sessions": {"max": 200000}, "gzip": {"minBytes": 1024, "level": 6},
                 "upstream": {"timeoutMs": 2000, "maxConnectionsPerHost": 32},
