@@ -37,13 +37,14 @@ start_hummingbird() {
     wait_url "http://127.0.0.1:$HB_PORT/fixed"
 }
 
-# start_nginx HTML_DIR: nginx from the Debian package with its own prefix and config, one
-# worker per core, serving HTML_DIR (view.json and its gzip view.json.gz), in the foreground
-# (stopped by PID with the rest). Sets NGINX_PID (the master).
+# start_nginx HTML_DIR [NAME]: nginx from the Debian package with its own prefix and config
+# (WORK_TMP/NAME, default nginx), one worker per core, serving HTML_DIR (view.json and its gzip
+# view.json.gz) on NGINX_PORT, in the foreground (stopped by PID with the rest). Sets NGINX_PID
+# (the master).
 start_nginx() {
     local html=$1
     require_ports "$NGINX_PORT"
-    NGINX_PREFIX=$WORK_TMP/nginx
+    NGINX_PREFIX=$WORK_TMP/${2:-nginx}
     mkdir -p "$NGINX_PREFIX/logs" "$NGINX_PREFIX/tmp"
     chmod 755 "$NGINX_PREFIX"
     cat >"$NGINX_PREFIX/nginx.conf" <<CONF

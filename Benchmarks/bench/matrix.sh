@@ -21,6 +21,9 @@
 #          them too, and both servers get them)
 #          MATRIX_BIN=.build/release/hub-server MATRIX_OUT=FILE (the markdown table; default:
 #          stdout only)
+#          MATRIX_AA=1: the method's own noise floor, an A/A run. A second nginx, serving the
+#          same files, takes HubServer's place in every cell (HubServer still makes the bytes);
+#          the ratios then say how far two identical servers land apart in these rounds.
 #
 # Cells: view size (KB of JSON, generated into a temporary config by matrix_config.py), chain
 # (`static`: one static operation; `remote`: static + patch + a remote operation fetched from
@@ -125,6 +128,15 @@ chmod -R a+rX "$html"
 LD_PRELOAD=$preload ALLOC_COUNT_FILE=${nginx_counter#-} start_nginx "$html"
 nginx="http://127.0.0.1:$NGINX_PORT"
 workers=$(nginx_workers)
+# What the first column measures: HubServer, or for MATRIX_AA=1 a second nginx.
+first=$hub first_pids=$HUB_PID first_name=HubServer
+if [ "${MATRIX_AA:-0}" = 1 ]; then
+    nginx_master=$NGINX_PID
+    NGINX_PORT=$((NGINX_PORT + 1)) LD_PRELOAD=$preload ALLOC_COUNT_FILE=${hub_counter#-} start_nginx "$html" nginx-b
+    first="http://127.0.0.1:$((NGINX_PORT + 1))" first_pids=$(nginx_workers) first_name="nginx B"
+    NGINX_PID=$nginx_master
+    log "A/A run: a second nginx ($first, workers $first_pids) in HubServer's place"
+fi
 
 declare -A session
 for name in "${views[@]}"; do
@@ -159,12 +171,12 @@ cell_line() {
     local -a h_rate=() h_p99=() h_cpu=() h_alloc=() n_rate=() n_p99=() n_cpu=() n_alloc=()
     local rate p99 cpu user alloc
     if [ "$warm" = 1 ]; then
-        TARGETS_FILE=${HUB_TARGETS:-} measure_run "$threads" "$conns" 1 "$hub_url" "$HUB_PID" - "${hub_args[@]}" >/dev/null
+        TARGETS_FILE=${HUB_TARGETS:-} measure_run "$threads" "$conns" 1 "$hub_url" "$first_pids" - "${hub_args[@]}" >/dev/null
         TARGETS_FILE=${NGINX_TARGETS:-} measure_run "$threads" "$conns" 1 "$nginx_url" "$workers" - "${nginx_args[@]}" >/dev/null
     fi
     for _ in $(seq "$rounds"); do
         read -r rate p99 cpu user alloc < <(TARGETS_FILE=${HUB_TARGETS:-} measure_run "$threads" "$conns" "$seconds" \
-            "$hub_url" "$HUB_PID" "$hub_counter" "${hub_args[@]}")
+            "$hub_url" "$first_pids" "$hub_counter" "${hub_args[@]}")
         h_rate+=("$rate") h_p99+=("$p99") h_cpu+=("$cpu") h_alloc+=("$alloc")
         read -r rate p99 cpu user alloc < <(TARGETS_FILE=${NGINX_TARGETS:-} measure_run "$threads" "$conns" "$seconds" \
             "$nginx_url" "$workers" "$nginx_counter" "${nginx_args[@]}")
@@ -190,7 +202,7 @@ estimate=$(awk -v c="$cells" -v r="$rounds" -v s="$seconds" -v w="$warm" 'BEGIN 
 log "matrix: $cells cells (sizes $sizes; chains $chains; endpoints $endpoints; reload $reloads; gzip $gzips;"\
 " threads $threads_list; connections $conns_list; client $client),"\
 " $rounds round(s) of ${seconds}s per server and cell; about $estimate minutes"
-table="| size KB | chain | endpoint | reload | gzip | wrk -t | conns | HubServer req/s | nginx req/s | ratio | HubServer p99 ms | nginx p99 ms | HubServer CPU µs/req | nginx CPU µs/req | HubServer allocs/req | nginx allocs/req |
+table="| size KB | chain | endpoint | reload | gzip | wrk -t | conns | $first_name req/s | nginx req/s | ratio | $first_name p99 ms | nginx p99 ms | $first_name CPU µs/req | nginx CPU µs/req | $first_name allocs/req | nginx allocs/req |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 started=$(date +%s)
 for size in $sizes; do
@@ -211,6 +223,10 @@ for size in $sizes; do
                         nginx_targets="$WORK_TMP/targets-nginx-$name-$reload"
                         ;;
                     esac
+                    if [ "$first" != "$hub" ]; then  # A/A: the second nginx, asked as the first is
+                        hub_url="$first/$name.json"
+                        [ -z "$hub_targets" ] || hub_targets=$nginx_targets
+                    fi
                     for threads in $threads_list; do
                         for conns in $conns_list; do
                             line=$(HUB_TARGETS=$hub_targets NGINX_TARGETS=$nginx_targets cell_line "$size" "$chain" \
