@@ -23,7 +23,8 @@
 #          stdout only)
 #          MATRIX_AA=1: the method's own noise floor, an A/A run. A second nginx, serving the
 #          same files, takes HubServer's place in every cell (HubServer still makes the bytes);
-#          the ratios then say how far two identical servers land apart in these rounds.
+#          the ratios then say how far two identical servers land apart in these rounds
+#          (MATRIX_AA_PORT=18084: the second nginx's port).
 #
 # Cells: view size (KB of JSON, generated into a temporary config by matrix_config.py), chain
 # (`static`: one static operation; `remote`: static + patch + a remote operation fetched from
@@ -132,8 +133,9 @@ workers=$(nginx_workers)
 first=$hub first_pids=$HUB_PID first_name=HubServer
 if [ "${MATRIX_AA:-0}" = 1 ]; then
     nginx_master=$NGINX_PID
-    NGINX_PORT=$((NGINX_PORT + 1)) LD_PRELOAD=$preload ALLOC_COUNT_FILE=${hub_counter#-} start_nginx "$html" nginx-b
-    first="http://127.0.0.1:$((NGINX_PORT + 1))" first_pids=$(nginx_workers) first_name="nginx B"
+    aa_port=${MATRIX_AA_PORT:-18084}
+    NGINX_PORT=$aa_port LD_PRELOAD=$preload ALLOC_COUNT_FILE=${hub_counter#-} start_nginx "$html" nginx-b
+    first="http://127.0.0.1:$aa_port" first_pids=$(nginx_workers) first_name="nginx B"
     NGINX_PID=$nginx_master
     log "A/A run: a second nginx ($first, workers $first_pids) in HubServer's place"
 fi
