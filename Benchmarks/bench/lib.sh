@@ -185,7 +185,9 @@ measure_run() {
     shift 6
     [ "$counter" = - ] || allocs0=$(alloc_count "$counter")
     read -r user0 system0 <<<"$(cpu_ticks "$pids")"
-    out=$(timeout $((seconds + 20)) wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency "$@" "$url")
+    local -a pin=()
+    [ -z "${WRK_CPUS:-}" ] || pin=(taskset -c "$WRK_CPUS")  # the client on cores of its own
+    out=$(timeout $((seconds + 20)) "${pin[@]}" wrk -t"$threads" -c"$conns" -d"${seconds}s" --latency "$@" "$url")
     read -r user1 system1 <<<"$(cpu_ticks "$pids")"
     [ "$counter" = - ] || allocs1=$(alloc_count "$counter")
     awk -v hz="$(getconf CLK_TCK)" -v cpu=$((user1 + system1 - user0 - system0)) -v user=$((user1 - user0)) \

@@ -25,6 +25,9 @@
 #          same files, takes HubServer's place in every cell (HubServer still makes the bytes);
 #          the ratios then say how far two identical servers land apart in these rounds
 #          (MATRIX_AA_PORT=18084: the second nginx's port).
+#          MATRIX_CLIENT_CPUS and MATRIX_SERVER_CPUS (taskset lists, such as 0-1 and 2-3): wrk on
+#          the first, every server thread on the second, so that the client does not share the
+#          servers' cores (a machine of 4 cores or more; unset, nothing is pinned).
 #
 # Cells: view size (KB of JSON, generated into a temporary config by matrix_config.py), chain
 # (`static`: one static operation; `remote`: static + patch + a remote operation fetched from
@@ -80,6 +83,14 @@ app) client_headers=("${APP_CLIENT_HEADERS[@]}") ;;
     ;;
 esac
 hub_port=${MATRIX_HUB_PORT:-18095}
+server_cpus=${MATRIX_SERVER_CPUS:-}
+if [ -n "${MATRIX_CLIENT_CPUS:-}" ]; then export WRK_CPUS=$MATRIX_CLIENT_CPUS; fi
+# pin_server PID...: every thread of each process onto MATRIX_SERVER_CPUS (when set).
+pin_server() {
+    [ -n "$server_cpus" ] || return 0
+    local pid
+    for pid in "$@"; do taskset -a -cp "$server_cpus" "$pid" >/dev/null; done
+}
 HUB_BIN=${MATRIX_BIN:-$HUB_BIN}
 
 cleanup_on_exit
@@ -102,6 +113,7 @@ if [ "$allocs" = 1 ]; then
 fi
 HUB_DATA_DIR="$WORK_TMP/data" LD_PRELOAD=$preload ALLOC_COUNT_FILE=${hub_counter#-} start_hub "$config" "$hub_port" "$WORK_TMP/hub.log"
 hub="http://127.0.0.1:$hub_port"
+pin_server "$HUB_PID"
 
 # nginx serves, per view, the bytes the hub answers (identity, and gzip when the hub gzips).
 html="$WORK_TMP/html"
@@ -129,6 +141,7 @@ chmod -R a+rX "$html"
 LD_PRELOAD=$preload ALLOC_COUNT_FILE=${nginx_counter#-} start_nginx "$html"
 nginx="http://127.0.0.1:$NGINX_PORT"
 workers=$(nginx_workers)
+pin_server "$NGINX_PID" ${workers//,/ }
 # What the first column measures: HubServer, or for MATRIX_AA=1 a second nginx.
 first=$hub first_pids=$HUB_PID first_name=HubServer
 if [ "${MATRIX_AA:-0}" = 1 ]; then
@@ -136,6 +149,7 @@ if [ "${MATRIX_AA:-0}" = 1 ]; then
     aa_port=${MATRIX_AA_PORT:-18084}
     NGINX_PORT=$aa_port LD_PRELOAD=$preload ALLOC_COUNT_FILE=${hub_counter#-} start_nginx "$html" nginx-b
     first="http://127.0.0.1:$aa_port" first_pids=$(nginx_workers) first_name="nginx B"
+    pin_server "$NGINX_PID" ${first_pids//,/ }
     NGINX_PID=$nginx_master
     log "A/A run: a second nginx ($first, workers $first_pids) in HubServer's place"
 fi
@@ -202,7 +216,7 @@ cells=$(($(count "$sizes") * $(count "$chains") * $(count "$endpoints") * $(coun
 # Per cell: the rounds and warm-up runs of both servers, each with about 0.2 s of wrk start-up and /proc reads.
 estimate=$(awk -v c="$cells" -v r="$rounds" -v s="$seconds" -v w="$warm" 'BEGIN { printf "%d", c * (2 * r * (s + 0.2) + 2 * w * 1.2) / 60 + 1 }')
 log "matrix: $cells cells (sizes $sizes; chains $chains; endpoints $endpoints; reload $reloads; gzip $gzips;"\
-" threads $threads_list; connections $conns_list; client $client),"\
+" threads $threads_list; connections $conns_list; client $client; wrk on CPUs ${WRK_CPUS:-any}, servers on ${server_cpus:-any}),"\
 " $rounds round(s) of ${seconds}s per server and cell; about $estimate minutes"
 table="| size KB | chain | endpoint | reload | gzip | wrk -t | conns | $first_name req/s | nginx req/s | ratio | $first_name p99 ms | nginx p99 ms | $first_name CPU µs/req | nginx CPU µs/req | $first_name allocs/req | nginx allocs/req |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
