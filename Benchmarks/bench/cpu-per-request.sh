@@ -42,9 +42,7 @@ if [ "$sessions" -gt 0 ]; then
         *"/view?uri="*)
             file="$tokens_dir/$(echo "$spec" | md5sum | cut -c1-12)"
             for _ in $(seq "$sessions"); do
-                token=$(session_of "$url" "${header[@]}")
-                [ -n "$token" ] || { echo "no session from $url" >&2; exit 1; }
-                curl -sf -o /dev/null "${header[@]}" "${url%%/view?*}/view?session=$token"  # used again: held
+                token=$(held_session_of "$url" "${header[@]}")
                 echo "/view?session=$token" >> "$file"
                 tokens+=("$token")
             done

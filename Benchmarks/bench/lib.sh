@@ -126,6 +126,17 @@ hub_metric() { curl -s "$1/metrics" | awk -v name="$2" '$1 == name { print $2 }'
 
 # ---------------------------------------------------------------------------- clients
 
+# held_session_of URL [CURL_ARG...]: opens a session from URL (a /view?uri= URL, with the curl
+# arguments, such as a client's fields) and asks for it again, so that it is held; prints its
+# token, or fails saying so.
+held_session_of() {
+    local token
+    token=$(session_of "$@")
+    [ -n "$token" ] || { echo "no session from $1" >&2; return 1; }
+    curl -sf -o /dev/null "${@:2}" "${1%%/view?*}/view?session=$token" || { echo "session $token not held" >&2; return 1; }
+    echo "$token"
+}
+
 # The fields an app's client sends on every request, as wrk arguments: the one list behind
 # MATRIX_CLIENT=app, BENCH_CLIENT=app and the refcount cells.
 APP_CLIENT_HEADERS=(

@@ -156,17 +156,14 @@ fi
 
 declare -A session
 for name in "${views[@]}"; do
-    for reload in always never; do
-        token=$(session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")
-        curl -sf -o /dev/null "${client_headers[@]}" "$hub/view?session=$token"  # used again: held (protected)
-        session[$name-$reload]=$token
+    for reload in $reloads; do
+        session[$name-$reload]=$(held_session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")  # held (protected)
         # For `sessions`: MATRIX_SESSIONS more, held, as request targets for each server.
         if [[ " $endpoints " == *" sessions "* ]]; then
             : >"$WORK_TMP/targets-hub-$name-$reload"
             : >"$WORK_TMP/targets-nginx-$name-$reload"
             for _ in $(seq "$many"); do
-                token=$(session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")
-                curl -sf -o /dev/null "${client_headers[@]}" "$hub/view?session=$token"
+                token=$(held_session_of "$hub/view?uri=hub:$name-$reload" "${client_headers[@]}")
                 echo "/view?session=$token" >>"$WORK_TMP/targets-hub-$name-$reload"
                 echo "/$name.json?session=$token" >>"$WORK_TMP/targets-nginx-$name-$reload"
             done

@@ -51,8 +51,7 @@ count() {
 echo "| view | endpoint | client | retains/request | releases/request |"
 echo "|---|---|---|---|---|"
 for name in static2 static40; do
-    token=$(session_of "$hub/view?uri=hub:$name-always")
-    curl -sf -o /dev/null "$hub/view?session=$token"  # used again: held
+    token=$(held_session_of "$hub/view?uri=hub:$name-always")
     for endpoint in session uri; do
         case $endpoint in
         session) url="$hub/view?session=$token" ;;
