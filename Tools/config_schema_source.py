@@ -28,6 +28,12 @@ UNKNOWN_KEY = {
     "deprecationMessage": "Unknown key: hub-server ignores it and `hub-server validate` warns about it (a typo?).",
 }
 
+COMMENT_KEY = {
+    "type": "string",
+    "description": "A note for whoever edits this file (JSON Schema's $comment), such as why a setting has its "
+    "value. hub-server ignores it.",
+}
+
 SCHEMA_KEY = {
     "type": "string",
     "description": "This file's JSON Schema, for editors: a path relative to the file (\"../docs/schema/server.json\") "
@@ -88,7 +94,8 @@ def enum(values, description, default=None):
 
 def root(name, title, description, properties, required=(), strict=False, **extra):
     schema = {"$schema": DIALECT, "$id": ID_PREFIX + name, "title": title, "description": description}
-    schema.update(obj({"$schema": SCHEMA_KEY, **properties}, required=required, strict=strict, **extra))
+    schema.update(obj({"$schema": SCHEMA_KEY, "$comment": COMMENT_KEY, **properties}, required=required, strict=strict,
+                      **extra))
     return schema
 
 
@@ -168,6 +175,17 @@ LIMITS = obj({
        "peer address, or what a trusted proxy names in X-Forwarded-For (trustedProxies)."),
     "sseStreamsPerClient": integer(1, 1_000_000, "Event streams one client may hold at once (429 too_many_streams "
                                    "past it).", 32),
+    "actionsPerClient": obj({
+        "perSecond": described({"type": "number", "minimum": 0.001, "maximum": 1_000_000},
+                               "Tokens added to a client's bucket per second.", 20),
+        "burst": integer(1, 1_000_000, "Most tokens a client's bucket holds (actions it may make at once).", 60),
+    }, "POST /action requests one client may make, a malformed one too: a token bucket per client (429 "
+       "too_many_actions with Retry-After past it)."),
+    "protectedSessionsPerClient": integer(
+        1, 100_000_000, "Used sessions one client may hold, protected from eviction; its further sessions stay "
+        "evictable, and its own new sessions evict them first. Default: 1% of sessions.max, at least 16."),
+    "clientIPv6Prefix": integer(1, 128, "The prefix length that makes one IPv6 client for per-client limits (a host "
+                                "is given a whole /64 and may use any address in it).", 64),
 }, "Request and connection limits.",
     # sseStreams <= connections: with connections unset, that is its default (10000); when both
     # are set JSON Schema cannot compare them, and `validate` does.

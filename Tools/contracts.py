@@ -603,7 +603,9 @@ PATHS = {
                 "415": JSON_BODY_PROBLEMS["415"],
                 "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
                         "nor component).", ["invalid_body"]),
-                **SESSION_LIMIT,
+                "429": ("The client made more actions than limits.actionsPerClient allows (every request counts, a "
+                        "malformed one too), or stored more sessions than limits.sessionsPerClient allows (a rebuild or "
+                        "a recovery by uri) (Retry-After).", ["too_many_actions", "too_many_sessions"]),
                 **STATE_WRITES,
                 **FAILED_VIEW}),
         },

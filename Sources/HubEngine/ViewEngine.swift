@@ -17,6 +17,9 @@ public final class ViewEngine: Sendable {
         /// (``ViewSession/retainedBytesEstimate``); past it, sessions are evicted as past
         /// ``maxSessions``. `Int.max` (the default): no byte cap.
         public var maxSessionBytes: Int = .max
+        /// Most used (protected) sessions one ``SessionOwner`` may hold; its further sessions
+        /// stay evictable (``SessionStore``). `Int.max` (the default): no cap.
+        public var protectedSessionsPerOwner: Int = .max
         /// Sessions unused for this long expire.
         public var sessionIdleTimeout: Duration
         /// Memoized chain results kept (0 disables memoization).
@@ -124,7 +127,7 @@ public final class ViewEngine: Sendable {
         self.definitions = definitions
         let sessions = SessionStore(
             capacity: configuration.maxSessions, maxBytes: configuration.maxSessionBytes,
-            idleTimeout: configuration.sessionIdleTimeout)
+            idleTimeout: configuration.sessionIdleTimeout, protectedPerOwner: configuration.protectedSessionsPerOwner)
         self.sessions = sessions
         self.environment = SessionEnvironment(
             definitions: definitions, maxPages: configuration.maxPages, activity: activity,
@@ -177,11 +180,14 @@ public final class ViewEngine: Sendable {
     /// returns its result without keeping any session: for callers that must not create server
     /// state (`HEAD /view?uri=`) or want a one-off render. Throws like ``openSession(for:initialViewModel:lazy:)``.
     /// The session identifier the operations see was never in the store.
+    ///
+    /// `admission` is asked only when the chain runs (not for a memo hit): a run costs like a
+    /// new session, so a caller's per-client budget counts it.
     public nonisolated(nonsending) func loadView(
-        for request: ViewRequest, initialViewModel: ViewModel? = nil
+        for request: ViewRequest, initialViewModel: ViewModel? = nil, admission: () -> SessionAdmission = { .admit }
     ) async throws(EngineError) -> ViewState {
         try await start(
-            request, initialViewModel: initialViewModel, storage: .none, id: nil, needsSession: false, admission: { .admit }
+            request, initialViewModel: initialViewModel, storage: .none, id: nil, needsSession: false, admission: admission
         ).state
     }
 
@@ -237,11 +243,15 @@ public final class ViewEngine: Sendable {
         func token(lazy: Bool) -> SessionToken {
             given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy)
         }
-        /// Asks the caller before a session is stored.
-        func admit() throws(EngineError) {
-            if case .refuse(let retryAfter) = admission() {
+        /// Asks the caller before a session is stored (or a chain runs for a caller that keeps
+        /// none); answers who owns what is stored.
+        func admit() throws(EngineError) -> SessionOwner? {
+            switch admission() {
+            case .refuse(let retryAfter):
                 throw EngineError(
                     .sessionRefused, "this client opened too many sessions; try again later", retryAfterSeconds: retryAfter)
+            case .admitted(let owner):
+                return owner
             }
         }
         // Fast path: a memoized, successful chain. The session starts loaded, sharing the
@@ -259,13 +269,13 @@ public final class ViewEngine: Sendable {
             switch storage {
             case .store:
                 // Not stored when every slot holds a used session: then its token is lazy.
-                try admit()
+                let owner = try admit()
                 let stored = make(lazy: false)
-                session = sessions.insertIfAbsent(stored).stored ? stored : make(lazy: true)
+                session = sessions.insertIfAbsent(stored, owner: owner).stored ? stored : make(lazy: true)
             case .rebuild:
-                try admit()
+                let owner = try admit()
                 let rebuilt = make(lazy: true)
-                let held = sessions.insertIfAbsent(rebuilt).session
+                let held = sessions.insertIfAbsent(rebuilt, owner: owner).session
                 // Another request rebuilt it first: share its state.
                 if held !== rebuilt { return Started(session: held, token: held.token, state: await held.settled(), joined: true) }
                 session = rebuilt
@@ -283,8 +293,8 @@ public final class ViewEngine: Sendable {
         // session out again (ViewSession.drive), before this caller resumes.
         switch storage {
         case .store, .lazy:
-            try admit()
-            let (held, stored) = sessions.insertIfAbsent(session)
+            let owner = try admit()
+            let (held, stored) = sessions.insertIfAbsent(session, owner: owner)
             if !stored {
                 // Every slot holds a used session: this one is not kept; its lazy token
                 // creates it on first use.
@@ -295,12 +305,14 @@ public final class ViewEngine: Sendable {
                 session = held
             }
         case .rebuild:
-            try admit()
-            let held = sessions.insertIfAbsent(session).session
+            let owner = try admit()
+            let held = sessions.insertIfAbsent(session, owner: owner).session
             // Another request rebuilt it first: share its load.
             if held !== session { return Started(session: held, token: held.token, state: await held.settled(), joined: true) }
         case .none:
-            break
+            // Nothing is kept, but the chain runs (and may fetch upstreams): the caller's
+            // budget counts it (`HEAD /view?uri=`, explain) as it counts a session stored.
+            _ = try admit()
         }
         let state = await session.loadFirst()
         return Started(session: session, token: session.token, state: state)

@@ -16,8 +16,10 @@ public final class LoopbackClient: Sendable {
     }
     private let state: Locked<State>
 
-    /// Connects to `host:port` with `receiveTimeout` seconds for every read and write.
-    public init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 30) throws {
+    /// Connects to `host:port` with `receiveTimeout` seconds for every read and write, from
+    /// `source` when given (an IPv4 loopback address such as `127.0.0.7`: Linux answers the
+    /// whole 127.0.0.0/8, so a test has as many distinct clients as it needs).
+    public init(port: Int, host: String = "127.0.0.1", receiveTimeout: Double = 30, source: String? = nil) throws {
         let ipv6 = host.contains(":")
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed: errno \(errno)") }
@@ -35,6 +37,19 @@ public final class LoopbackClient: Sendable {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         } else {
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else {
+                    let code = errno
+                    Glibc.close(fd)
+                    throw HarnessError("bind to \(source) failed: errno \(code)")
+                }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = UInt16(port).bigEndian

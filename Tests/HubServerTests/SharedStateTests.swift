@@ -13,7 +13,8 @@ import Testing
 struct SharedStateTests {
     static let server = """
         { "host": "127.0.0.1", "port": 0, "log": { "level": "error" }, "timeouts": { "drainSeconds": 1 },
-          "limits": { "sessionsPerClient": { "perSecond": 10000, "burst": 10000 }, "connections": 2000 } }
+          "limits": { "sessionsPerClient": { "perSecond": 10000, "burst": 10000 },
+                      "actionsPerClient": { "perSecond": 10000, "burst": 10000 }, "connections": 2000 } }
         """
 
     static func environment(_ cluster: PostgresCluster) -> [String: String] {

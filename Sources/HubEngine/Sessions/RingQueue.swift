@@ -15,6 +15,12 @@ struct RingQueue<Element> {
     /// The oldest element.
     var first: Element? { count == 0 ? nil : storage[head] }
 
+    /// The element `offset` places from the oldest (`0..<count`).
+    subscript(offset: Int) -> Element {
+        precondition(offset >= 0 && offset < count, "RingQueue offset out of range")
+        return storage[(head + offset) & (storage.count - 1)]!
+    }
+
     mutating func append(_ element: Element) {
         if count == storage.count { grow() }
         storage[(head + count) & (storage.count - 1)] = element

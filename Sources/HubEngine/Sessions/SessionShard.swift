@@ -23,6 +23,8 @@ struct SessionShard {
         var settled: SettledView? = nil
         /// The session's estimate of the bytes it holds (``ViewSession/retainedBytes``).
         var bytes: Int = 0
+        /// Its ``SessionOwner``'s key; 0: no owner.
+        var owner: Int = 0
     }
 
     struct Record {
@@ -35,15 +37,24 @@ struct SessionShard {
     var probation = RingQueue<Record>()
     var protected = RingQueue<Record>()
     var protectedCount = 0
+    /// Protected sessions per owner key (owners with none are not kept).
+    var protectedByOwner: [Int: Int] = [:]
+    /// The most protected sessions one owner may hold in this shard.
+    let protectedPerOwner: Int
     /// The sum of the entries' `bytes`.
     var bytes = 0
     var tick: UInt64 = 0
     var statistics = SessionStore.Statistics()
     var removals: RemovalLog
 
-    init(removalCapacity: Int) {
+    init(removalCapacity: Int, protectedPerOwner: Int = .max) {
         removals = RemovalLog(capacity: removalCapacity)
+        self.protectedPerOwner = max(1, protectedPerOwner)
     }
+
+    /// How many records from the front of probation an owner's new session looks through for
+    /// one of the owner's own unused sessions to evict first (bounded: O(1) per insert).
+    static let ownVictimWindow = 64
 
     /// Moves `id` to the back of its segment's order.
     mutating func touch(_ id: String, at time: StoreTime) {
@@ -57,20 +68,53 @@ struct SessionShard {
         if entry.isProtected { protected.append(record) } else { probation.append(record) }
     }
 
-    /// Moves a probation session to the protected segment.
-    mutating func promote(_ id: String, at time: StoreTime) {
-        guard entries[id]?.isProtected == false else { return }
+    /// Moves a probation session to the protected segment, unless its owner holds its share of
+    /// protected sessions already (`force`: a session followed over SSE, which is never evicted
+    /// anyway): then it moves to the back of probation. Returns whether it was promoted.
+    @discardableResult
+    mutating func promote(_ id: String, at time: StoreTime, force: Bool = false) -> Bool {
+        guard let entry = entries[id], !entry.isProtected else { return false }
+        if entry.owner != 0 {
+            let held = protectedByOwner[entry.owner, default: 0]
+            guard force || held < protectedPerOwner else {
+                touch(id, at: time)
+                return false
+            }
+            protectedByOwner[entry.owner] = held + 1
+        }
         entries[id]!.isProtected = true
         protectedCount += 1
         touch(id, at: time)
+        return true
     }
 
-    /// Removes an entry, keeping the protected count right.
+    /// Removes an entry, keeping the protected counts right.
     mutating func remove(_ id: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
-        if entry.isProtected { protectedCount -= 1 }
+        if entry.isProtected {
+            protectedCount -= 1
+            if entry.owner != 0 {
+                let held = protectedByOwner[entry.owner, default: 1] - 1
+                protectedByOwner[entry.owner] = held > 0 ? held : nil
+            }
+        }
         bytes -= entry.bytes
         return entry
+    }
+
+    /// One of `owner`'s own unused sessions among the least recently used of probation
+    /// (``ownVictimWindow``), removed: an owner's flood evicts its own sessions before others'.
+    mutating func popOwnVictim(owner: Int, isListenedTo: (ViewSession) -> Bool) -> ViewSession? {
+        guard owner != 0 else { return nil }
+        for offset in 0..<min(Self.ownVictimWindow, probation.count) {
+            let record = probation[offset]
+            guard let entry = entries[record.id], entry.tick == record.tick, !entry.isProtected, entry.owner == owner,
+                !isListenedTo(entry.session)
+            else { continue }
+            // Its record stays in the log, stale (skipped and compacted away).
+            return remove(record.id)?.session
+        }
+        return nil
     }
 
     /// The least recently used probation session, removed; listened-to ones are promoted on
@@ -83,7 +127,7 @@ struct SessionShard {
         while let record = probation.popFirst() {
             guard let entry = entries[record.id], entry.tick == record.tick, !entry.isProtected else { continue }
             if isListenedTo(entry.session) {
-                promote(record.id, at: now)
+                promote(record.id, at: now, force: true)
                 continue
             }
             if record.id == sparing {

@@ -42,8 +42,16 @@ public final class SessionStore: Sendable {
     /// between cores); it may expire up to this much early.
     public let lastUseGranularity: Duration
 
-    public init(capacity: Int = 100_000, maxBytes: Int = Int.max, idleTimeout: Duration = .seconds(1800)) {
+    /// The most used (protected) sessions one ``SessionOwner`` may hold; its further sessions
+    /// stay in probation.
+    public let protectedPerOwner: Int
+
+    public init(
+        capacity: Int = 100_000, maxBytes: Int = Int.max, idleTimeout: Duration = .seconds(1800),
+        protectedPerOwner: Int = .max
+    ) {
         let total = max(1, capacity)
+        self.protectedPerOwner = max(1, protectedPerOwner)
         self.capacity = total
         self.maxBytes = max(1, maxBytes)
         self.idleTimeout = idleTimeout
@@ -63,7 +71,12 @@ public final class SessionStore: Sendable {
         // per session for the first hundreds). A shard's growth rehashes at most its share of
         // the cap under its lock.
         let removalCapacity = max(1024, min(total, 1 << 16)) / shardCount
-        shards = shardCapacities.map { _ in Locked(SessionShard(removalCapacity: removalCapacity)) }
+        // An owner's share per shard: its sessions spread evenly over the shards (random
+        // identifiers), so the shares add up to about the cap.
+        let ownerShare = protectedPerOwner == .max ? Int.max : (max(1, protectedPerOwner) + shardCount - 1) / shardCount
+        shards = shardCapacities.map { _ in
+            Locked(SessionShard(removalCapacity: removalCapacity, protectedPerOwner: ownerShare))
+        }
     }
 
     /// The shard of an identifier: FNV-1a over its first bytes (identifiers are random).
@@ -80,15 +93,20 @@ public final class SessionStore: Sendable {
     /// recently used probation session without listeners is evicted; a protected session never
     /// is. Returns `false` when the session was not stored: no slot could be freed.
     @discardableResult
-    public func insert(_ session: ViewSession, protected: Bool = false, now: ContinuousClock.Instant = .now) -> Bool {
-        insertIfAbsent(session, protected: protected, now: now).stored
+    public func insert(
+        _ session: ViewSession, protected: Bool = false, owner: SessionOwner? = nil, now: ContinuousClock.Instant = .now
+    ) -> Bool {
+        insertIfAbsent(session, protected: protected, owner: owner, now: now).stored
     }
 
     /// Adds `session` unless its identifier is held already; returns the held session (the
-    /// existing one, or `session`) and whether it is in the store.
+    /// existing one, or `session`) and whether it is in the store. An `owner`'s session counts
+    /// against its ``protectedPerOwner``, and when room must be made, the owner's own least
+    /// recently used unused session (among the oldest few) goes first.
     public func insertIfAbsent(
-        _ session: ViewSession, protected: Bool = false, now: ContinuousClock.Instant = .now
+        _ session: ViewSession, protected: Bool = false, owner: SessionOwner? = nil, now: ContinuousClock.Instant = .now
     ) -> (session: ViewSession, stored: Bool) {
+        let ownerKey = owner?.key ?? 0
         let stamp = StoreTime(now)
         let index = shardIndex(session.id)
         let capacity = shardCapacities[index]
@@ -98,7 +116,9 @@ public final class SessionStore: Sendable {
             if let existing = state.entries[session.id] { return ((existing.session, true), []) }
             var victims: [ViewSession] = []
             while state.entries.count >= capacity || state.bytes > byteCap - bytes {
-                guard let victim = state.popVictim(isListenedTo: Self.isListenedTo, now: stamp)
+                guard
+                    let victim = state.popOwnVictim(owner: ownerKey, isListenedTo: Self.isListenedTo)
+                        ?? state.popVictim(isListenedTo: Self.isListenedTo, now: stamp)
                 else { break }
                 victims.append(victim)
                 state.removals.record(victim.id, .evicted)
@@ -109,7 +129,7 @@ public final class SessionStore: Sendable {
                 return ((session, false), victims)
             }
             state.entries[session.id] = SessionShard.Entry(
-                session: session, lastUse: stamp, tick: 0, isProtected: false, bytes: bytes)
+                session: session, lastUse: stamp, tick: 0, isProtected: false, bytes: bytes, owner: ownerKey)
             state.bytes += bytes
             state.touch(session.id, at: stamp)
             if protected { state.promote(session.id, at: stamp) }

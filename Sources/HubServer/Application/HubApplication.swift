@@ -106,7 +106,8 @@ public final class HubApplication: Sendable {
         // (one header fewer to copy per request), and ``respond(to:)`` adds it for in-memory callers.
         let responder = router.wrapped(in: [
             TraceContextMiddleware(),
-            ObservabilityMiddleware(metrics: metrics, logger: logger, accessLog: settings.accessLog),
+            ObservabilityMiddleware(
+                metrics: metrics, logger: logger, accessLog: settings.accessLog, clientAddress: state.clientAddress),
         ] + cors + [
             ErrorMiddleware { error, request, context in
                 logger.log(

@@ -31,10 +31,14 @@ final class ServerState: Sendable {
     let streamLimiter: StreamLimiter
     /// Who a request's client is (the peer, or what a trusted proxy names).
     let clientAddress: ClientAddress
-    /// `limits.sessionsPerClient`: sessions (and revocations) a client may add.
+    /// `limits.sessionsPerClient`: sessions (and revocations, HEAD and explain runs) a client may add.
     let sessionLimiter: ClientRateLimiter
+    /// `limits.actionsPerClient`: `POST /action` requests a client may make.
+    let actionLimiter: ClientRateLimiter
     /// `hub_client_limited_total{limit}`'s `sessions_per_client` child.
     private let sessionsRefused: Counter
+    /// `hub_client_limited_total{limit}`'s `actions_per_client` child.
+    private let actionsRefused: Counter
     /// The component lists of recent `Hub-Components` headers.
     let componentLists = ParsedHeaders(ComponentList.init(header:))
     let startedAt = ContinuousClock.now
@@ -51,11 +55,15 @@ final class ServerState: Sendable {
         self.metrics = metrics
         self.viewPatches = ViewPatches(registry: metrics.registry)
         self.logger = logger
-        self.clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
+        self.clientAddress = ClientAddress(
+            trustedProxies: settings.trustedProxies, ipv6Prefix: settings.limits.clientIPv6Prefix, registry: metrics.registry,
+            logger: logger)
         self.sessionLimiter = ClientRateLimiter(limit: settings.limits.sessionsPerClient)
+        self.actionLimiter = ClientRateLimiter(limit: settings.limits.actionsPerClient)
         let limited = metrics.registry.counter(
             "hub_client_limited_total", help: "Requests refused by a per-client limit (429), by limit.", labels: ["limit"])
         self.sessionsRefused = limited.labels("sessions_per_client")
+        self.actionsRefused = limited.labels("actions_per_client")
         self.streamLimiter = StreamLimiter(
             perSession: settings.limits.sseListenersPerSession, perClient: settings.limits.sseStreamsPerClient,
             global: settings.limits.sseStreams, registry: metrics.registry, perClientRefusals: limited.labels("streams_per_client"))
@@ -64,13 +72,31 @@ final class ServerState: Sendable {
     /// The session admission of `request`'s client (``SessionAdmission``): one token of its
     /// `limits.sessionsPerClient` bucket per session stored; a refusal is counted.
     /// The client is worked out only when a session is about to be stored (most calls never ask).
+    /// An admitted session is owned by the client: it holds at most
+    /// `limits.protectedSessionsPerClient` used sessions (``SessionOwner``).
     func admission(for request: HTTPRequest) -> () -> SessionAdmission {
         { [clientAddress, sessionLimiter, sessionsRefused] in
-            guard sessionLimiter.take(clientAddress.of(request)) else {
+            let client = clientAddress.of(request)
+            guard sessionLimiter.take(client) else {
                 sessionsRefused.increment()
                 return .refuse(retryAfterSeconds: sessionLimiter.limit.retryAfterSeconds)
             }
-            return .admit
+            return .admitted(SessionOwner(client))
+        }
+    }
+
+    /// Takes one token of `request`'s client's `limits.actionsPerClient` bucket; past it throws
+    /// `429 too_many_actions` with `Retry-After` (counted). A request with no peer address (made
+    /// in process, ``HubApplication/respond(to:)``) comes from no network client and is not limited.
+    func admitAction(_ request: HTTPRequest) throws {
+        guard request.remoteAddress != nil else { return }
+        guard actionLimiter.take(clientAddress.of(request)) else {
+            actionsRefused.increment()
+            let retryAfter = actionLimiter.limit.retryAfterSeconds
+            throw HTTPError(
+                .tooManyRequests, code: "too_many_actions",
+                detail: "this client performed too many actions; try again in \(retryAfter) s",
+                headers: ["Retry-After": String(retryAfter)])
         }
     }
 

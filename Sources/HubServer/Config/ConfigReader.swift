@@ -32,15 +32,26 @@ final class ConfigReader {
 
     /// `root` without its `$schema` (editor support, otherwise ignored), which must be a string
     /// when present; for readers that treat every key as data (toggle names, namespaces, sections).
+    /// A `$comment` (JSON Schema's comment keyword: a note for whoever edits the file, such as
+    /// why a setting has its value) is dropped the same way; it too must be a string.
     func removingSchemaReference(_ root: JSONObject) -> JSONObject {
-        guard let value = root[Self.schemaKey] else { return root }
-        if value.stringValue == nil {
-            error(Self.join("$", Self.schemaKey), "must be a string: the path or URL of this file's JSON Schema (docs/schema/)")
-        }
+        guard root[Self.schemaKey] != nil || root[Self.commentKey] != nil else { return root }
         var rest = root
-        rest[Self.schemaKey] = nil
+        if let value = root[Self.schemaKey] {
+            if value.stringValue == nil {
+                error(Self.join("$", Self.schemaKey), "must be a string: the path or URL of this file's JSON Schema (docs/schema/)")
+            }
+            rest[Self.schemaKey] = nil
+        }
+        if let value = root[Self.commentKey] {
+            if value.stringValue == nil { error(Self.join("$", Self.commentKey), "must be a string: a note for the file's readers") }
+            rest[Self.commentKey] = nil
+        }
         return rest
     }
+
+    /// The top-level key of a note for the file's readers (ignored, like `$schema`).
+    static let commentKey = "$comment"
 
     /// An integer: an integer literal, or a number without a fraction that fits (`8e3`, `8080.0`),
     /// as JSON Schema's `integer` reads it, so the config schemas and the loader agree.

@@ -52,6 +52,7 @@ extension ServerSettings {
             chainObserver: chainObserver, sessionKeys: keys, tokenMaxAge: .seconds(sessions.tokenMaxAgeSeconds),
             maxConcurrentReruns: reload.maxConcurrentReruns, stateStore: stateStore, stateSettings: state.engineSettings)
         configuration.maxSessionBytes = sessions.maxBytes ?? .max
+        configuration.protectedSessionsPerOwner = protectedSessionsPerClient
         return configuration
     }
 }

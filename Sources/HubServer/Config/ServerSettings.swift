@@ -32,6 +32,13 @@ public struct ServerSettings: Sendable, Equatable {
         public var sessionsPerClient = RateLimit(perSecond: 20, burst: 100)
         /// Server-Sent Events streams one client may have open at once (more: 429).
         public var sseStreamsPerClient = 32
+        /// `POST /action` requests one client may make: a token bucket (more: 429 `too_many_actions`).
+        public var actionsPerClient = RateLimit(perSecond: 20, burst: 60)
+        /// Used sessions one client may hold, protected from eviction; `nil` (the default): 1% of
+        /// `sessions.max`, at least 16 (``ServerSettings/protectedSessionsPerClient``).
+        public var protectedSessionsPerClient: Int?
+        /// The prefix length that makes one IPv6 client (a host is given a whole /64).
+        public var clientIPv6Prefix = 64
     }
 
     public struct Timeouts: Sendable, Equatable {
@@ -145,6 +152,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var dataDirectory = ".hub-data"
     /// Proxies whose `X-Forwarded-For` names the client (for per-client limits).
     public var trustedProxies: [IPNetwork] = []
+
+    /// `limits.protectedSessionsPerClient`, or its default: 1% of `sessions.max`, at least 16.
+    public var protectedSessionsPerClient: Int {
+        limits.protectedSessionsPerClient ?? max(16, sessions.max / 100)
+    }
     /// Where operations' and actions' state lives (`state`).
     public var state = StateStoreSettings()
 
@@ -199,44 +211,7 @@ public struct ServerSettings: Sendable, Equatable {
         }
         if let flag = reader.bool(root, "allowToggleOverride", at: "$") { allowToggleOverride = flag }
 
-        if let limits = reader.object(root["limits"], at: "$.limits") {
-            let path = "$.limits"
-            reader.checkKeys(
-                limits, at: path,
-                known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections",
-                        "sseListenersPerSession", "sseStreams", "sessionsPerClient", "sseStreamsPerClient"])
-            if let value = reader.int(limits, "sseStreamsPerClient", at: path, range: 1...1_000_000) {
-                self.limits.sseStreamsPerClient = value
-            }
-            if let bucket = reader.object(limits["sessionsPerClient"], at: "\(path).sessionsPerClient") {
-                let bucketPath = "\(path).sessionsPerClient"
-                reader.checkKeys(bucket, at: bucketPath, known: ["perSecond", "burst"])
-                if let value = reader.seconds(bucket, "perSecond", at: bucketPath, range: 0.001...1_000_000) {
-                    self.limits.sessionsPerClient.perSecond = value
-                }
-                if let value = reader.int(bucket, "burst", at: bucketPath, range: 1...1_000_000) {
-                    self.limits.sessionsPerClient.burst = value
-                }
-            }
-            if let value = reader.int(limits, "requestLineBytes", at: path, range: 64...1_048_576) { self.limits.requestLineBytes = value }
-            if let value = reader.int(limits, "headerBytes", at: path, range: 256...16_777_216) { self.limits.headerBytes = value }
-            if let value = reader.int(limits, "headerCount", at: path, range: 1...10_000) { self.limits.headerCount = value }
-            if let value = reader.int(limits, "bodyBytes", at: path, range: Ranges.bytes) { self.limits.bodyBytes = value }
-            if let value = reader.int(limits, "jsonDepth", at: path, range: 1...1024) { self.limits.jsonDepth = value }
-            if let value = reader.int(limits, "connections", at: path, range: 1...1_000_000) { self.limits.connections = value }
-            if let value = reader.int(limits, "sseListenersPerSession", at: path, range: 1...1_000_000) {
-                self.limits.sseListenersPerSession = value
-            }
-            let sseStreams = reader.int(limits, "sseStreams", at: path, range: 1...1_000_000)
-            if let sseStreams { self.limits.sseStreams = sseStreams }
-            if self.limits.sseStreams > self.limits.connections {
-                if sseStreams != nil {
-                    reader.error("\(path).sseStreams", "must be at most limits.connections (\(self.limits.connections))")
-                } else {
-                    self.limits.sseStreams = self.limits.connections  // the default follows a lower connection cap
-                }
-            }
-        }
+        if let limits = reader.object(root["limits"], at: "$.limits") { self.limits.read(limits, reader: reader, at: "$.limits") }
         if let timeouts = reader.object(root["timeouts"], at: "$.timeouts") {
             let path = "$.timeouts"
             reader.checkKeys(timeouts, at: path, known: ["headerSeconds", "bodySeconds", "idleSeconds", "operationSeconds", "drainSeconds", "drainDelaySeconds", "streamSeconds"])

@@ -9,7 +9,10 @@ struct ActionEndpoint {
     let state: ServerState
     let views: ViewEndpoints
 
+    /// Every request takes a token of its client's `limits.actionsPerClient` bucket first, a
+    /// malformed one too (429 `too_many_actions` past it).
     nonisolated(nonsending) func perform(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try state.admitAction(request)
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
         for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")

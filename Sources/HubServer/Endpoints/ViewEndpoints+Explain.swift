@@ -45,7 +45,9 @@ extension ViewEndpoints {
             let viewRequest = state.bridge.viewRequest(
                 viewURI: try QueryParameters.viewURI(uri), from: request, context: context, components: components)
             do throws(EngineError) {
-                (viewState, operations) = try await state.engine.explainView(for: viewRequest)
+                // A run that is not a memo hit takes a token of the client's session budget.
+                (viewState, operations) = try await state.engine.explainView(
+                    for: viewRequest, admission: state.admission(for: request))
             } catch {
                 throw ProblemMapping.engineError(error)
             }

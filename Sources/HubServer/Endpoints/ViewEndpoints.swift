@@ -67,7 +67,8 @@ struct ViewEndpoints {
             return .later { [self] in
                 let viewState: ViewState
                 do throws(EngineError) {
-                    viewState = try await state.engine.loadView(for: viewRequest)
+                    // A run that is not a memo hit takes a token of the client's session budget.
+                    viewState = try await state.engine.loadView(for: viewRequest, admission: state.admission(for: request))
                 } catch {
                     throw ProblemMapping.engineError(error)
                 }

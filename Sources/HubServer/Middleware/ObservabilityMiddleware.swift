@@ -12,6 +12,8 @@ struct ObservabilityMiddleware: HTTPMiddleware {
     let logger: JSONLogger
     /// Which requests write their line (metrics count every request).
     var accessLog = AccessLogPolicy()
+    /// Counts `X-Forwarded-For` from peers that are not trusted proxies (``ClientAddress``).
+    var clientAddress: ClientAddress?
 
     /// Longest raw path written to a log line (the rest is cut and marked).
     static let maximumLoggedPathBytes = 1024
@@ -38,6 +40,7 @@ struct ObservabilityMiddleware: HTTPMiddleware {
 
     /// Counts the request and writes its log line (when the policy says so).
     private func record(_ request: HTTPRequest, _ context: RequestContext, status: Int, problemCode: String?) {
+        clientAddress?.noteForwarding(of: request)
         // From when the request was complete (the context's start): one clock read fewer.
         let elapsed = ContinuousClock.now - context.startTime
         let route = context.routeTemplate ?? "unmatched"

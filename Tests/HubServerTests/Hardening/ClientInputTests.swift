@@ -42,7 +42,12 @@ struct ClientInputTests {
 
     @Test("random method tokens and action namespaces leave /metrics small and unlabelled by them")
     func metricLabelsStayBounded() async throws {
-        try await withHub(Hardening.config(), extensions: Hardening.extensions(), transport: .socket) { client, _ in
+        // 150 actions from one client: past the default limits.actionsPerClient (a burst of 60).
+        let server = """
+            { "host": "127.0.0.1", "port": 0, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" },
+              "limits": { "actionsPerClient": { "perSecond": 1000, "burst": 1000 } } }
+            """
+        try await withHub(Hardening.config(server: server), extensions: Hardening.extensions(), transport: .socket) { client, _ in
             let before = try await client.get("/metrics").body.count
             for index in 0..<150 {
                 let method = "X" + String(repeating: "Q", count: 200) + String(index)

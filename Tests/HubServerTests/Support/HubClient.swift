@@ -21,10 +21,21 @@ struct HubClient: Sendable {
     }
 
     let transport: Transport
+    /// The loopback address a socket client connects from (`nil`: the kernel's choice, 127.0.0.1).
+    let source: String?
 
-    init(port: Int) { transport = .socket(port: port) }
+    init(port: Int, source: String? = nil) {
+        transport = .socket(port: port)
+        self.source = source
+    }
 
-    init(_ transport: Transport) { self.transport = transport }
+    init(_ transport: Transport) {
+        self.transport = transport
+        source = nil
+    }
+
+    /// The same hub, reached from another loopback address (a distinct client to per-client limits).
+    func from(_ source: String) -> HubClient { HubClient(port: port, source: source) }
 
     /// The port of a socket client (a memory client has none).
     var port: Int {
@@ -49,8 +60,8 @@ struct HubClient: Sendable {
         let result: LoopbackResponse
         switch transport {
         case .socket(let port):
-            result = try await blocking {
-                let connection = try LoopbackClient(port: port)
+            result = try await blocking { [source] in
+                let connection = try LoopbackClient(port: port, source: source)
                 defer { connection.close() }
                 try connection.send(bytes)
                 return try connection.readResponse(method: method)
@@ -158,8 +169,8 @@ struct HubClient: Sendable {
     func events(target: String, headers extra: [(String, String)]) async throws -> SSEStream {
         let port = self.port
         let headers = [("Accept", "text/event-stream")] + extra
-        return try await blocking { [headers] in
-            let connection = try LoopbackClient(port: port)
+        return try await blocking { [headers, source] in
+            let connection = try LoopbackClient(port: port, source: source)
             try connection.send(Self.requestBytes(method: "GET", target: target, headers: headers, body: nil))
             let head = try connection.readHead()
             return SSEStream(connection: connection, status: head.status, headers: head.headers)

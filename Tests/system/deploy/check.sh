@@ -6,7 +6,9 @@
 #   3. check_manifests.py: deploy/kubernetes/ (kubernetes-validate, offline, for a stated
 #      Kubernetes version; the image from kustomization.yaml's images: entry, rendered as
 #      kustomize does; the ConfigMap served by hub-server) and deploy/compose.yaml;
-#   4. replicas.sh: three hub-server replicas behind each balancer on loopback.
+#   4. replicas.sh: three hub-server replicas behind each balancer on loopback;
+#   5. many_clients.sh: 40 users from their own addresses behind the shipped nginx, one replica
+#      on deploy/server.json as shipped: each holds an event stream.
 # Every tool is required (make deps-deploy installs nginx, haproxy and kubernetes-validate into
 # .venv/); a missing one is a FAIL, not a skip. HUB_BIN: the hub-server binary (default debug).
 set -euo pipefail
@@ -36,4 +38,5 @@ else
     fail "kubernetes-validate is not installed in $PYTHON's environment (make deps-deploy)"
 fi
 "$here/replicas.sh" || CHECK_STATUS=1
+"$here/many_clients.sh" || CHECK_STATUS=1
 checks_done
