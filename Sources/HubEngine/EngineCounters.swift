@@ -13,6 +13,7 @@ public final class EngineCounters: Sendable {
     private let stateDropped = Atomic<Int>(0)
     private let readFallbacks = Atomic<Int>(0)
     private let stateChangeReruns = Atomic<Int>(0)
+    private let stateRerunLoops = Atomic<Int>(0)
 
     public init() {}
 
@@ -51,6 +52,11 @@ public final class EngineCounters: Sendable {
     func countStateReadFallback() { readFallbacks.add(1, ordering: .relaxed) }
 
     func countStateRerun() { stateChangeReruns.add(1, ordering: .relaxed) }
+
+    /// Sessions whose state changes re-ran their chain in a loop, each paused (``StateRerunGuard``).
+    public var stateLoops: Int { stateRerunLoops.load(ordering: .relaxed) }
+
+    func countStateRerunLoop() { stateRerunLoops.add(1, ordering: .relaxed) }
 
     func reject(_ reason: SessionToken.Rejection) {
         switch reason {

@@ -31,6 +31,9 @@ public final class ViewEngine: Sendable {
         public var maxPages: Int
         /// Called after every drained queue of every session (for metrics and logs).
         public var chainObserver: (@Sendable (ChainReport) -> Void)?
+        /// Called when a session's state changes re-ran its chain in a loop and were paused
+        /// (``StateRerunGuard``; for a warning naming the feature and operation).
+        public var stateLoopObserver: (@Sendable (StateRerunLoop) -> Void)?
         /// The keys session tokens are signed with (default: one random key, so tokens last as
         /// long as the engine; a server configures shared, lasting keys).
         public var sessionKeys: SessionKeys
@@ -144,7 +147,7 @@ public final class ViewEngine: Sendable {
                 settings.sessionValueTTL = settings.sessionValueTTL ?? configuration.tokenMaxAge
                 return settings
             }(),
-            wallClock: configuration.wallClock)
+            wallClock: configuration.wallClock, stateLoopObserver: configuration.stateLoopObserver)
         configuration.stateStore.observe { [weak self] event in self?.stateEvent(event) }
     }
 

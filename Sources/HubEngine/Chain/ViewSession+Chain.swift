@@ -49,7 +49,11 @@ extension ViewSession {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
         let stateLog = StateTouchLog()
-        defer { recordStateReads(stateLog, operations: start..<operations.count) }
+        runningStateLog = stateLog
+        defer {
+            runningStateLog = nil
+            recordStateReads(stateLog, operations: start..<operations.count)
+        }
         if start == 0 {
             for index in operations.indices {
                 operations[index].prepare(
@@ -92,7 +96,11 @@ extension ViewSession {
         let connectivity = self.connectivity
         let deadline = environment.operationDeadline
         let stateLog = StateTouchLog()
-        defer { recordStateReads(stateLog, operations: 0..<0) }  // pages add to what the main run read
+        runningStateLog = stateLog
+        defer {
+            runningStateLog = nil
+            recordStateReads(stateLog, operations: 0..<0)  // pages add to what the main run read
+        }
         for index in operations.indices {
             let input = index == 0 ? last : (snapshots[index - 1] ?? last)
             guard let operation = operations[index] as? any ContentOperationWithPaginatedContent else {

@@ -33,6 +33,8 @@ final class SessionEnvironment: Sendable {
     let deadlines = DeadlineScheduler()
     /// Seconds since the Unix epoch (state TTLs).
     let wallClock: @Sendable () -> Int64
+    /// Told of every state re-run loop a session's guard stopped (``StateRerunGuard``).
+    let stateLoopObserver: (@Sendable (StateRerunLoop) -> Void)?
 
     init(
         definitions: EngineDefinitions, maxPages: Int, activity: ActivityCounter, memo: ChainMemo?,
@@ -42,8 +44,10 @@ final class SessionEnvironment: Sendable {
         replaceSettled: @escaping @Sendable (ViewSession, SettledView?) -> SettledView? = { _, _ in nil },
         resized: @escaping @Sendable (ViewSession, Int) -> Void = { _, _ in },
         stateStore: any StateStore = MemoryStateStore(), stateSettings: StateSettings = StateSettings(),
-        wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock
+        wallClock: @escaping @Sendable () -> Int64 = EngineDefaults.systemWallClock,
+        stateLoopObserver: (@Sendable (StateRerunLoop) -> Void)? = nil
     ) {
+        self.stateLoopObserver = stateLoopObserver
         self.stateStore = stateStore
         self.stateSettings = stateSettings
         self.wallClock = wallClock

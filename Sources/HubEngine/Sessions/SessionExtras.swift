@@ -13,6 +13,8 @@ final class SessionExtras {
     var nextSubscriberID = 0
     /// Actions waiting for their turn, in arrival order.
     var actionTurnWaiters: [CheckedContinuation<Void, Never>] = []
+    /// How often state changes re-ran the chain lately (``StateRerunGuard``).
+    var stateRerunGuard: StateRerunGuard?
 }
 
 extension ViewSession {
@@ -51,6 +53,11 @@ extension ViewSession {
     var subscribers: [Int: AsyncStream<ViewState>.Continuation] {
         get { extras?.subscribers ?? [:] }
         set { if !newValue.isEmpty || extras != nil { ensureExtras().subscribers = newValue } }
+    }
+
+    var stateRerunGuard: StateRerunGuard? {
+        get { extras?.stateRerunGuard }
+        set { if newValue != nil || extras != nil { ensureExtras().stateRerunGuard = newValue } }
     }
 
     var actionTurnWaiters: [CheckedContinuation<Void, Never>] {

@@ -48,14 +48,40 @@ extension ViewSession {
     /// A key this session's operations read changed to `version` (0: deleted), here or on another
     /// replica: re-runs the chain from the first operation that read an older version, and the
     /// new view reaches the session's listeners.
+    ///
+    /// A change the run under way wrote itself (a content operation keeping a counter) is not one:
+    /// a session's own writes never re-run its own chain. Too many re-runs a second are a loop
+    /// (``StateRerunGuard``): reported, then paused.
     func stateDidChange(_ key: StateKey, version: Int64) {
-        guard !isClosed, awaitedStateVersions[key] != version,
+        guard !isClosed, awaitedStateVersions[key] != version, runningStateLog?.wrote(key, version: version) != true,
             let index = firstReader(of: key, notAt: version)
         else { return }
+        let now = environment.viewClock()
+        var rerunGuard = stateRerunGuard ?? StateRerunGuard(now: now)
+        let verdict = rerunGuard.admit(now: now)
+        stateRerunGuard = rerunGuard
+        switch verdict {
+        case .run: break
+        case .paused: return
+        case .loopDetected:
+            environment.counters.countStateRerunLoop()
+            environment.stateLoopObserver?(
+                StateRerunLoop(
+                    featureIdentifier: feature.identifier, operationName: operations.indices.contains(index) ? operations[index].name : "",
+                    key: Self.loggable(key)))
+            return
+        }
         awaitedStateVersions[key] = version
         environment.counters.countStateRerun()
         enqueue(.main(from: index))
         startDrivingIfNeeded()
+    }
+
+    /// A key as a log may show it: a session key without the session's identifier.
+    static func loggable(_ key: StateKey) -> String {
+        guard key.rawValue.hasPrefix("session/") else { return key.rawValue }
+        let parts = key.rawValue.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        return "session/…/" + (parts.count == 3 ? String(parts[2]) : "")
     }
 
     private func firstReader(of key: StateKey, notAt version: Int64) -> Int? {

@@ -112,7 +112,7 @@ public struct StateAccess: Sendable {
                 guard let value else {
                     if version > 0 {
                         _ = try await store.delete(key, expected: version)
-                        log?.record(operation: operationIndex, key: key, version: 0)
+                        log?.record(operation: operationIndex, key: key, version: 0, wrote: true)
                     }
                     return nil
                 }
@@ -131,7 +131,7 @@ public struct StateAccess: Sendable {
     public func delete(_ name: String, in scope: StateScope = .session, expecting version: Int64? = nil) async throws -> Bool {
         let key = try key(name, in: scope)
         let removed = try await store.delete(key, expected: version)
-        if removed { log?.record(operation: operationIndex, key: key, version: 0) }
+        if removed { log?.record(operation: operationIndex, key: key, version: 0, wrote: true) }
         return removed
     }
 
@@ -151,7 +151,7 @@ public struct StateAccess: Sendable {
         let now = wallClock()
         let expiresAt = ttl.map { now + max(1, Int64($0.inSeconds.rounded(.up))) }
         let written = try await store.write(key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now)
-        log?.record(operation: operationIndex, key: key, version: written)
+        log?.record(operation: operationIndex, key: key, version: written, wrote: true)
         return written
     }
 

@@ -8,12 +8,19 @@ final class StateTouchLog: Sendable {
         let operation: Int
         let key: StateKey
         let version: Int64
+        /// A write (or delete) by the run itself, not a read.
+        var wrote = false
     }
 
     private let touches = Locked<[Touch]>([])
 
-    func record(operation: Int, key: StateKey, version: Int64) {
-        touches.withLock { $0.append(Touch(operation: operation, key: key, version: version)) }
+    func record(operation: Int, key: StateKey, version: Int64, wrote: Bool = false) {
+        touches.withLock { $0.append(Touch(operation: operation, key: key, version: version, wrote: wrote)) }
+    }
+
+    /// Whether the run itself wrote `key` at `version` (0: deleted it).
+    func wrote(_ key: StateKey, version: Int64) -> Bool {
+        touches.withLock { $0.contains { $0.wrote && $0.key == key && $0.version == version } }
     }
 
     /// What was recorded, in order.

@@ -81,7 +81,23 @@ extension HubApplication {
             }
             metrics.chainDuration.labels(report.featureIdentifier).observe(total)
         }
-        return ViewEngine(features: features, actions: actions, configuration: engineConfiguration)
+        var configured = engineConfiguration
+        let loops = metrics.registry.counter(
+            "hub_state_rerun_loops_total",
+            help: "Sessions whose state changes re-ran their chain more than 50 times a second: re-runs paused 10 s, by feature.",
+            labels: ["feature"])
+        configured.stateLoopObserver = { loop in
+            loops.labels(loop.featureIdentifier).increment()
+            logger?.log(
+                .warning, "state changes re-ran a chain in a loop: re-runs paused",
+                [
+                    "feature": .string(loop.featureIdentifier), "operation": .string(loop.operationName),
+                    "key": .string(loop.key),
+                    "hint": .string(
+                        "an operation writes state that another session's operations read, and theirs write what it reads; write state in actions (docs/EMBEDDING.md)"),
+                ])
+        }
+        return ViewEngine(features: features, actions: actions, configuration: configured)
     }
 
     static func registerCollectedMetrics(metrics: ServerMetrics, engine: ViewEngine, http: HTTPServer, upstream: CurlUpstreamClient) {
