@@ -22,8 +22,11 @@ public enum ConstantTime {
     /// Whether the two strings have the same UTF-8 bytes (no Unicode normalization: a token's
     /// text is compared byte for byte).
     public static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in rhs.withUTF8 { right in equal(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)) } }
+        // In place for native strings (no copy on the held-session path); bridged ones are copied.
+        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in equal(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)) }
+        }
+        if let compared, let compared { return compared }
+        return equal(Array(lhs.utf8), Array(rhs.utf8))
     }
 }
