@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubSyncTests", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HubStateTests", dependencies: ["HubState", "HubEngine", "HubModel", "HubSync", "HubTestSupport"],
             swiftSettings: swiftSettings),

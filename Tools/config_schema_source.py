@@ -332,7 +332,7 @@ SERVER = root(
     "CORS, hot reload, the browser preview, debugging aids. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
     "HUB_LOG_FORMAT, HUB_CONFIG_WATCH and HUB_DATA_DIR override their keys; HUB_SESSION_KEYS sets the session keys.",
     {
-        "host": text("Listen address (HUB_HOST and serve --host override it).", "0.0.0.0"),
+        "host": text("Listen address (HUB_HOST and serve --host override it): 127.0.0.1, loopback only, unless set; 0.0.0.0 for every interface.", "127.0.0.1"),
         "port": integer(0, 65535, "Listen port; 0 picks a free one (HUB_PORT and serve --port override it).", 8080),
         "connectionBalancing": enum(
             ["idle-first", "round-robin"],

@@ -723,12 +723,15 @@ API_SCHEMAS = {
         "properties": {"status": {"const": "ok"}, "uptimeSeconds": {"type": "integer", "minimum": 0},
                        "sessions": {"type": "integer", "minimum": 0}, "version": {"type": "string"}},
     },
-    "Ready": {"type": "object", "required": ["status", "state"], "properties": {
+    "Ready": {"type": "object", "required": ["status", "sessionKeys", "state"], "properties": {
         "status": {"const": "ready"},
+        "sessionKeys": {"enum": ["environment", "file", "generated"],
+                        "description": "Where the session-signing keys came from: HUB_SESSION_KEYS, sessions.keyFile, or a key this server generated in its data directory (replicas must not rely on it)."},
         "state": {"type": "object", "required": ["backend", "available"],
                   "description": "The state store: shown, never failing readiness (every replica shares it).",
                   "properties": {"backend": {"enum": ["memory", "sqlite", "postgres"]}, "available": {"type": "boolean"},
-                                 "detail": {"type": "string"},
+                                 "detail": {"const": "the state store is unavailable",
+                                            "description": "Present when it is unavailable; the driver's message goes to the server's log only."},
                                  "changeFeed": {"type": "boolean", "description": "PostgreSQL: whether the change feed (LISTEN) is connected."}}}}},
     "Features": {
         "type": "object", "required": ["features"],

@@ -6,6 +6,7 @@ public final class EngineCounters: Sendable {
     private let malformed = Atomic<Int>(0)
     private let signature = Atomic<Int>(0)
     private let expired = Atomic<Int>(0)
+    private let future = Atomic<Int>(0)
     private let revoked = Atomic<Int>(0)
     private let eagerReruns = Atomic<Int>(0)
     private let lazyReruns = Atomic<Int>(0)
@@ -23,6 +24,7 @@ public final class EngineCounters: Sendable {
         case .malformed: return malformed.load(ordering: .relaxed)
         case .signature: return signature.load(ordering: .relaxed)
         case .expired: return expired.load(ordering: .relaxed)
+        case .future: return future.load(ordering: .relaxed)
         case .revoked: return revoked.load(ordering: .relaxed)
         }
     }
@@ -63,6 +65,7 @@ public final class EngineCounters: Sendable {
         case .malformed: malformed.add(1, ordering: .relaxed)
         case .signature: signature.add(1, ordering: .relaxed)
         case .expired: expired.add(1, ordering: .relaxed)
+        case .future: future.add(1, ordering: .relaxed)
         case .revoked: revoked.add(1, ordering: .relaxed)
         }
     }

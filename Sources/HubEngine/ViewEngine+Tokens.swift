@@ -23,14 +23,18 @@ extension ViewEngine {
     }
 
     /// The session this process holds for exactly the token text `text` (the text it issued, not
-    /// expired), with its published view, marked used; `nil` otherwise (then ``verify(_:)``
-    /// says why, or the token rebuilds). No MAC is computed: the identifier is a 128-bit secret
-    /// and the text must equal the one the server signed.
+    /// expired, not dated ahead of the clock by more than
+    /// ``SessionToken/maximumClockSkewSeconds``), with its published view, marked used; `nil`
+    /// otherwise (then ``verify(_:)`` says why, or the token rebuilds). No MAC is computed: the
+    /// identifier is a 128-bit secret and the text must equal the one the server signed,
+    /// compared in constant time (``ConstantTime``), so the answer's timing tells nothing of how
+    /// much of a guessed text was right.
     func held(_ text: String) -> (session: ViewSession, settled: SettledView?)? {
         guard let id = SessionToken.identifier(of: text), let found = sessions.lookup(id),
-            found.session.token.encoded == text,
-            configuration.wallClock() - found.session.token.issuedAt < tokenMaxAgeSeconds
+            found.session.token.isEncoded(as: text)
         else { return nil }
+        let age = configuration.wallClock() - found.session.token.issuedAt
+        guard age < tokenMaxAgeSeconds, age >= -SessionToken.maximumClockSkewSeconds else { return nil }
         return found
     }
 

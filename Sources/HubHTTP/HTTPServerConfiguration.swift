@@ -82,8 +82,9 @@ public struct HTTPServerConfiguration: Sendable {
         }
     }
 
-    /// Address to bind: "0.0.0.0" (IPv4), "::" (IPv6, dual-stack), "127.0.0.1", "::1", ...
-    public var host = "0.0.0.0"
+    /// Address to bind: "127.0.0.1" (the default: loopback only, as Vapor and Hummingbird
+    /// default), "::1", "0.0.0.0" (every IPv4 interface), "::" (IPv6, dual-stack), ...
+    public var host = "127.0.0.1"
     /// Port to bind; 0 picks a free one (read it back from ``HTTPServer/localPort``).
     public var port = 8080
     public var limits = Limits()
@@ -113,7 +114,7 @@ public struct HTTPServerConfiguration: Sendable {
     }
 
     public init(
-        host: String = "0.0.0.0", port: Int = 8080, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(),
+        host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(),
         gzip: Gzip = Gzip(), sseBufferBytes: Int = 1 << 20, sseHeartbeat: Duration = .seconds(15)
     ) {
         self.host = host

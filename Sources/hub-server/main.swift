@@ -21,7 +21,7 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the HTTP API for a config directory (default: $HUB_CONFIG or ./Config).",
         discussion: """
             Where it listens: the config's server.json "host" and "port" (the demo Config/: \
-            127.0.0.1:8080; without a "host", 0.0.0.0, every interface), unless --host and --port \
+            127.0.0.1:8080; without a "host", 127.0.0.1, loopback only), unless --host and --port \
             or HUB_HOST and HUB_PORT say otherwise. `make run` sets HUB_HOST=127.0.0.1 unless you \
             set it; the Docker image and the files in deploy/ set HUB_HOST=0.0.0.0.
 

@@ -16,7 +16,7 @@ struct DemoConfigTests {
             .appendingPathComponent("Config").path
     }
 
-    /// The demo listens on 0.0.0.0:8080; the environment overrides that for the test, keeps what
+    /// The demo listens on 127.0.0.1:8080; the environment overrides that for the test, keeps what
     /// the server makes in the test process's data directory (not a `.hub-data` in the working
     /// directory, one SQLite file every test server would open at once) and does not watch the
     /// config (an inotify instance per test server).

@@ -1,3 +1,5 @@
+import HubPrimitives
+
 /// What a client holds for a session (`Hub-Session`): a claim the server made and signed. It
 /// carries the session's identifier (128 random bits, made by the server, the bearer secret),
 /// the view URI (so any process holding the keys can rebuild the session: evicted, expired,
@@ -15,8 +17,9 @@
 /// ```
 ///
 /// URL-safe, at most 1 KiB, opaque to clients. A token is accepted only when its MAC verifies
-/// under one of the server's keys and it is younger than `sessions.tokenMaxAgeSeconds`; a
-/// client cannot choose an identifier or a URI.
+/// under one of the server's keys, it is younger than `sessions.tokenMaxAgeSeconds` and it was
+/// issued at most ``maximumClockSkewSeconds`` after the verifier's clock; a client cannot choose
+/// an identifier or a URI.
 public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     /// The session identifier (the bearer secret).
     public let id: String
@@ -34,6 +37,10 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     public static let maximumEncodedURIBytes = 700
     /// Longest token text accepted.
     public static let maximumBytes = 1024
+    /// How far a token's issue time may be ahead of the verifying clock (replicas' clocks drift
+    /// apart by a little): 5 minutes. A token dated later is refused as ``Rejection/future``,
+    /// else it would outlive `sessions.tokenMaxAgeSeconds` by however far ahead it is dated.
+    public static let maximumClockSkewSeconds: Int64 = 300
 
     /// Why a token was refused (`hub_session_tokens_rejected_total{reason}`).
     public enum Rejection: String, Sendable, CaseIterable, Error {
@@ -43,6 +50,9 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         case signature
         /// Older than the maximum age.
         case expired
+        /// Issued more than ``SessionToken/maximumClockSkewSeconds`` after now (a clock far
+        /// ahead, or a key used to sign a token that would never expire).
+        case future
         /// Ended by `DELETE` (``ViewEngine/revoke(_:)``).
         case revoked
     }
@@ -91,8 +101,9 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The token `text` is, when its MAC verifies under `keys` and it was issued less than
-    /// `maxAge` seconds before `now` (seconds since the epoch); else why not. Revocation is the
-    /// engine's to check (``ViewEngine/verify(_:)``).
+    /// `maxAge` seconds before `now` (seconds since the epoch) and at most
+    /// ``maximumClockSkewSeconds`` after it; else why not. Revocation is the engine's to check
+    /// (``ViewEngine/verify(_:)``).
     public static func verify(_ text: String, keys: SessionKeys, now: Int64, maxAge: Int64) -> Result<SessionToken, Rejection> {
         let utf8 = text.utf8
         guard utf8.count >= 22 + 4 + 1 + 43, utf8.count <= maximumBytes else { return .failure(.malformed) }
@@ -114,6 +125,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
             context.withUnsafeBufferPointer { keys.verify(prefix: $0, message, mac: mac) }
         }
         guard verified else { return .failure(.signature) }
+        guard issuedAt - now <= maximumClockSkewSeconds else { return .failure(.future) }
         guard now - issuedAt < maxAge else { return .failure(.expired) }
         return .success(
             SessionToken(
@@ -142,8 +154,9 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { encoded }
 
-    /// Whether `text` is this token (the server issued exactly that text).
-    public func isEncoded(as text: String) -> Bool { encoded == text }
+    /// Whether `text` is this token (the server issued exactly that text), compared byte for
+    /// byte in constant time (``ConstantTime``).
+    public func isEncoded(as text: String) -> Bool { ConstantTime.equal(encoded, text) }
 
     /// Whether the token carries a view URI (so any process can rebuild its session).
     public var canRebuild: Bool { viewURI != nil }

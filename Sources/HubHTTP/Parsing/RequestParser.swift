@@ -174,8 +174,9 @@ struct RequestParser {
                 if available == remaining { return finish() }
                 state = .fixedBody(remaining: remaining - available)
             case .chunkSize:
-                // RFC 9112 section 7.1.1: extensions are ignored, but their bytes count against the
-                // header section's limit (with the trailer fields), so they stay bounded.
+                // RFC 9112 section 7.1.1: extensions are checked against their grammar and ignored;
+                // their bytes count against the header section's limit (with the trailer fields),
+                // so they stay bounded.
                 guard let line = try nextLine(maxBytes: max(64, limits.headerBytes - headerBytes), tooLong: .headersTooLarge) else {
                     return .needMoreData
                 }

@@ -89,7 +89,8 @@ public final class HubApplication: Sendable {
 
         let (keys, keySource) = try SessionKeyring.resolve(settings, configDirectory: configuration.directory)
         let stateStore = InstrumentedStateStore(
-            base: try settings.state.makeStore(dataDirectory: settings.dataDirectory), metrics: StateMetrics(registry: metrics.registry))
+            base: try settings.state.makeStore(dataDirectory: settings.dataDirectory), metrics: StateMetrics(registry: metrics.registry),
+            unavailableLog: StateUnavailableLog(logger: logger))
         let engine = try Self.makeEngine(
             configuration: configuration, extensions: extensions, remote: remote, metrics: metrics, logger: logger, keys: keys,
             stateStore: stateStore)
@@ -97,7 +98,8 @@ public final class HubApplication: Sendable {
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
-        let state = ServerState(engine: engine, settings: settings, metrics: metrics, logger: logger, bridge: bridge)
+        let state = ServerState(
+            engine: engine, settings: settings, metrics: metrics, logger: logger, bridge: bridge, sessionKeySource: keySource.kind)
         self.state = state
 
         let router = Routes.makeRouter(state: state)
@@ -144,7 +146,7 @@ public final class HubApplication: Sendable {
         for warning in configuration.warnings {
             logger.log(.warning, "config", ["file": .string(warning.file), "path": .string(warning.path), "problem": .string(warning.message)])
         }
-        logger.log(.debug, "session keys", ["source": .string(keySource.description), "keys": .int(keys.keys.count)])
+        SessionKeyring.log(keySource, count: keys.keys.count, backend: settings.state.backend, logger: logger)
     }
 
     /// Binds the listening socket and starts serving. Throws ``ListenError`` when the socket

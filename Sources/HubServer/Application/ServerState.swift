@@ -42,10 +42,16 @@ final class ServerState: Sendable {
     /// The component lists of recent `Hub-Components` headers.
     let componentLists = ParsedHeaders(ComponentList.init(header:))
     let startedAt = ContinuousClock.now
+    /// Where the session keys came from, as `/ready` names it (``SessionKeyring/Source/kind``).
+    let sessionKeySource: String
     private let draining = Atomic<Bool>(false)
 
-    init(engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge) {
+    init(
+        engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge,
+        sessionKeySource: String = "generated"
+    ) {
         self.engine = engine
+        self.sessionKeySource = sessionKeySource
         self.bridgeStorage = Striped { bridge }
         let killSwitches = settings.killSwitches
         self.killSwitchStorage = Striped { killSwitches }

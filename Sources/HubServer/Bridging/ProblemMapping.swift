@@ -24,15 +24,20 @@ enum ProblemMapping {
         return operationError(failure.underlying, operation: operation)
     }
 
+    /// What a `503 state_unavailable` body says, whatever the cause: the driver's text (host,
+    /// port, role, the database's message) goes to the log only (``StateUnavailableLog``).
+    static let stateUnavailableDetail = "the state store is unavailable"
+
     /// A state store error: 409 conflict (retries ran out), 413 too large, 503 unavailable
-    /// (with `Retry-After`), 500 for a key the store cannot hold.
+    /// (with `Retry-After`; ``stateUnavailableDetail``, never the driver's text), 500 for a key
+    /// the store cannot hold.
     static func stateError(_ error: StateError) -> HTTPError {
         switch error.code {
         case .conflict: return HTTPError(.conflict, code: error.code.rawValue, detail: error.detail)
         case .tooLarge: return HTTPError(.contentTooLarge, code: error.code.rawValue, detail: error.detail)
         case .unavailable:
             return HTTPError(
-                .serviceUnavailable, code: error.code.rawValue, detail: "the state store is unavailable: \(error.detail)",
+                .serviceUnavailable, code: error.code.rawValue, detail: stateUnavailableDetail,
                 headers: ["Retry-After": "1"])
         case .invalidKey: return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
         }

@@ -33,13 +33,14 @@ struct OperationalEndpoints {
             throw HTTPError(.serviceUnavailable, code: "not_ready", detail: "the server is draining")
         }
         // The state store is shown, never required: every replica shares it, so failing readiness
-        // for it would take down what needs no state too.
+        // for it would take down what needs no state too. Why it is unavailable (the driver's
+        // text: host, port, role) is the log's, not this public answer's.
         let store = state.engine.stateStore
         let status = store.status
         var described: JSONObject = ["backend": .string(store.backend), "available": .bool(status.available)]
-        if let detail = status.detail { described["detail"] = .string(detail) }
+        if !status.available { described["detail"] = .string(ProblemMapping.stateUnavailableDetail) }
         if let connected = status.changeFeedConnected { described["changeFeed"] = .bool(connected) }
-        let body: JSONValue = ["status": "ready", "state": .object(described)]
+        let body: JSONValue = ["status": "ready", "sessionKeys": .string(state.sessionKeySource), "state": .object(described)]
         return Self.uncached(body.jsonBytes)
     }
 

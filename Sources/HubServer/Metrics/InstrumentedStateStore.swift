@@ -1,5 +1,6 @@
 import HubEngine
 import HubMetrics
+import HubSync
 
 /// The state store's metrics: `hub_state_operations_total{backend,op,result}`,
 /// `hub_state_operation_duration_seconds{backend,op}`, `hub_state_conflicts_total` and
@@ -44,10 +45,13 @@ final class StateMetrics: Sendable {
     }
 }
 
-/// A ``StateStore`` that times and counts every call of the one it wraps.
+/// A ``StateStore`` that times and counts every call of the one it wraps, and logs why the
+/// store was unavailable (``StateUnavailableLog``).
 struct InstrumentedStateStore: StateStore {
     let base: any StateStore
     let metrics: StateMetrics
+    /// Where the driver's text of an `unavailable` error goes (`nil`: nowhere).
+    var unavailableLog: StateUnavailableLog? = nil
 
     var backend: String { base.backend }
     var status: StateStoreStatus { base.status }
@@ -117,7 +121,9 @@ struct InstrumentedStateStore: StateStore {
                 result = "conflict"
                 metrics.conflicts.labels().increment()
             case .tooLarge: result = "too_large"
-            case .unavailable: result = "unavailable"
+            case .unavailable:
+                result = "unavailable"
+                unavailableLog?.record(error, backend: backend, operation: operation)
             case .invalidKey: result = "invalid_key"
             }
             metrics.operations.labels(backend, operation, result).increment()

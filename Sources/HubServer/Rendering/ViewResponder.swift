@@ -71,7 +71,10 @@ struct ViewResponder {
         var headers: HTTPHeaders { sessionID.map { viewState.viewModel != nil ? ["Hub-Session": $0] : [:] } ?? [:] }
         if let failure = viewState.failure {
             let error = ProblemMapping.viewLoadError(failure)
-            throw HTTPError(error.status, code: error.code, detail: error.detail, headers: headers)
+            // The mapping's own headers (`Retry-After` of a 503 state_unavailable) are kept.
+            var all = error.headers
+            for field in headers { all.replaceOrAdd(name: field.name, value: field.value) }
+            throw HTTPError(error.status, code: error.code, detail: error.detail, headers: all)
         }
         guard let viewModel = viewState.viewModel else {
             throw HTTPError(.internalServerError, code: "no_view_model", detail: "the view has no content", headers: headers)
