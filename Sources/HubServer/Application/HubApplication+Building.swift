@@ -147,3 +147,37 @@ extension HubApplication {
         }
     }
 }
+
+extension HubApplication {
+    /// The loop that keeps revocations in step with the state store: loads them, retrying
+    /// every 100 ms to 1 s until the store answers (until then a shared store's replica answers
+    /// tokens it does not hold with 503 `state_unavailable`), then, once a second, writes the
+    /// revocations that waited for the store (``ViewEngine/flushRevocations()``). A shared
+    /// store's change feed does both too, as soon as it connects.
+    static func recoverRevocations(engine: ViewEngine, logger: JSONLogger) -> Task<Void, Never> {
+        Task.detached {
+            var delay = Duration.milliseconds(100)
+            var warned = false
+            // The engine's flag may start set (a local store): the store's records are read once anyway.
+            var loaded = false
+            while !Task.isCancelled {
+                if !loaded {
+                    do {
+                        try await engine.loadRevocations()
+                        loaded = true
+                        if warned { logger.log(.info, "state store", ["revocations": .string("loaded")]) }
+                    } catch {
+                        if !warned {
+                            logger.log(.warning, "state store", ["problem": .string("revocations not loaded yet (retrying): \(error)")])
+                            warned = true
+                        }
+                    }
+                }
+                if loaded, engine.pendingRevocations > 0 { await engine.flushRevocations() }
+                let settled = loaded && engine.pendingRevocations == 0
+                try? await Task.sleep(for: settled ? .seconds(1) : delay)
+                delay = settled ? .milliseconds(100) : min(delay * 2, .seconds(1))
+            }
+        }
+    }
+}

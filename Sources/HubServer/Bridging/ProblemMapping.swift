@@ -14,6 +14,9 @@ enum ProblemMapping {
             return HTTPError(
                 .tooManyRequests, code: error.code.rawValue, detail: error.detail,
                 headers: ["Retry-After": String(error.retryAfterSeconds ?? 1)])
+        case .revocationsUnavailable:
+            return HTTPError(
+                .serviceUnavailable, code: error.code.rawValue, detail: error.detail, headers: ["Retry-After": "1"])
         }
     }
 
@@ -25,7 +28,8 @@ enum ProblemMapping {
     }
 
     /// A state store error: 409 conflict (retries ran out), 413 too large, 503 unavailable
-    /// (with `Retry-After`), 500 for a key the store cannot hold.
+    /// (with `Retry-After`: nothing was written), 503 outcome unknown (without: the write's
+    /// answer was lost), 500 for a key the store cannot hold.
     static func stateError(_ error: StateError) -> HTTPError {
         switch error.code {
         case .conflict: return HTTPError(.conflict, code: error.code.rawValue, detail: error.detail)
@@ -34,6 +38,11 @@ enum ProblemMapping {
             return HTTPError(
                 .serviceUnavailable, code: error.code.rawValue, detail: "the state store is unavailable: \(error.detail)",
                 headers: ["Retry-After": "1"])
+        case .outcomeUnknown:
+            // No Retry-After: the write may have happened. Retry it with an Idempotency-Key.
+            return HTTPError(
+                .serviceUnavailable, code: "state_outcome_unknown",
+                detail: "the state store's answer to a write was lost: it may or may not have happened; retry with the same Idempotency-Key")
         case .invalidKey: return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
         }
     }

@@ -4,7 +4,8 @@ import HubHTTP
 import HubModel
 
 /// `POST /action {"session"?, "uri"?, "action"?, "component"?, "custom"?}`; the session may
-/// come in the `Hub-Session` header instead (``SessionReference``).
+/// come in the `Hub-Session` header instead (``SessionReference``). An `Idempotency-Key`
+/// header makes a retry answer the first answer without performing again (``IdempotentActions``).
 struct ActionEndpoint {
     let state: ServerState
     let views: ViewEndpoints
@@ -41,6 +42,7 @@ struct ActionEndpoint {
             }
             action = identifier
         }
+        let idempotencyKey = try IdempotentActions.key(of: request)
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
@@ -61,10 +63,44 @@ struct ActionEndpoint {
         }
         guard let session else { throw HTTPError.internalError }
 
+        guard let idempotencyKey else {
+            return try await perform(
+                ActionInvocation(action: action, componentIdentifier: component, customData: custom), on: session,
+                request: request, context: context, components: components)
+        }
+        let store = state.engine.stateStore
+        let claim: IdempotentActions.Claim
+        switch try await IdempotentActions.start(
+            key: idempotencyKey, body: request.body, session: session.id, store: store, now: state.engine.configuration.wallClock())
+        {
+        case .replay(let response): return response
+        case .claimed(let taken): claim = taken
+        }
+        do {
+            let response = try await perform(
+                ActionInvocation(action: action, componentIdentifier: component, customData: custom), on: session,
+                request: request, context: context, components: components)
+            if case .bytes(let body) = response.body {
+                await IdempotentActions.finish(
+                    claim, response: response, body: body, store: store, now: state.engine.configuration.wallClock())
+            }
+            return response
+        } catch {
+            await IdempotentActions.abandon(claim, after: error, store: store)
+            throw error
+        }
+    }
+
+    /// Performs `invocation` on `session` and answers `{"performed", "view"}`.
+    private nonisolated(nonsending) func perform(
+        _ invocation: ActionInvocation, on session: ViewSession, request: HTTPRequest, context: RequestContext,
+        components: ClientComponents?
+    ) async throws -> HTTPResponse {
+        let action = invocation.action
         let outcome: ActionOutcome
         do {
             outcome = try await session.perform(
-                ActionInvocation(action: action, componentIdentifier: component, customData: custom),
+                invocation,
                 request: state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
         } catch {
             state.metrics.actions.labels(namespaceLabel(action), "failed").increment()

@@ -13,7 +13,7 @@ final class StateMetrics: Sendable {
     init(registry: MetricsRegistry) {
         operations = registry.counter(
             "hub_state_operations_total",
-            help: "State store operations by backend, operation (read, write, delete, versions, list, purge) and result (ok, conflict, too_large, unavailable, invalid_key).",
+            help: "State store operations by backend, operation (read, write, delete, versions, list, purge) and result (ok, conflict, too_large, unavailable, outcome_unknown, invalid_key).",
             labels: ["backend", "op", "result"])
         duration = registry.histogram(
             "hub_state_operation_duration_seconds", help: "State store operation durations, by backend and operation.",
@@ -118,6 +118,7 @@ struct InstrumentedStateStore: StateStore {
                 metrics.conflicts.labels().increment()
             case .tooLarge: result = "too_large"
             case .unavailable: result = "unavailable"
+            case .outcomeUnknown: result = "outcome_unknown"
             case .invalidKey: result = "invalid_key"
             }
             metrics.operations.labels(backend, operation, result).increment()
