@@ -132,6 +132,10 @@ extension HubApplication {
         metrics.registry.collectedGauge(
             "hub_session_tokens_revoked", help: "Revoked session tokens remembered (each until it would have expired)."
         ) { [(labels: [], value: Double(engine.revokedTokens))] }
+        metrics.registry.collectedGauge(
+            "hub_session_revocations_pending",
+            help: "Revocations (DELETE /view answered 503) waiting for the state store to record them, at most 10,000."
+        ) { [(labels: [], value: Double(engine.pendingRevocations))] }
         metrics.registry.collectedCounter(
             "hub_reload_reruns_total",
             help: "Chain re-runs a config reload caused: eager (sessions followed over SSE, bounded pool) or lazy (on the next request)."
