@@ -20,7 +20,13 @@ extension ViewEngine {
             guard presented.rejection == .revoked, let id = SessionToken.identifier(of: presented.text) else {
                 return .failure(presented.rejection ?? .malformed)
             }
-            if let entry = revocationOutbox.entry(id) { try await record(entry) }
+            if let entry = revocationOutbox.entry(id) {
+                do {
+                    try await record(entry)
+                } catch where error.code == .conflict {
+                    throw StateError(.unavailable, "this token's revocation is being written: retry")
+                }
+            }
             return .success(false)
         }
         guard revocationOutbox.hasRoom || revocationOutbox.entry(token.id) != nil else {
@@ -30,7 +36,12 @@ extension ViewEngine {
         let entry = RevocationOutbox.Entry(
             id: token.id, expiry: token.expiry(maxAge: tokenMaxAgeSeconds), namedStoredSession: held || !token.lazy)
         if entry.namedStoredSession { revoked.revoke(entry.id, until: entry.expiry) }
-        try await record(entry)
+        do {
+            try await record(entry)
+        } catch where error.code == .conflict {
+            // Another request revokes it now: answered as a retry would be, once that is written.
+            throw StateError(.unavailable, "this token's revocation is being written: retry")
+        }
         return .success(held)
     }
 
@@ -47,15 +58,20 @@ extension ViewEngine {
     /// (the change feed reconnects) and by the server's recovery loop.
     @discardableResult
     public func flushRevocations() async -> Int {
-        for entry in revocationOutbox.entries {
-            do { try await record(entry) } catch { break }
+        for entry in revocationOutbox.entries where revocationOutbox.entry(entry.id) != nil {
+            do { try await record(entry) } catch where error.code == .conflict { continue } catch { break }
         }
         return revocationOutbox.count
     }
 
     /// Records `entry` in the store (its state deleted), or forgets it when it named nothing
-    /// stored; on failure keeps it (refused here meanwhile) and throws `unavailable`.
+    /// stored; on failure keeps it (refused here meanwhile) and throws `unavailable`. Throws
+    /// `conflict` without doing anything while another caller records the same token.
     private func record(_ entry: RevocationOutbox.Entry) async throws(StateError) {
+        guard revocationOutbox.beginRecording(entry.id) else {
+            throw StateError(.conflict, "this token's revocation is being written now")
+        }
+        defer { revocationOutbox.endRecording(entry.id) }
         var mustRecord = entry.namedStoredSession
         do {
             if mustRecord {

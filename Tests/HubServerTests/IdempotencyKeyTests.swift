@@ -53,6 +53,23 @@ struct IdempotencyKeyTests {
         }
     }
 
+    @Test("an answer over state.maxValueBytes keeps only whether the action was performed: the replay carries the session's view as it is then, and adds nothing")
+    func largeAnswerReplaysTheLatestView() async throws {
+        let server = #"{ "host": "127.0.0.1", "port": 0, "log": { "level": "error" }, "state": { "maxValueBytes": 600 } }"#
+        try await withHub(Hardening.config(server: server), extensions: Hardening.extensions()) { client, _ in
+            let token = try #require(try await client.view("hub:todo").header("Hub-Session"))
+            let start = try #require(try await Self.todoCount(client, token))
+            let title = String(repeating: "x", count: 100)
+            let first = try await client.action(Self.add(token, title), headers: [("Idempotency-Key", "big")])
+            #expect(first.status == 200 && first.body.count > 600, "an answer larger than a state value may be")
+            let retry = try await client.action(Self.add(token, title), headers: [("Idempotency-Key", "big")])
+            #expect(retry.status == 200 && retry.header("Idempotent-Replayed") == "true")
+            #expect(try retry.json()["performed"]?.boolValue == true)
+            #expect(try retry.json()["view"] == first.json()["view"], "nothing changed since: the same view")
+            #expect(try await Self.todoCount(client, token) == start + 1)
+        }
+    }
+
     @Test("Idempotency-Key values: a structured-field string or token of up to 255 bytes; anything else is 400 invalid_idempotency_key and performs nothing")
     func keyValues() async throws {
         try await withHub(Hardening.config(server: SharedStateTests.server), extensions: Hardening.extensions()) { client, _ in

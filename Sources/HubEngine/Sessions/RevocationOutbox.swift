@@ -24,6 +24,8 @@ final class RevocationOutbox: Sendable {
     private struct State {
         var loaded: Bool
         var pending: [String: Entry] = [:]
+        /// Identifiers whose revocation is being written now (one writer at a time each).
+        var recording: Set<String> = []
     }
 
     private let state: Locked<State>
@@ -61,4 +63,10 @@ final class RevocationOutbox: Sendable {
     var entries: [Entry] { state.withLock { Array($0.pending.values) } }
 
     func remove(_ id: String) { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
+
+    /// Marks `id` as being written; `false` when another caller writes it now (two writers of
+    /// one lazy token could otherwise see its state deleted by the other and forget it).
+    func beginRecording(_ id: String) -> Bool { state.withLock { $0.recording.insert(id).inserted } }
+
+    func endRecording(_ id: String) { state.withLock { _ = $0.recording.remove(id) } }
 }

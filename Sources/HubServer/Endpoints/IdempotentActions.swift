@@ -34,11 +34,13 @@ enum IdempotentActions {
         let digest: String
     }
 
-    /// What a request with a key does: perform the action (the key is now its own), or answer
-    /// the kept answer.
+    /// What a request with a key does: perform the action (the key is now its own), answer the
+    /// kept answer, or (an answer too large to keep) answer whether it was performed with the
+    /// session's view as it is now.
     enum Start: Sendable {
         case claimed(Claim)
         case replay(HTTPResponse)
+        case replayLatest(performed: Bool)
     }
 
     /// The key the request names, `nil` when it names none. A structured-field string
@@ -110,6 +112,9 @@ enum IdempotentActions {
                     .unprocessableContent, code: "idempotency_key_reused",
                     detail: "this Idempotency-Key was used with another request body on this session")
             }
+            if let kept, kept["state"]?.stringValue == "done", kept["body"] == nil, let performed = kept["performed"]?.boolValue {
+                return .replayLatest(performed: performed)
+            }
             guard let kept, kept["state"]?.stringValue == "done", let replay = replay(kept) else {
                 throw HTTPError(
                     .conflict, code: "idempotency_key_in_use",
@@ -122,19 +127,28 @@ enum IdempotentActions {
             detail: "a request with this Idempotency-Key is still being processed; retry once it has answered")
     }
 
-    /// Keeps `response` (status, kept headers, body) as the key's answer for ``answerSeconds``.
-    /// When the store cannot take it, the key stays taken until its lease ends.
-    static func finish(_ claim: Claim, response: HTTPResponse, body: [UInt8], store: any StateStore, now: Int64) async {
+    /// Keeps `response` (status, kept headers, body) as the key's answer for ``answerSeconds``;
+    /// an answer over `maxBytes` (`state.maxValueBytes`) keeps only whether the action was
+    /// `performed` (a replay then carries the session's view as it is then). When the store
+    /// cannot take it, the key stays taken until its lease ends.
+    static func finish(
+        _ claim: Claim, response: HTTPResponse, body: [UInt8], performed: Bool, maxBytes: Int, store: any StateStore, now: Int64
+    ) async {
         var headers: [JSONValue] = []
         for name in keptHeaders {
             for value in response.headers.values(for: name) { headers.append([.string(name), .string(value)]) }
         }
         let answer: JSONValue = [
-            "state": "done", "digest": .string(claim.digest), "status": .int(response.status.code),
-            "headers": .array(headers), "body": .string(String(decoding: body, as: UTF8.self)),
+            "state": "done", "digest": .string(claim.digest), "performed": .bool(performed),
+            "status": .int(response.status.code), "headers": .array(headers),
+            "body": .string(String(decoding: body, as: UTF8.self)),
         ]
-        _ = try? await store.write(
-            claim.key, bytes: answer.jsonBytes, shape: 1, expected: claim.version, expiresAt: now + answerSeconds, now: now)
+        var bytes = answer.jsonBytes
+        if bytes.count > maxBytes {
+            let outline: JSONValue = ["state": "done", "digest": .string(claim.digest), "performed": .bool(performed)]
+            bytes = outline.jsonBytes
+        }
+        _ = try? await store.write(claim.key, bytes: bytes, shape: 1, expected: claim.version, expiresAt: now + answerSeconds, now: now)
     }
 
     /// Frees the key after a failed action (the retry performs it), except when a write's
