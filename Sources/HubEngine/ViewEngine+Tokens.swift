@@ -164,9 +164,12 @@ extension ViewEngine {
     ) async throws(EngineError) -> ResolvedSession? {
         if let held = sessions.session(token.id) { return .held(held) }
         // Not loaded yet (just started, or the shared store was unavailable since the start): load
-        // now; failing that the token may have been revoked on another replica, so it is neither
-        // rebuilt nor refused.
-        if !revocationOutbox.isLoaded { _ = try? await loadRevocations() }
+        // now (one request at a time); failing that the token may have been revoked on another
+        // replica, so it is neither rebuilt nor refused.
+        if revocationOutbox.beginLoading() {
+            _ = try? await loadRevocations()
+            revocationOutbox.endLoading()
+        }
         guard revocationOutbox.isLoaded else {
             throw EngineError(.revocationsUnavailable, "the state store is unavailable: try again shortly")
         }

@@ -23,6 +23,8 @@ final class RevocationOutbox: Sendable {
 
     private struct State {
         var loaded: Bool
+        /// Whether a request is loading the store's revocations now (one at a time).
+        var loading = false
         var pending: [String: Entry] = [:]
         /// Identifiers whose revocation is being written now (one writer at a time each).
         var recording: Set<String> = []
@@ -40,6 +42,18 @@ final class RevocationOutbox: Sendable {
     var isLoaded: Bool { state.withLock { $0.loaded } }
 
     func markLoaded() { state.withLock { $0.loaded = true } }
+
+    /// Claims the one load a request may make while not loaded; `false` when loaded or another
+    /// request loads now.
+    func beginLoading() -> Bool {
+        state.withLock { state in
+            guard !state.loaded, !state.loading else { return false }
+            state.loading = true
+            return true
+        }
+    }
+
+    func endLoading() { state.withLock { $0.loading = false } }
 
     /// Revocations waiting for the store.
     var count: Int { state.withLock { $0.pending.count } }
