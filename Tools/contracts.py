@@ -252,6 +252,12 @@ PARAMETERS = {
         "400 session_mismatch when both name different sessions).",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     },
+    "IdempotencyKey": header_param(
+        "Idempotency-Key", "draft-ietf-httpapi-idempotency-key-header: a structured-field string (\"k1\") or token of 1 to "
+        "255 bytes, per session. The first answer is kept with the session's state for 24 hours; a retry with the same "
+        "key and body gets it again (Idempotent-Replayed: true) and performs nothing; another body is 422 "
+        "idempotency_key_reused; a retry while the first still runs is 409 idempotency_key_in_use.",
+        {"type": "string", "maxLength": 512}),
     "HubSessionHeader": header_param(
         "Hub-Session", "The session token, sent back as received in the Hub-Session response header (at most once). "
         "Names the session like the endpoint's own 'session' (query or body), which it may replace; both naming different "
@@ -390,7 +396,8 @@ FAILED_VIEW = {
             ["operation_failed", "no_operations", "no_view_model", "internal_error"]),
     "502": ("An upstream failed (non-2xx, refused, reset, empty, unparseable or too large).", ["upstream_error"]),
     "504": ("An upstream or the operation deadline timed out.", ["upstream_timeout", "operation_timeout"]),
-    "503": ("An operation could not read the state store (state.onReadError fail); retry after Retry-After.",
+    "503": ("An operation could not read the state store (state.onReadError fail), or a shared store's revocations "
+            "are not loaded yet and this replica does not hold the session (it is not rebuilt); retry after Retry-After.",
             ["state_unavailable"]),
 }
 
@@ -514,12 +521,14 @@ PATHS = {
             "operationId": "deleteView",
             "summary": "Revoke a session token: the session ends and the token is refused until it expires",
             "parameters": [p("sessionQueryOrHeader"), p("HubSessionHeader")] + COMMON_HEADERS,
-            "responses": responses({"204": {"description": "Revoked.", "headers": UNCACHED_HEADERS}}, {
+            "responses": responses({"204": {"description": "Revoked (or revoked already, or a lazy token that named "
+                                            "nothing stored: forgotten).", "headers": UNCACHED_HEADERS}}, {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
                 "404": ("The token does not verify (nothing is recorded).", ["session_not_found"]),
-                "503": ("The state store could not record the revocation: the token is refused by this replica only; "
-                        "retry after Retry-After.", ["state_unavailable"]),
+                "503": ("The state store could not record the revocation: the token is refused by this replica at once "
+                        "and the revocation is written when the store returns; retry after Retry-After (204 once "
+                        "written).", ["state_unavailable"]),
                 **SESSION_LIMIT}),
         },
     },
@@ -578,36 +587,50 @@ PATHS = {
                 "404": ("No such session.", ["session_not_found"]),
                 "429": ("Too many streams for this session or this client (Retry-After: 10), or a rebuild past "
                         "limits.sessionsPerClient (Retry-After).", ["too_many_streams", "too_many_sessions"]),
-                "503": ("Too many streams on this server (Retry-After: 30).", ["stream_limit"])}),
+                "503": ("Too many streams on this server (Retry-After: 30), or a shared store's revocations are not "
+                        "loaded yet and this replica does not hold the session (Retry-After).",
+                        ["stream_limit", "state_unavailable"])}),
         },
     },
     "/action": {
         "post": {
             "operationId": "performAction",
             "summary": "Perform an action (or select a component); the view after the chain settles",
-            "parameters": [p("HubSessionHeader")] + ENGINE_HEADERS + COMMON_HEADERS,
+            "parameters": [p("HubSessionHeader"), p("IdempotencyKey")] + ENGINE_HEADERS + COMMON_HEADERS,
             "requestBody": {"required": True, "content": {"application/json": {"schema": ref("ActionRequest")}}},
             "responses": responses({
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
                         "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
                                     "Hub-Stale": h("HubStale"), "Cache-Control": h("CacheControl"),
+                                    "Idempotent-Replayed": {
+                                        "description": "true: the answer kept for this Idempotency-Key, replayed "
+                                        "(the action was not performed again).", "schema": {"type": "string", "enum": ["true"]}},
                                     "X-Request-Id": h("XRequestId")},
                         "content": {"application/json": {"schema": ref("ActionResponse")}},
                         "links": {k: v for k, v in SESSION_LINKS.items() if k != "EndSession"}},
             }, {
-                "400": ("The body is not valid JSON, uri (used to recover) is invalid, or the body and the Hub-Session "
-                        "header name different sessions (or the header is repeated).",
-                        ["invalid_json", "invalid_uri", "unsafe_url", "session_mismatch", "duplicate_parameter"]),
+                "400": ("The body is not valid JSON, uri (used to recover) is invalid, the body and the Hub-Session "
+                        "header name different sessions (or the header is repeated), or Idempotency-Key is not one "
+                        "structured-field string or token of 1 to 255 bytes.",
+                        ["invalid_json", "invalid_uri", "unsafe_url", "session_mismatch", "duplicate_parameter",
+                         "invalid_idempotency_key"]),
                 "404": ("Unknown session (without uri), feature, action or component.",
                         ["session_not_found", "feature_not_found", "action_not_found", "component_not_found"]),
                 "415": JSON_BODY_PROBLEMS["415"],
                 "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
-                        "nor component).", ["invalid_body"]),
+                        "nor component), or an Idempotency-Key used before on this session with another body.",
+                        ["invalid_body", "idempotency_key_reused"]),
                 "429": ("The client made more actions than limits.actionsPerClient allows (every request counts, a "
                         "malformed one too), or stored more sessions than limits.sessionsPerClient allows (a rebuild or "
                         "a recovery by uri) (Retry-After).", ["too_many_actions", "too_many_sessions"]),
                 **STATE_WRITES,
-                **FAILED_VIEW}),
+                "409": ("The state value kept changing under the action's compare-and-set (its retries ran out), or a "
+                        "request with the same Idempotency-Key is still being processed.",
+                        ["state_conflict", "idempotency_key_in_use"]),
+                **FAILED_VIEW,
+                "503": ("The state store is unavailable (state_unavailable, Retry-After: nothing was written), or its "
+                        "answer to a write was lost (state_outcome_unknown, no Retry-After: the write may have happened; "
+                        "retry with the same Idempotency-Key).", ["state_unavailable", "state_outcome_unknown"])}),
         },
     },
     "/health": {"get": {

@@ -26,8 +26,9 @@ extension ViewEngine {
         }
     }
 
-    /// Re-reads the versions of every followed key and the revocations (a notification
-    /// connection came back: changes may have been missed).
+    /// Re-reads the versions of every followed key and the revocations, and writes the
+    /// revocations that waited for the store (a notification connection came up: changes may
+    /// have been missed, and the store is back).
     func resynchronizeState() async {
         let keys = environment.stateWatchers.followedKeys
         if let versions = try? await stateStore.versions(of: keys) {
@@ -39,10 +40,13 @@ extension ViewEngine {
             }
         }
         _ = try? await loadRevocations()
+        await flushRevocations()
     }
 
     /// Revokes here every token the store records as revoked (a shared store: revoked on any
-    /// replica); returns how many it holds. The server calls it at start.
+    /// replica); returns how many it holds. From its first success on, tokens this process does
+    /// not hold are trusted again (``revocationsLoaded``). The server calls it at start, retrying
+    /// until it succeeds, and a shared store's change feed on each connect.
     @discardableResult
     public func loadRevocations() async throws(StateError) -> Int {
         let records = try await stateStore.records(withPrefix: "revoked/", now: configuration.wallClock())
@@ -51,6 +55,7 @@ extension ViewEngine {
             revoked.revoke(id, until: expiry)
             sessions.remove(id)
         }
+        revocationOutbox.markLoaded()
         return records.count
     }
 

@@ -155,7 +155,9 @@ extension ViewEngine {
     /// the token when this process does not hold it (evicted, expired, restarted, another
     /// replica): the same identifier, the chain run for the token's URI with `request(uri)` (the
     /// current request's headers). `nil` when the token cannot rebuild (no URI in it). Throws like
-    /// ``openSession(for:initialViewModel:lazy:admission:)`` for the token's URI.
+    /// ``openSession(for:initialViewModel:lazy:admission:)`` for the token's URI, and
+    /// `revocationsUnavailable` for a token not held here while a shared store's revocations
+    /// are not loaded yet.
     ///
     /// A rebuilt session enters the store's probation segment like a new one (a later use
     /// promotes it) and never evicts a used session; `admission` is asked first. With `store`
@@ -165,6 +167,16 @@ extension ViewEngine {
         store: Bool = true
     ) async throws(EngineError) -> ResolvedSession? {
         if let held = sessions.session(token.id) { return .held(held) }
+        // Not loaded yet (just started, or the shared store was unavailable since the start): load
+        // now (one request at a time); failing that the token may have been revoked on another
+        // replica, so it is neither rebuilt nor refused.
+        if revocationOutbox.beginLoading() {
+            _ = try? await loadRevocations()
+            revocationOutbox.endLoading()
+        }
+        guard revocationOutbox.isLoaded else {
+            throw EngineError(.revocationsUnavailable, "the state store is unavailable: try again shortly")
+        }
         guard let viewURI = token.viewURI, !revoked.isRevoked(token.id, now: configuration.wallClock()) else { return nil }
         let removal = sessions.removalReason(token.id)
         // Ended here (its feature removed by a reload, or ended in process): not brought back.
@@ -183,23 +195,6 @@ extension ViewEngine {
         // Counted once: a request that joined another's rebuild of the same session does not count it again.
         if let reason, !joined { sessions.recordRebuild(token.id, reason: reason) }
         return .rebuilt(session, state, reason: reason)
-    }
-
-    /// Revokes the token `presented` is (`DELETE /view`): when it names a session (held, or
-    /// verified), its session ends here, the token is refused in this process until it would
-    /// have expired anyway, and the revocation is recorded in the state store (a shared store:
-    /// every replica refuses it); answers whether the session was held. A refused token is
-    /// refused (and recorded nowhere). Throws when the store cannot record it: the token is then
-    /// refused here only.
-    public func revoke(_ presented: PresentedToken) async throws(StateError) -> Result<Bool, SessionToken.Rejection> {
-        guard let token = presented.token else { return .failure(presented.rejection ?? .malformed) }
-        let expiry = token.expiry(maxAge: tokenMaxAgeSeconds)
-        revoked.revoke(token.id, until: expiry)
-        let held = sessions.remove(token.id)
-        try await storeRevocation(token.id, until: expiry)
-        // No token can reach the session's state any more.
-        _ = try await stateStore.deleteAll(withPrefix: "session/\(token.id)/")
-        return .success(held)
     }
 
     /// Revoked tokens remembered now (each until it would have expired).

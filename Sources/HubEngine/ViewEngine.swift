@@ -95,6 +95,8 @@ public final class ViewEngine: Sendable {
     private let activity = ActivityCounter()
     /// Revoked session identifiers (``revoke(_:)``), each until its token would have expired.
     let revoked = RevokedTokens()
+    /// Whether the store's revocations are loaded, and revocations it could not record yet.
+    let revocationOutbox: RevocationOutbox
     /// The memo's recent answers to opens, by client request (``openView(for:)``).
     let recentOpenings = RecentOpenings()
     /// Token rejections and reload re-runs, for metrics.
@@ -123,6 +125,10 @@ public final class ViewEngine: Sendable {
     public init(features: FeatureRegistry, actions: ActionRegistry, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.tokenMaxAgeSeconds = max(1, Int64(configuration.tokenMaxAge.inSeconds))
+        // A shared store (one with a change feed: other replicas revoke too) must be read before
+        // a token this process does not hold can be trusted; a local one holds only this
+        // process's own revocations (loaded at start).
+        self.revocationOutbox = RevocationOutbox(loaded: configuration.stateStore.status.changeFeedConnected == nil)
         let definitions = EngineDefinitions(
             EngineDefinitions.Current(
                 features: features, actions: actions, operationDeadline: configuration.operationDeadline,

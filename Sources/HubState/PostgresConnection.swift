@@ -1,4 +1,5 @@
 import CPostgres
+import Glibc
 import HubEngine
 
 /// One libpq connection, used by one ``BlockingLane`` at a time (blocking calls). Dropped and
@@ -26,9 +27,11 @@ final class PostgresConnection {
     /// Whether a connection is open now.
     var isOpen: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
-    /// The open connection, connecting now if needed (and allowed by the retry delay).
+    /// The open connection, connecting now if needed (and allowed by the retry delay). An idle
+    /// connection the server closed (a restart, a terminated backend) is found here, before a
+    /// statement is sent on it: what it sent meanwhile is read, and a closed one is replaced.
     func connected() throws(StateError) -> OpaquePointer {
-        if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
+        if let handle, PQstatus(handle) == CONNECTION_OK, Self.isAlive(handle) { return handle }
         drop()
         guard ContinuousClock.now >= nextAttempt else {
             throw StateError(.unavailable, "PostgreSQL is unreachable (retrying shortly)")
@@ -42,6 +45,14 @@ final class PostgresConnection {
         }
         handle = made
         return made
+    }
+
+    /// Whether an idle connection still stands: nothing to read. An idle connection of the pool
+    /// hears nothing (it does not `LISTEN`) unless the server is leaving it (its shutdown's
+    /// goodbye, end of file, a reset): anything readable means a new connection.
+    private static func isAlive(_ handle: OpaquePointer) -> Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
     }
 
     /// Closes the connection (the next call reconnects).
@@ -69,9 +80,12 @@ final class PostgresConnection {
 
     /// Runs `sql` (one statement that `PREPARE` accepts) with text parameters (`$1`...); returns
     /// the rows. A lost connection is dropped and reported as `unavailable`; an SQL error too
-    /// (with the server's message).
+    /// (with the server's message). For a `write` (a statement that changes data), a connection
+    /// lost after the statement was sent, without an error from the server, is `outcomeUnknown`:
+    /// it may have been committed before its answer was lost. (An error the server sent, its
+    /// shutdown included, means it was not: the statement is its own transaction.)
     @discardableResult
-    func query(_ sql: String, _ parameters: [String?] = []) throws(StateError) -> Rows {
+    func query(_ sql: String, _ parameters: [String?] = [], write: Bool = false) throws(StateError) -> Rows {
         let connection = try connected()
         let name = try statement(sql, parameterCount: parameters.count, on: connection)
         let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
@@ -85,7 +99,15 @@ final class PostgresConnection {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
             let message = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(connection))
-            if PQstatus(connection) != CONNECTION_OK { drop() }
+            // libpq's own errors (the connection lost) carry no SQLSTATE, or a class 08 one
+            // (connection exception); the server's carry theirs (57P01 for its shutdown).
+            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            let fromServer = state.map { !$0.hasPrefix("08") } ?? false
+            let lost = PQstatus(connection) != CONNECTION_OK
+            if lost { drop() }
+            if write, lost, !fromServer {
+                throw StateError(.outcomeUnknown, "PostgreSQL: the connection was lost before the write's answer: \(message)")
+            }
             throw StateError(.unavailable, "PostgreSQL: \(message)")
         }
         guard let result, status == PGRES_TUPLES_OK else { return [] }

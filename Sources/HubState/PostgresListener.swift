@@ -5,9 +5,10 @@ import Synchronization
 
 /// The change feed of a ``PostgresStateStore``: one connection of its own, `LISTEN hub_state`,
 /// on a thread of its own (libpq blocks). A notification carries `<key> <version>`; each one
-/// becomes a ``StateStoreEvent/changed(_:version:)``. When the connection drops it reconnects
-/// (backing off to 2 s) and reports ``StateStoreEvent/resync``, so the engine compares the
-/// versions it follows and nothing missed meanwhile is lost.
+/// becomes a ``StateStoreEvent/changed(_:version:)``. Each time it connects (the first time
+/// too) it reports ``StateStoreEvent/resync``, so the engine loads the revocations and compares
+/// the versions it follows: nothing missed while no connection listened is lost. When the
+/// connection drops it reconnects (backing off to 2 s).
 final class PostgresListener: Sendable {
     static let channel = "hub_state"
 
@@ -38,7 +39,6 @@ final class PostgresListener: Sendable {
     private func run() {
         let connection = PostgresConnection(url: url, retryDelay: .zero)
         var backoff = Duration.milliseconds(100)
-        var everConnected = false
         while !stopped.load(ordering: .relaxed) {
             guard let handle = try? connection.connected(), (try? connection.execute("LISTEN \(Self.channel)")) != nil else {
                 connected.store(false, ordering: .relaxed)
@@ -49,9 +49,10 @@ final class PostgresListener: Sendable {
             }
             backoff = .milliseconds(100)
             connected.store(true, ordering: .relaxed)
-            // Changes made while no connection listened are found by comparing versions.
-            if everConnected { deliver(.resync) }
-            everConnected = true
+            // Changes made while no connection listened are found by comparing versions; on the
+            // first connect too, so that revocations are loaded as soon as the database answers
+            // (a replica started while it was down).
+            deliver(.resync)
             listen(on: handle)
             connected.store(false, ordering: .relaxed)
             connection.drop()

@@ -103,7 +103,7 @@ public final class PostgresStateStore: StateStore {
                     WHERE hub_state.expires_at IS NOT NULL AND hub_state.expires_at <= $5
                     RETURNING version)
                 SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
-                """, [key.rawValue, value, String(shape), expiry, String(now)])
+                """, [key.rawValue, value, String(shape), expiry, String(now)], write: true)
         } else {
             rows = try await query(
                 """
@@ -112,7 +112,7 @@ public final class PostgresStateStore: StateStore {
                     WHERE key = $1 AND version = $5 AND (expires_at IS NULL OR expires_at > $6)
                     RETURNING version)
                 SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
-                """, [key.rawValue, value, String(shape), expiry, String(expected), String(now)])
+                """, [key.rawValue, value, String(shape), expiry, String(expected), String(now)], write: true)
         }
         if let version = rows.first?.first.flatMap({ $0.flatMap { Int64($0) } }) {
             cache.storeWritten(StateRecord(bytes: bytes, version: version, shape: shape, expiresAt: expiresAt), for: key)
@@ -128,7 +128,7 @@ public final class PostgresStateStore: StateStore {
             """
             WITH removed AS (DELETE FROM hub_state WHERE key = $1 AND ($2::bigint IS NULL OR version = $2::bigint) RETURNING key)
             SELECT pg_notify('\(PostgresListener.channel)', $1 || ' 0') FROM removed
-            """, [key.rawValue, expected.map(String.init)])
+            """, [key.rawValue, expected.map(String.init)], write: true)
         cache.remove(key)
         if !rows.isEmpty { return true }
         guard expected != nil, let current = try await versions(of: [key])[key] else { return false }
@@ -193,7 +193,9 @@ public final class PostgresStateStore: StateStore {
         COMMIT;
         """
 
-    private func query(_ sql: String, _ parameters: [String?]) async throws(StateError) -> PostgresConnection.Rows {
+    /// Runs `sql` on the least busy connection. `write`: a lost answer is `outcomeUnknown`
+    /// (``PostgresConnection/query(_:_:write:)``).
+    private func query(_ sql: String, _ parameters: [String?], write: Bool = false) async throws(StateError) -> PostgresConnection.Rows {
         guard !closed.withLock({ $0 }) else { throw StateError(.unavailable, "the state store is closed") }
         let index = pending.withLock { counts in
             let index = counts.indices.min { counts[$0] < counts[$1] } ?? 0
@@ -209,7 +211,7 @@ public final class PostgresStateStore: StateStore {
                     try slot.connection.execute(Self.schema)
                     schemaReady.withLock { $0 = true }
                 }
-                return try slot.connection.query(sql, parameters)
+                return try slot.connection.query(sql, parameters, write: write)
             }
             health.withLock { $0 = StateStoreStatus(available: true) }
             return rows

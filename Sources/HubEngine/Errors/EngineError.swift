@@ -17,6 +17,10 @@ public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
         case noViewModel = "no_view_model"
         /// The caller's ``SessionAdmission`` refused a new session (429).
         case sessionRefused = "too_many_sessions"
+        /// A token this process does not hold, while the shared state store's revocations have
+        /// not been loaded yet (it was unavailable since the start): it cannot be told apart from
+        /// a revoked one, so it is neither rebuilt nor refused (503, `Retry-After`).
+        case revocationsUnavailable = "state_unavailable"
     }
 
     public let code: Code

@@ -26,6 +26,12 @@ final class RevokedTokens: Sendable {
         }
     }
 
+    /// Takes `id` off the list (a revocation kept during an outage that turned out to name no
+    /// stored session: it is forgotten). Its bucket keeps the identifier until it is pruned.
+    func forget(_ id: String) {
+        state.withLock { _ = $0.expiries.removeValue(forKey: id) }
+    }
+
     /// Whether `id` is revoked at `now`.
     func isRevoked(_ id: String, now: Int64) -> Bool {
         state.withLock { state in

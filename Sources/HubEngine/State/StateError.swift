@@ -1,6 +1,7 @@
 /// Why a state operation failed. The server maps each code to a problem: `conflict` to 409
 /// `state_conflict`, `tooLarge` to 413 `state_too_large`, `unavailable` to 503
-/// `state_unavailable` with `Retry-After`, `invalidKey` to 500.
+/// `state_unavailable` with `Retry-After`, `outcomeUnknown` to 503 `state_outcome_unknown`
+/// without, `invalidKey` to 500.
 public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The stored version is not the one the write expected: read again and retry.
@@ -9,6 +10,9 @@ public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge = "state_too_large"
         /// The store cannot be reached or refused the operation.
         case unavailable = "state_unavailable"
+        /// A write was sent and the connection dropped before its answer came: it may or may not
+        /// have been committed (503 `state_outcome_unknown`, no `Retry-After`).
+        case outcomeUnknown = "state_outcome_unknown"
         /// A key the store cannot hold (``StateKey``).
         case invalidKey = "state_invalid_key"
     }

@@ -23,8 +23,8 @@ public struct StateRecord: Sendable, Equatable {
 }
 
 /// What a store reports to the engine: a key's new version (0 when deleted), or that changes
-/// may have been missed (a dropped notification connection came back) and the engine should
-/// compare the versions it knows with ``StateStore/versions(of:)``.
+/// may have been missed (a notification connection came up, or back) and the engine should
+/// compare the versions it knows with ``StateStore/versions(of:)`` and reload revocations.
 public enum StateStoreEvent: Sendable, Equatable {
     case changed(StateKey, version: Int64)
     case resync

@@ -148,6 +148,10 @@ extension HubApplication {
         metrics.registry.collectedGauge(
             "hub_session_tokens_revoked", help: "Revoked session tokens remembered (each until it would have expired)."
         ) { [(labels: [], value: Double(engine.revokedTokens))] }
+        metrics.registry.collectedGauge(
+            "hub_session_revocations_pending",
+            help: "Revocations (DELETE /view answered 503) waiting for the state store to record them, at most 10,000."
+        ) { [(labels: [], value: Double(engine.pendingRevocations))] }
         metrics.registry.collectedCounter(
             "hub_reload_reruns_total",
             help: "Chain re-runs a config reload caused: eager (sessions followed over SSE, bounded pool) or lazy (on the next request)."
@@ -160,6 +164,40 @@ extension HubApplication {
         }
         metrics.registry.collectedCounter("hub_upstream_connections_opened_total", help: "Upstream connections libcurl opened.") {
             [(labels: [], value: Double(upstream.statistics.connectionsOpened))]
+        }
+    }
+}
+
+extension HubApplication {
+    /// The loop that keeps revocations in step with the state store: loads them, retrying
+    /// every 100 ms to 1 s until the store answers (until then a shared store's replica answers
+    /// tokens it does not hold with 503 `state_unavailable`), then, once a second, writes the
+    /// revocations that waited for the store (``ViewEngine/flushRevocations()``). A shared
+    /// store's change feed does both too, as soon as it connects.
+    static func recoverRevocations(engine: ViewEngine, logger: JSONLogger) -> Task<Void, Never> {
+        Task.detached {
+            var delay = Duration.milliseconds(100)
+            var warned = false
+            // The engine's flag may start set (a local store): the store's records are read once anyway.
+            var loaded = false
+            while !Task.isCancelled {
+                if !loaded {
+                    do {
+                        try await engine.loadRevocations()
+                        loaded = true
+                        if warned { logger.log(.info, "state store", ["revocations": .string("loaded")]) }
+                    } catch {
+                        if !warned {
+                            logger.log(.warning, "state store", ["problem": .string("revocations not loaded yet (retrying): \(error)")])
+                            warned = true
+                        }
+                    }
+                }
+                if loaded, engine.pendingRevocations > 0 { await engine.flushRevocations() }
+                let settled = loaded && engine.pendingRevocations == 0
+                try? await Task.sleep(for: settled ? .seconds(1) : delay)
+                delay = settled ? .milliseconds(100) : min(delay * 2, .seconds(1))
+            }
         }
     }
 }

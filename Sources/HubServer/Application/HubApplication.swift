@@ -30,6 +30,8 @@ public final class HubApplication: Sendable {
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
     private let sweeper = SweeperBox()
+    /// Loads revocations until the store answers, then writes those that waited for it.
+    private let stateRecovery = SweeperBox()
     /// Reloads the config directory (SIGHUP, a watched change, ``reloadConfiguration(trigger:)``).
     let reloader: ConfigReloader
     /// The inotify watcher while serving with `reload.watch`.
@@ -162,14 +164,9 @@ public final class HubApplication: Sendable {
         let sessions = engine.sessions
         let engine = self.engine
         startWatching()
-        // Tokens revoked before this start (or on another replica) are refused from now on.
-        Task { [logger] in
-            do {
-                try await engine.loadRevocations()
-            } catch {
-                logger.log(.warning, "state store", ["problem": .string("revocations not loaded: \(error)")])
-            }
-        }
+        // Tokens revoked before this start (or on another replica) are refused from now on, and
+        // revocations made while the store was unavailable are written when it answers again.
+        stateRecovery.start { [logger] in Self.recoverRevocations(engine: engine, logger: logger) }
         sweeper.start {
             Task.detached {
                 var lastPurge = ContinuousClock.now
@@ -248,6 +245,7 @@ public final class HubApplication: Sendable {
         state.streams.endAll()
         await http.shutdown()
         sweeper.stop()
+        stateRecovery.stop()
         hangupListener.stop()
         watcher.withLock { $0 }?.stop()
         if !(await engine.waitUntilIdle(timeout: .seconds(settings.timeouts.drainSeconds))) {

@@ -14,6 +14,9 @@ enum ProblemMapping {
             return HTTPError(
                 .tooManyRequests, code: error.code.rawValue, detail: error.detail,
                 headers: ["Retry-After": String(error.retryAfterSeconds ?? 1)])
+        case .revocationsUnavailable:
+            return HTTPError(
+                .serviceUnavailable, code: error.code.rawValue, detail: error.detail, headers: ["Retry-After": "1"])
         }
     }
 
@@ -29,8 +32,9 @@ enum ProblemMapping {
     static let stateUnavailableDetail = "the state store is unavailable"
 
     /// A state store error: 409 conflict (retries ran out), 413 too large, 503 unavailable
-    /// (with `Retry-After`; ``stateUnavailableDetail``, never the driver's text), 500 for a key
-    /// the store cannot hold.
+    /// (with `Retry-After`: nothing was written; ``stateUnavailableDetail``, never the driver's
+    /// text), 503 outcome unknown (without: the write's answer was lost), 500 for a key the store
+    /// cannot hold.
     static func stateError(_ error: StateError) -> HTTPError {
         switch error.code {
         case .conflict: return HTTPError(.conflict, code: error.code.rawValue, detail: error.detail)
@@ -39,6 +43,11 @@ enum ProblemMapping {
             return HTTPError(
                 .serviceUnavailable, code: error.code.rawValue, detail: stateUnavailableDetail,
                 headers: ["Retry-After": "1"])
+        case .outcomeUnknown:
+            // No Retry-After: the write may have happened. Retry it with an Idempotency-Key.
+            return HTTPError(
+                .serviceUnavailable, code: "state_outcome_unknown",
+                detail: "the state store's answer to a write was lost: it may or may not have happened; retry with the same Idempotency-Key")
         case .invalidKey: return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
         }
     }

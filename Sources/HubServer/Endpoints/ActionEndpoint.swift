@@ -4,7 +4,8 @@ import HubHTTP
 import HubModel
 
 /// `POST /action {"session"?, "uri"?, "action"?, "component"?, "custom"?}`; the session may
-/// come in the `Hub-Session` header instead (``SessionReference``).
+/// come in the `Hub-Session` header instead (``SessionReference``). An `Idempotency-Key`
+/// header makes a retry answer the first answer without performing again (``IdempotentActions``).
 struct ActionEndpoint {
     let state: ServerState
     let views: ViewEndpoints
@@ -44,6 +45,7 @@ struct ActionEndpoint {
             }
             action = identifier
         }
+        let idempotencyKey = try IdempotentActions.key(of: request)
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
@@ -64,29 +66,82 @@ struct ActionEndpoint {
         }
         guard let session else { throw HTTPError.internalError }
 
+        guard let idempotencyKey else {
+            return try await perform(
+                ActionInvocation(action: action, componentIdentifier: component, customData: custom), on: session,
+                request: request, context: context, components: components
+            ).response
+        }
+        let store = state.engine.stateStore
+        let claim: IdempotentActions.Claim
+        switch try await IdempotentActions.start(
+            key: idempotencyKey, body: request.body, session: session.id, store: store, now: state.engine.configuration.wallClock())
+        {
+        case .replay(let response): return response
+        case .replayLatest(let performed):
+            // The first answer was too large to keep: whether it was performed, and the view now.
+            let viewState = await session.load(
+                state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
+            var response = try answer(performed: performed, viewState: viewState, session: session, components: components)
+            response.headers.add(name: "Idempotent-Replayed", value: "true")
+            return response
+        case .claimed(let taken): claim = taken
+        }
+        do {
+            let (response, performed) = try await perform(
+                ActionInvocation(action: action, componentIdentifier: component, customData: custom), on: session,
+                request: request, context: context, components: components)
+            if case .bytes(let body) = response.body {
+                await IdempotentActions.finish(
+                    claim, response: response, body: body, performed: performed,
+                    maxBytes: state.engine.configuration.stateSettings.maxValueBytes, store: store,
+                    now: state.engine.configuration.wallClock())
+            }
+            return response
+        } catch {
+            await IdempotentActions.abandon(claim, after: error, store: store)
+            throw error
+        }
+    }
+
+    /// Performs `invocation` on `session` and answers `{"performed", "view"}` (and whether it was performed).
+    private nonisolated(nonsending) func perform(
+        _ invocation: ActionInvocation, on session: ViewSession, request: HTTPRequest, context: RequestContext,
+        components: ClientComponents?
+    ) async throws -> (response: HTTPResponse, performed: Bool) {
+        let action = invocation.action
         let outcome: ActionOutcome
         do {
             outcome = try await session.perform(
-                ActionInvocation(action: action, componentIdentifier: component, customData: custom),
+                invocation,
                 request: state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
         } catch {
             state.metrics.actions.labels(namespaceLabel(action), "failed").increment()
             throw ProblemMapping.actionError(error)
         }
         state.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
+        return (
+            try answer(performed: outcome.performed, viewState: outcome.state, session: session, components: components),
+            outcome.performed
+        )
+    }
 
-        let viewModel = try views.responder.viewModel(of: outcome.state, sessionID: session.token.encoded)
+    /// `{"performed", "view"}` for `viewState`, with the session's headers.
+    private func answer(
+        performed: Bool, viewState: ViewState, session: ViewSession, components: ClientComponents?
+    ) throws -> HTTPResponse {
+        let viewModel = try views.responder.viewModel(of: viewState, sessionID: session.token.encoded)
         let rendered = views.responder.rendered(
-            viewModel, for: components, shared: outcome.state.isMemoized, viewURI: session.viewURI)
+            viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rendered.bytes.count + 32)
-        bytes.append(contentsOf: outcome.performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))
+        bytes.append(contentsOf: performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))
         bytes.append(contentsOf: rendered.bytes)
         bytes.append(UInt8(ascii: "}"))
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         headers.add(name: "Hub-Session", value: session.token.encoded)
-        headers.add(name: "Hub-Version", value: String(outcome.state.version))
-        if let stale = ViewResponder.staleHeader(outcome.state.timings) { headers.add(name: "Hub-Stale", value: stale) }
+        headers.add(name: "Hub-Version", value: String(viewState.version))
+        if let stale = ViewResponder.staleHeader(viewState.timings) { headers.add(name: "Hub-Stale", value: stale) }
         headers.add(name: "ETag", value: rendered.etag)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
     }

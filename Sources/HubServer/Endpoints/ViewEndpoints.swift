@@ -177,12 +177,14 @@ struct ViewEndpoints {
     }
 
     /// `DELETE /view?session=S` (or the `Hub-Session` header): revokes the token (204): its
-    /// session ends here and the token is refused until it would have expired: in this process,
-    /// and on every replica that shares the state store (503 `state_unavailable` when the store
-    /// cannot record it).
-    /// A token that does not verify (garbage, forged, expired, already revoked) is 404 and is
-    /// recorded nowhere. Recording the revocation of a token this process does not hold counts
-    /// against the client's `limits.sessionsPerClient`.
+    /// session ends here and, when it named a stored session or state, the token is refused
+    /// until it would have expired: in this process, and on every replica that shares the state
+    /// store. When the store cannot record it, 503 `state_unavailable`: the token is refused
+    /// here at once and the revocation is written when the store returns; the client's retry
+    /// answers 204 once it is (``ViewEngine/revoke(_:)``). A token revoked already answers 204.
+    /// A token that does not verify (garbage, forged, expired) is 404 and is recorded nowhere.
+    /// Revoking a token this process does not hold counts against the client's
+    /// `limits.sessionsPerClient`.
     nonisolated(nonsending) func deleteView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let query = try QueryParameters.single("session", in: request)
         guard let text = try SessionReference.token(query, from: .query, in: request), !text.isEmpty else {
@@ -192,7 +194,8 @@ struct ViewEndpoints {
         // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
         let presented = state.engine.presentedToken(text)
-        guard presented.token != nil else { throw SessionLookup.notFound }
+        // Revoked already: DELETE is idempotent (the retry of one answered 503 during an outage).
+        guard presented.token != nil || presented.rejection == .revoked else { throw SessionLookup.notFound }
         if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request)() {
             throw ProblemMapping.engineError(
                 EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
@@ -201,7 +204,7 @@ struct ViewEndpoints {
         do {
             revoked = try await state.engine.revoke(presented)
         } catch {
-            // Refused here already; the store (and so the other replicas) did not record it.
+            // Refused here already and kept: the store (so the other replicas) records it when it returns.
             throw ProblemMapping.stateError(error)
         }
         guard case .success = revoked else { throw SessionLookup.notFound }

@@ -14,7 +14,7 @@ final class StateMetrics: Sendable {
     init(registry: MetricsRegistry) {
         operations = registry.counter(
             "hub_state_operations_total",
-            help: "State store operations by backend, operation (read, write, delete, versions, list, purge) and result (ok, conflict, too_large, unavailable, invalid_key).",
+            help: "State store operations by backend, operation (read, write, delete, versions, list, purge) and result (ok, conflict, too_large, unavailable, outcome_unknown, invalid_key).",
             labels: ["backend", "op", "result"])
         duration = registry.histogram(
             "hub_state_operation_duration_seconds", help: "State store operation durations, by backend and operation.",
@@ -124,6 +124,7 @@ struct InstrumentedStateStore: StateStore {
             case .unavailable:
                 result = "unavailable"
                 unavailableLog?.record(error, backend: backend, operation: operation)
+            case .outcomeUnknown: result = "outcome_unknown"
             case .invalidKey: result = "invalid_key"
             }
             metrics.operations.labels(backend, operation, result).increment()
