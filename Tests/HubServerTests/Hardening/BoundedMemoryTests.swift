@@ -12,7 +12,7 @@ import Testing
 struct BoundedMemoryTests {
     static let smallCaches = """
         { "host": "127.0.0.1", "port": 0, "timeouts": { "drainSeconds": 1 }, "log": { "level": "error" },
-          "sessions": { "maxPages": 3 },
+          "sessions": { "maxPages": 3 }, "limits": { "actionsPerClient": { "perSecond": 1000, "burst": 1000 } },
           "caches": { "renderBytes": 65536, "memoBytes": 65536 } }
         """
 
