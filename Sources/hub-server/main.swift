@@ -40,15 +40,21 @@ struct Serve: AsyncParsableCommand {
         if let port { environment["HUB_PORT"] = String(port) }
         if let host { environment["HUB_HOST"] = host }
         if noWatch { environment["HUB_CONFIG_WATCH"] = "0" }
+        // A start-up failure (config, busy port, data directory, state store) is one line on
+        // standard error and a non-zero exit: 78 (EX_CONFIG) for the config, 1 for the rest.
         let application: HubApplication
         do {
             application = try HubApplication.load(
                 directory: config, extensions: DemoExtensions.make(), environment: environment)
-        } catch let error as ConfigurationError {
-            FileHandle.standardError.write(Data((error.description + "\n").utf8))
-            throw ExitCode(78)  // EX_CONFIG
+        } catch {
+            throw ExitCode(HubApplication.startupFailure(error, programName: "hub-server"))
         }
-        try await application.run()
+        do {
+            try await application.run()
+        } catch {
+            // Nothing was served: no drain to log, the process ends here.
+            throw ExitCode(HubApplication.startupFailure(error, programName: "hub-server"))
+        }
     }
 }
 

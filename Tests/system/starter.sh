@@ -30,6 +30,9 @@ if grep -q "warning:" "$work/build.log"; then grep "warning:" "$work/build.log" 
 echo "PASS: starter: swift build (outside the repository, HubServer by path)"
 "$SWIFT" test --scratch-path "$scratch"
 echo "PASS: starter: swift test"
+# The tests keep their state and any generated key out of the package.
+[ ! -e "$work/Starter/.hub-data" ] || fail "swift test left $(ls -A "$work/Starter/.hub-data" | tr '\n' ' ')in .hub-data/ of the package"
+echo "PASS: starter: swift test writes nothing into the package (no .hub-data)"
 
 "$SWIFT" run --skip-build --scratch-path "$scratch" starter --help >"$work/help.txt" || fail "starter --help exited $?"
 grep -q "^USAGE: starter" "$work/help.txt" || fail "starter --help printed no usage: $(cat "$work/help.txt")"
@@ -51,6 +54,17 @@ grep -q '"address":"127\.0\.0\.1:' "$work/server.log" || { cat "$work/server.log
 title=$(curl -sf --max-time 30 "http://127.0.0.1:$port/view?uri=starter:hello" | jq -r '.body[] | select(.id == "greeting") | .text.title')
 [ "$title" = "Hello, world" ] || fail "GET /view?uri=starter:hello answered greeting '$title'"
 echo "PASS: starter: swift run serves starter:hello on 127.0.0.1:$port (greeting: $title)"
+# A second starter on the same (busy) port: a non-zero exit and one line naming the cause, no backtrace.
+status=0
+HUB_PORT=$port HUB_DATA_DIR="$work/data-busy" "$SWIFT" run --skip-build --scratch-path "$scratch" starter \
+    >"$work/busy.out" 2>"$work/busy.err" || status=$?
+lines=$(grep -c . "$work/busy.err" || true)
+if [ "$status" -eq 0 ] || [ "$lines" -ne 1 ] || ! grep -q "^starter: cannot listen on 127.0.0.1:$port" "$work/busy.err" \
+    || grep -qi "backtrace\|fatal error" "$work/busy.err"; then
+    cat "$work/busy.err" >&2
+    fail "starter on a busy port exited $status with $lines line(s)"
+fi
+echo "PASS: starter: a busy port exits $status with one line: $(cat "$work/busy.err")"
 kill -TERM -- "-$server_pid"
 status=0; wait "$server_pid" || status=$?
 server_pid=""

@@ -1,23 +1,26 @@
 import HubEngine
 import HubModel
-import Synchronization
 
 /// The `greeting` operation (`{"kind": "swift", "name": "greeting"}` in a feature): greets
-/// the view URI's `name` query parameter (`starter:hello?name=Ada`; `world` without one) and
-/// offers a Wave row; after every `greeting:*` action it is rescheduled and shows how often
-/// the session waved.
+/// the view URI's `name` query parameter (`starter:hello?name=Ada`; `world` without one),
+/// offers a Wave row, and shows how often the session waved.
 ///
-/// The engine makes one instance per session, so the count is the session's and goes with it.
-public final class GreetingOperation: ActionObservingContentOperation {
-    private let waves = Mutex(0)
+/// The count lives in the server's state store (`context.state`, scoped to the session), not
+/// in this object: it lasts across restarts and replicas, as long as the session's token. The
+/// `greeting:wave` action writes it (``StarterExtensions``); this operation only reads it, and
+/// the engine, which follows what operations read, runs it again when the count changes. Write
+/// state in actions: an operation's own writes never re-run its own view, but they do re-run
+/// every other session that reads them.
+public struct GreetingOperation: ContentOperation {
+    /// The state key of the wave count (session scope).
+    public static let wavesKey = "waves"
 
     public init() {}
 
     public var name: String { "greeting" }
-    public var completesSynchronously: Bool { true }
 
     public func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
-        let waved = waves.withLock { $0 }
+        let waved = try await context.state.read(Self.wavesKey)?.value.intValue ?? 0
         let name = context.request.queryValue("name") ?? "world"
         builder.body.update("greeting") { component in
             component.title = "Hello, \(name)"
@@ -28,13 +31,5 @@ public final class GreetingOperation: ActionObservingContentOperation {
             component.title = "Wave"
             component.withTarget { $0.addAction(ComponentIdentifier(namespace: "greeting", name: "wave")) }
         }
-    }
-
-    /// Counts each performed `greeting:wave` and asks to run again after any `greeting:*` action.
-    public func actionPerformed(_ action: ObservedAction) -> Bool {
-        let identifier = action.context.actionIdentifier
-        guard identifier.namespace == "greeting" else { return false }
-        if identifier.name == "wave", action.performed { waves.withLock { $0 += 1 } }
-        return true
     }
 }

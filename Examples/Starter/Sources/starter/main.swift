@@ -10,7 +10,8 @@ let usage = """
 
     Serves the config directory ./Config (or $HUB_CONFIG) with this app's Swift extensions.
     It listens where Config/server.json says (127.0.0.1:8080); HUB_HOST and HUB_PORT override
-    it (HUB_HOST=0.0.0.0 for every interface). SIGTERM or Ctrl-C drains and stops it.
+    it (HUB_HOST=0.0.0.0 for every interface). SIGTERM or Ctrl-C drains and stops it. A start-up
+    failure (an invalid config, a busy port, ...) exits non-zero with one line naming the cause.
 
     OPTIONS:
       -h, --help    Show this help.
@@ -26,10 +27,5 @@ if let unknown = arguments.first {
     exit(64)  // EX_USAGE
 }
 
-do {
-    let application = try HubApplication.load(extensions: StarterExtensions.make())
-    try await application.run()  // serves until SIGTERM/SIGINT, then drains
-} catch let error as ConfigurationError {
-    FileHandle.standardError.write(Data((error.description + "\n").utf8))
-    exit(78)  // EX_CONFIG
-}
+// Loads, serves until SIGTERM/SIGINT, drains; a start-up failure exits with one line.
+await HubApplication.main(extensions: StarterExtensions.make(), programName: "starter")

@@ -32,10 +32,15 @@ struct GreetingTests {
         (component(id, in: view)?["text"] as? [String: Any])?["subtitle"] as? String
     }
 
-    /// Runs `body` with the app loaded from ``config`` (not listening), then shuts it down.
+    /// Runs `body` with the app loaded from ``config`` (not listening), then shuts it down. The
+    /// state lives in memory and the data directory (where a generated session key would go) is
+    /// a temporary one, removed afterwards: a test writes nothing into the package.
     static func withApp(_ body: (HubApplication) async throws -> Void) async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("starter-test-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
         let app = try HubApplication.load(
-            directory: config, extensions: StarterExtensions.make(), environment: ["HUB_CONFIG_WATCH": "0"])
+            directory: config, extensions: StarterExtensions.make(),
+            environment: ["HUB_CONFIG_WATCH": "0", "HUB_STATE_BACKEND": "memory", "HUB_DATA_DIR": data])
         do {
             try await body(app)
         } catch {
@@ -63,6 +68,13 @@ struct GreetingTests {
             #expect(answer["performed"] as? Bool == true)
             let after = try #require(answer["view"] as? [String: Any])
             #expect(Self.subtitle(of: "greeting", in: after) == "You waved once")
+
+            // The count is the session's state: asked again, the session shows it; another
+            // session starts from zero.
+            let again = await app.respond(to: HTTPRequest(method: .get, target: "/view", headers: ["Hub-Session": session]))
+            #expect(Self.subtitle(of: "greeting", in: try Self.json(again)) == "You waved once")
+            let other = await app.respond(to: HTTPRequest(method: .get, target: "/view?uri=starter:hello"))
+            #expect(Self.subtitle(of: "greeting", in: try Self.json(other)) == "You waved 0 times")
         }
     }
 
