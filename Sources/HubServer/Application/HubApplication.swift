@@ -30,6 +30,8 @@ public final class HubApplication: Sendable {
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
     private let sweeper = SweeperBox()
+    /// `hub_state_bytes`, sampled in the background.
+    private let stateSize: StateSizeSampler
     /// Reloads the config directory (SIGHUP, a watched change, ``reloadConfiguration(trigger:)``).
     let reloader: ConfigReloader
     /// The inotify watcher while serving with `reload.watch`.
@@ -94,6 +96,7 @@ public final class HubApplication: Sendable {
             configuration: configuration, extensions: extensions, remote: remote, metrics: metrics, logger: logger, keys: keys,
             stateStore: stateStore)
         StateMetrics.registerCollected(on: metrics.registry, counters: engine.counters, backend: stateStore.backend)
+        stateSize = StateSizeSampler(registry: metrics.registry, backend: stateStore.backend)
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
@@ -159,6 +162,7 @@ public final class HubApplication: Sendable {
         let sessions = engine.sessions
         let engine = self.engine
         startWatching()
+        stateSize.start(engine.stateStore)
         // Tokens revoked before this start (or on another replica) are refused from now on.
         Task { [logger] in
             do {
@@ -245,6 +249,7 @@ public final class HubApplication: Sendable {
         state.streams.endAll()
         await http.shutdown()
         sweeper.stop()
+        stateSize.stop()
         hangupListener.stop()
         watcher.withLock { $0 }?.stop()
         if !(await engine.waitUntilIdle(timeout: .seconds(settings.timeouts.drainSeconds))) {
