@@ -51,6 +51,8 @@ public final class SQLiteStateStore: StateStore {
     public static let journalSizeLimit = 16 << 20
     /// The bytes of one log frame (a page and its 24-byte header).
     private let frameBytes: Int
+    /// How long the write lane keeps trying to fold a log past ``truncateCheckpointBytes``.
+    private let busyTimeout: Duration
     /// Frames in the log after the last commit (the write lane's count, for the checkpoint trigger).
     private let logFrames = Locked(0)
     private let observer = StateObserverSlot()
@@ -64,6 +66,7 @@ public final class SQLiteStateStore: StateStore {
     /// `cacheBytes`: most bytes of values kept in memory (0: none).
     public init(path: String, busyTimeout: Duration = .seconds(5), cacheBytes: Int = 16 << 20) throws(StateError) {
         self.path = path
+        self.busyTimeout = busyTimeout
         cache = StateRecordCache(maxBytes: cacheBytes)
         let milliseconds = Int32(busyTimeout.inMilliseconds)
         do {
@@ -291,7 +294,7 @@ public final class SQLiteStateStore: StateStore {
         _ body: @escaping @Sendable (SQLiteDatabase) throws(StateError) -> Value,
         committed: @escaping @Sendable (Value) -> Void
     ) async throws(StateError) -> Value {
-        let frameBytes = frameBytes, logFrames = logFrames
+        let frameBytes = frameBytes, logFrames = logFrames, busyTimeout = busyTimeout
         return try await onLane(writer) { database throws(StateError) -> Value in
             try database.run("BEGIN IMMEDIATE", [])
             do throws(StateError) {
@@ -299,9 +302,7 @@ public final class SQLiteStateStore: StateStore {
                 try database.run("COMMIT", [])
                 committed(value)
                 if database.walFrames * frameBytes >= Self.truncateCheckpointBytes {
-                    // Waits (the busy timeout) for readers still on older frames; a log it could
-                    // not fold yet is tried again after the next commit.
-                    _ = try? database.checkpoint("TRUNCATE")
+                    Self.foldLog(database, within: busyTimeout)
                 }
                 let frames = database.walFrames
                 logFrames.withLock { $0 = frames }
@@ -324,6 +325,21 @@ public final class SQLiteStateStore: StateStore {
         } catch {
             if error.code == .unavailable { health.withLock { $0 = StateStoreStatus(available: false, detail: error.detail) } }
             throw error
+        }
+    }
+
+    /// Folds the whole log into the database and truncates it (`TRUNCATE` checkpoint), on the
+    /// write lane: no write runs meanwhile, so the log cannot grow past the threshold by more
+    /// than the commit that crossed it. SQLite waits (the busy timeout) for readers still on
+    /// older frames, but answers busy at once while the checkpoint lane's passive checkpoint
+    /// runs: then it is tried again every millisecond until that one ends, for up to `limit`.
+    /// A log it could not fold by then (a reader holding an old snapshot all along) is tried
+    /// again after the next commit.
+    private static func foldLog(_ database: SQLiteDatabase, within limit: Duration) {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            guard let result = try? database.checkpoint("TRUNCATE"), !result.complete, ContinuousClock.now < deadline else { return }
+            usleep(1_000)
         }
     }
 

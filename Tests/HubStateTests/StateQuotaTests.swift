@@ -87,6 +87,19 @@ struct StateQuotaTests {
         #expect(try await store.write(fresh, bytes: Self.json(100), shape: 1, expected: 0, expiresAt: nil, now: 100, quota: Self.quota(session: other, maxBytes: 500)) == 1)
     }
 
+    @Test("storedBytes: every backend tells what its data takes (hub_state_bytes), and it grows with a large value", arguments: StateBackend.allCases)
+    func storedBytes(backend: StateBackend) async throws {
+        let store = try backend.makeStore()
+        defer { store.close() }
+        let before = try #require(try await store.storedBytes())
+        // 200 KB that compresses badly (PostgreSQL's TOAST compresses what it can).
+        var random = SystemRandomNumberGenerator()
+        let text = (0..<100_000).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        _ = try await store.write(try freshKey(), bytes: Array("\"\(text)\"".utf8), shape: 1, expected: 0, expiresAt: nil, now: 0)
+        let after = try #require(try await store.storedBytes())
+        #expect(after >= before + 50_000, "\(before) -> \(after) bytes")
+    }
+
     @Test("concurrent writers of one scope, on two stores, never pass the quota together", arguments: StateBackend.allCases)
     func concurrentWriters(backend: StateBackend) async throws {
         let (first, second) = try backend.makePair()

@@ -132,7 +132,7 @@ value_bytes = len(item_ids(json.loads(body))) * (len(json.dumps(title, ensure_as
 modes = {name: oct(stat.S_IMODE(os.stat(os.path.join(data, name)).st_mode)) for name in sorted(os.listdir(data))}
 directory_mode = oct(stat.S_IMODE(os.stat(data).st_mode))
 
-print(f"filled: {filled} items of a {len(title)}-character, 400-byte title (about {value_bytes // 1024} KiB of JSON per list)")
+print(f"filled: {list(filled.values())} items in the two lists, each title 200 characters in 400 bytes (about {value_bytes // 1024} KiB of JSON per list)")
 print(f"writes: {counts['writes']} performed in {elapsed:.1f}s ({counts['writes'] / elapsed:.0f} writes/s, "
       f"about {counts['writes'] * value_bytes / elapsed / (1 << 20):.1f} MiB/s of values); answers {dict(sorted(statuses.items()))}")
 print(f"wal: peak {peak[0] / (1 << 20):.1f} MiB, after {after / (1 << 20):.1f} MiB (limit {limit >> 20} MiB); database {database / (1 << 20):.1f} MiB")
