@@ -131,7 +131,10 @@ test-deploy: deps-deploy
 ## deploy/monitoring/ (debug build): the Grafana dashboard is what dashboard.py writes, promtool
 ## check rules and promtool test rules on the alert rules (each alert fires on a series that
 ## should fire it and not on one that should not), and every metric the dashboard and the rules
-## name is on /metrics of a running hub-server (check_metrics.py). promtool: deps-contracts.
+## name is on /metrics of a running hub-server (check_metrics.py), and the state store's disk
+## bound: 20 s of hostile todo writes keep SQLite's write-ahead log under 64 MiB, the data
+## directory 0700 and its files 0600 (Tests/system/robustness/state_disk.sh, on the debug build
+## here; release numbers in docs/PERFORMANCE.md). promtool: deps-contracts.
 test-monitoring: deps-contracts
 	@$(VENV)/bin/python -c 'import yaml' 2>/dev/null || { \
 		echo "installing pyyaml into $(VENV)"; $(VENV)/bin/pip install -q --disable-pip-version-check 'pyyaml>=6,<7'; }
@@ -140,6 +143,7 @@ test-monitoring: deps-contracts
 	promtool check rules deploy/monitoring/alerts.yaml
 	promtool test rules deploy/monitoring/alerts.test.yaml
 	$(VENV)/bin/python Tests/system/monitoring/check_metrics.py --server .build/debug/hub-server
+	HUB_BIN=$(CURDIR)/.build/debug/hub-server Tests/system/robustness/state_disk.sh
 
 ## The whole suite STRESS_RUNS times (default 10) beside two CPU-burning processes, after one
 ## build; prints "stress: N of RUNS green" and fails unless every run passed.

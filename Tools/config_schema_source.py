@@ -322,6 +322,10 @@ STATE = obj({
     "poolSize": integer(1, 256, "PostgreSQL connections at most.", 4),
     "maxValueBytes": integer(1, 16 << 20, "Largest state value, in bytes of JSON: a bigger write is 413 "
                              "state_too_large and changes nothing.", 65536),
+    "maxSessionBytes": integer(1, 1 << 30, "Most bytes of JSON over all of one session's values: a write that would "
+                               "pass it is 413 state_too_large and changes nothing.", 262144),
+    "maxSubjectBytes": integer(1, 1 << 30, "Most bytes of JSON over all values of one subject scope: a write that "
+                               "would pass it is 413 state_too_large and changes nothing.", 1048576),
     "onReadError": enum(["fail", "serve-without-state"], "A read when the store is unavailable: fail the operation "
                         "(503 state_unavailable), or serve the view without the state.", "fail"),
 }, "The state store (docs/CONFIG.md \"State\").")

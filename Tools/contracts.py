@@ -404,7 +404,8 @@ FAILED_VIEW = {
 # What an action that writes state may answer besides its view (docs/CONFIG.md "State").
 STATE_WRITES = {
     "409": ("The state value kept changing under the action's compare-and-set (its retries ran out).", ["state_conflict"]),
-    "413": ("A state value the action wrote is over state.maxValueBytes (nothing changed).", ["state_too_large"]),
+    "413": ("A state value the action wrote is over state.maxValueBytes, or would take its session's or subject's "
+            "values past state.maxSessionBytes or state.maxSubjectBytes (nothing changed).", ["state_too_large"]),
 }
 
 VIEW_HEADERS = {

@@ -15,6 +15,10 @@ public final class TodoStore: Sendable {
 
     /// Items per list at most: `todo:add` on a full list is not performed.
     public let maximumItems: Int
+    /// A title's most characters (grapheme clusters) and most UTF-8 bytes: `todo:add` with a
+    /// longer one is refused (422 `invalid_body`). Both, because a few characters can be many
+    /// bytes (a letter with hundreds of combining marks is one character).
+    public static let maximumTitleCharacters = 200, maximumTitleBytes = 400
     /// The state key's name (in the session's scope).
     static let key = "todo"
 
@@ -60,9 +64,10 @@ public final class TodoStore: Sendable {
         return ClosureActionFactory([
             "add": { [self] context in
                 guard let title = context.customData?["title"]?.stringValue, !title.isEmpty else { return .notPerformed }
+                try Self.check(title: title)
                 let added = try await change(in: context.state) { list in
                     guard list.items.count < maximumItems else { return false }
-                    list.items.append(TodoItem(id: "todo-\(list.nextID)", title: String(title.prefix(200))))
+                    list.items.append(TodoItem(id: "todo-\(list.nextID)", title: title))
                     list.nextID += 1
                     return true
                 }
@@ -87,6 +92,22 @@ public final class TodoStore: Sendable {
                 return deleted ? .performed : .notPerformed
             },
         ])
+    }
+}
+
+extension TodoStore {
+    /// Throws ``ActionInputError`` for a title over ``maximumTitleCharacters`` or ``maximumTitleBytes``.
+    static func check(title: String) throws {
+        let bytes = title.utf8.count
+        if bytes > maximumTitleBytes {
+            throw ActionInputError("'custom.title' is \(bytes) bytes of UTF-8; a todo title is at most \(maximumTitleBytes) bytes")
+        }
+        // Counting characters walks the text: bounded by the byte check above.
+        let characters = title.count
+        if characters > maximumTitleCharacters {
+            throw ActionInputError(
+                "'custom.title' is \(characters) characters; a todo title is at most \(maximumTitleCharacters) characters")
+        }
     }
 }
 

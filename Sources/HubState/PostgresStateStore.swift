@@ -87,14 +87,14 @@ public final class PostgresStateStore: StateStore {
     }
 
     public func write(
-        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64, quota: StateQuota?
     ) async throws(StateError) -> Int64 {
         let value = String(decoding: bytes, as: UTF8.self)
         let expiry = expiresAt.map(String.init)
-        let rows: PostgresConnection.Rows
+        let statement: (sql: String, parameters: [String?])
         if expected == 0 {
             // New, or replacing an expired value (its version count continues).
-            rows = try await query(
+            statement = (
                 """
                 WITH written AS (
                     INSERT INTO hub_state (key, value, version, shape, expires_at) VALUES ($1, $2, 1, $3, $4)
@@ -103,16 +103,27 @@ public final class PostgresStateStore: StateStore {
                     WHERE hub_state.expires_at IS NOT NULL AND hub_state.expires_at <= $5
                     RETURNING version)
                 SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
-                """, [key.rawValue, value, String(shape), expiry, String(now)], write: true)
+                """, [key.rawValue, value, String(shape), expiry, String(now)])
         } else {
-            rows = try await query(
+            statement = (
                 """
                 WITH written AS (
                     UPDATE hub_state SET value = $2, version = version + 1, shape = $3, expires_at = $4
                     WHERE key = $1 AND version = $5 AND (expires_at IS NULL OR expires_at > $6)
                     RETURNING version)
                 SELECT version, pg_notify('\(PostgresListener.channel)', $1 || ' ' || version) FROM written
-                """, [key.rawValue, value, String(shape), expiry, String(expected), String(now)], write: true)
+                """, [key.rawValue, value, String(shape), expiry, String(expected), String(now)])
+        }
+        let rows: PostgresConnection.Rows
+        if let quota {
+            do {
+                rows = try await quotaWrite(statement, key: key, written: bytes.count, expected: expected, now: now, quota: quota)
+            } catch {
+                if error.code == .conflict { cache.remove(key) }
+                throw error
+            }
+        } else {
+            rows = try await query(statement.sql, statement.parameters, write: true)
         }
         if let version = rows.first?.first.flatMap({ $0.flatMap { Int64($0) } }) {
             cache.storeWritten(StateRecord(bytes: bytes, version: version, shape: shape, expiresAt: expiresAt), for: key)
@@ -183,19 +194,81 @@ public final class PostgresStateStore: StateStore {
         listener.stop()
     }
 
-    /// Creates the table once per process (serialized across replicas by an advisory lock).
+    /// `write` under a quota: one transaction that takes the prefix's advisory lock (so the
+    /// writers of one scope, on every replica, take turns), sums the prefix's live values in a
+    /// statement that sees every write committed before the lock was granted, and writes only
+    /// when the quota allows it. A version that is not `expected` answers as a conflict first.
+    private func quotaWrite(
+        _ statement: (sql: String, parameters: [String?]), key: StateKey, written: Int, expected: Int64, now: Int64, quota: StateQuota
+    ) async throws(StateError) -> PostgresConnection.Rows {
+        let lock = "BEGIN; SELECT pg_advisory_xact_lock(\(Self.quotaLockClass), \(Self.lockKey(quota.prefix)))"
+        return try await session { connection throws(StateError) -> PostgresConnection.Rows in
+            do throws(StateError) {
+                try connection.execute(lock)
+                let usage = try connection.query(
+                    """
+                    SELECT coalesce(sum(octet_length(value)) FILTER (WHERE key <> $3), 0),
+                           coalesce(sum(octet_length(value)) FILTER (WHERE key = $3), 0),
+                           coalesce(max(version) FILTER (WHERE key = $3), 0)
+                    FROM hub_state
+                    WHERE key COLLATE "C" >= $1 AND key COLLATE "C" < $2 AND (expires_at IS NULL OR expires_at > $4)
+                    """, [quota.prefix, quota.prefixEnd, key.rawValue, String(now)])
+                let numbers = (usage.first ?? []).map { $0.flatMap { Int64($0) } ?? 0 }
+                let others = Int(numbers.first ?? 0), own = Int(numbers.dropFirst().first ?? 0), live = numbers.last ?? 0
+                guard live == expected else {
+                    throw StateError(.conflict, "'\(key)' is at version \(live), not \(expected)", currentVersion: live)
+                }
+                if let refusal = quota.refusal(others: others, own: own, written: written, key: key) { throw refusal }
+                let rows = try connection.query(statement.sql, statement.parameters)
+                // A lost answer to COMMIT may have committed: outcome unknown, not unavailable.
+                _ = try connection.query("COMMIT", [], write: true)
+                return rows
+            } catch {
+                // Ends the transaction (an aborted one too); a lost connection has none left.
+                if connection.isOpen { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// The first key of the quota locks' advisory lock pairs (the schema's lock is a single key).
+    private static let quotaLockClass: Int32 = 7274798
+
+    /// A prefix's advisory lock (FNV-1a, folded to 32 bits): prefixes that share one only wait
+    /// for each other.
+    private static func lockKey(_ prefix: String) -> Int32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in prefix.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return Int32(bitPattern: hash)
+    }
+
+    /// `pg_total_relation_size` of the table: its rows, indexes and TOAST.
+    public func storedBytes() async throws(StateError) -> Int64? {
+        try await query("SELECT pg_total_relation_size('hub_state')", []).first?.first.flatMap { $0.flatMap { Int64($0) } }
+    }
+
+    /// Creates the table once per process (serialized across replicas by an advisory lock), and
+    /// the byte-ordered index the quotas' prefix sums use.
     private static let schema = """
         SET client_min_messages TO warning;
         BEGIN;
         SELECT pg_advisory_xact_lock(7274797);
         CREATE TABLE IF NOT EXISTS hub_state (
             key text PRIMARY KEY, value text NOT NULL, version bigint NOT NULL, shape integer NOT NULL, expires_at bigint);
+        CREATE INDEX IF NOT EXISTS hub_state_key_bytes ON hub_state (key COLLATE "C");
         COMMIT;
         """
 
     /// Runs `sql` on the least busy connection. `write`: a lost answer is `outcomeUnknown`
     /// (``PostgresConnection/query(_:_:write:)``).
     private func query(_ sql: String, _ parameters: [String?], write: Bool = false) async throws(StateError) -> PostgresConnection.Rows {
+        try await session { connection throws(StateError) in try connection.query(sql, parameters, write: write) }
+    }
+
+    /// Runs `body` with one pooled connection, on its lane (the schema made first).
+    private func session(
+        _ body: @escaping @Sendable (PostgresConnection) throws(StateError) -> PostgresConnection.Rows
+    ) async throws(StateError) -> PostgresConnection.Rows {
         guard !closed.withLock({ $0 }) else { throw StateError(.unavailable, "the state store is closed") }
         let index = pending.withLock { counts in
             let index = counts.indices.min { counts[$0] < counts[$1] } ?? 0
@@ -211,7 +284,7 @@ public final class PostgresStateStore: StateStore {
                     try slot.connection.execute(Self.schema)
                     schemaReady.withLock { $0 = true }
                 }
-                return try slot.connection.query(sql, parameters, write: write)
+                return try body(slot.connection)
             }
             health.withLock { $0 = StateStoreStatus(available: true) }
             return rows

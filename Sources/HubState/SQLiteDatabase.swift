@@ -6,12 +6,15 @@ import HubEngine
 final class SQLiteDatabase {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// Frames in the write-ahead log after this connection's last commit (``watchWAL()``).
+    private(set) var walFrames = 0
 
     /// Opens (creating) the database at `path` in WAL mode. `synchronous=NORMAL`: a committed
     /// write survives the process being killed (not a power cut before the next checkpoint).
     /// `setsJournalMode`: the writer's connection switches the file to WAL (a mode the file
-    /// keeps); the others only open it.
-    init(path: String, busyTimeoutMilliseconds: Int32, setsJournalMode: Bool = true) throws(StateError) {
+    /// keeps); the others only open it. `journalSizeLimit`: the bytes a log left behind by a
+    /// checkpoint is cut down to when it starts over (`PRAGMA journal_size_limit`).
+    init(path: String, busyTimeoutMilliseconds: Int32, setsJournalMode: Bool = true, journalSizeLimit: Int = 16 << 20) throws(StateError) {
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -24,9 +27,44 @@ final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         if setsJournalMode { try execute("PRAGMA journal_mode=WAL") }
         try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA journal_size_limit=\(journalSizeLimit)")
+    }
+
+    /// Counts the log's frames after each commit of this connection (``walFrames``), through
+    /// `sqlite3_wal_hook` (which also turns SQLite's own automatic checkpoints off: the store
+    /// runs them). The hook runs on the committing thread, inside the call that commits, so it
+    /// touches this connection's state on its lane only.
+    func watchWAL() {
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, frames in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<SQLiteDatabase>.fromOpaque(context).takeUnretainedValue().walFrames = Int(frames)
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The database's page size in bytes (a log frame is this plus 24).
+    func pageSize() throws(StateError) -> Int {
+        var size = 4096
+        try run("PRAGMA page_size", []) { row in size = Int(row.integer(0)) }
+        return size
+    }
+
+    /// Runs `PRAGMA wal_checkpoint(mode)`; returns whether it completed (SQLite answered not busy)
+    /// and the log's frames left unfolded.
+    @discardableResult
+    func checkpoint(_ mode: String) throws(StateError) -> (complete: Bool, framesLeft: Int) {
+        var result = (complete: false, framesLeft: 0)
+        try run("PRAGMA wal_checkpoint(\(mode))", []) { row in
+            result = (row.integer(0) == 0, Int(max(0, row.integer(1) - row.integer(2))))
+        }
+        if result.complete, mode == "TRUNCATE" || mode == "RESTART" { walFrames = 0 }
+        return result
     }
 
     deinit {
+        sqlite3_wal_hook(handle, nil, nil)
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close(handle)
     }

@@ -10,6 +10,15 @@ import HubSync
 /// a checkpoint's fsync never stalls the writes queued behind it). For one node: replicas need ``PostgresStateStore``
 /// (SQLite has no change feed between processes).
 ///
+/// The write-ahead log stays small under any write load: the writer counts the log's frames
+/// after each commit (`sqlite3_wal_hook`); every ``checkpointInterval`` writes, or when the log
+/// passes ``passiveCheckpointBytes``, a passive checkpoint starts on the checkpoint lane, and
+/// past ``truncateCheckpointBytes`` the write lane itself runs a `TRUNCATE` checkpoint before it
+/// takes the next write (the writes wait for it: the log cannot outgrow the disk however fast
+/// they come). `journal_size_limit` cuts a log left behind by a checkpoint down to
+/// ``journalSizeLimit`` when it starts over. The file and its `-wal` and `-shm` are created
+/// mode 0600 (``PrivateFiles``).
+///
 /// The records it wrote and read last are kept in memory (``StateRecordCache``, `cacheBytes`)
 /// as the starting point of the next compare-and-set (``recentRecord(_:now:)``), so an update
 /// of a key it holds is one call on the write lane. Reads always ask the file: another store
@@ -33,7 +42,19 @@ public final class SQLiteStateStore: StateStore {
     /// Writes since the last checkpoint was started, and whether one is running.
     private let checkpointState = Locked((writes: 0, running: false))
     /// Writes between two checkpoints (each passive: it never blocks the writer).
-    private static let checkpointInterval = 500
+    public static let checkpointInterval = 500
+    /// Log bytes past which a passive checkpoint starts (SQLite's own default is 1000 pages).
+    public static let passiveCheckpointBytes = 4 << 20
+    /// Log bytes past which the write lane runs a `TRUNCATE` checkpoint before the next write.
+    public static let truncateCheckpointBytes = 32 << 20
+    /// `PRAGMA journal_size_limit`: a log that starts over is cut down to this.
+    public static let journalSizeLimit = 16 << 20
+    /// The bytes of one log frame (a page and its 24-byte header).
+    private let frameBytes: Int
+    /// How long the write lane keeps trying to fold a log past ``truncateCheckpointBytes``.
+    private let busyTimeout: Duration
+    /// Frames in the log after the last commit (the write lane's count, for the checkpoint trigger).
+    private let logFrames = Locked(0)
     private let observer = StateObserverSlot()
     private let health = Locked(StateStoreStatus(available: true))
     private let cache: StateRecordCache
@@ -45,10 +66,17 @@ public final class SQLiteStateStore: StateStore {
     /// `cacheBytes`: most bytes of values kept in memory (0: none).
     public init(path: String, busyTimeout: Duration = .seconds(5), cacheBytes: Int = 16 << 20) throws(StateError) {
         self.path = path
+        self.busyTimeout = busyTimeout
         cache = StateRecordCache(maxBytes: cacheBytes)
         let milliseconds = Int32(busyTimeout.inMilliseconds)
+        do {
+            try PrivateFiles.prepareFile(path, companions: ["-wal", "-shm", "-journal"])
+        } catch {
+            throw StateError(.unavailable, "cannot create SQLite database '\(path)': \(error)")
+        }
+        let limit = Self.journalSizeLimit
         let database = try Self.opening { () throws(StateError) in
-            let database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds)
+            let database = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, journalSizeLimit: limit)
             try database.execute(
                 """
                 CREATE TABLE IF NOT EXISTS hub_state (
@@ -58,16 +86,18 @@ public final class SQLiteStateStore: StateStore {
                 """)
             // Checkpoints are this store's job (below), not the committing writer's.
             try database.execute("PRAGMA wal_autocheckpoint=0")
+            database.watchWAL()
             return database
         }
+        frameBytes = try database.pageSize() + 24
         writer = Confined(database, label: "hub.state.sqlite.write")
         reader = Confined(
             try Self.opening { () throws(StateError) in
-                try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, setsJournalMode: false)
+                try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, setsJournalMode: false, journalSizeLimit: limit)
             }, label: "hub.state.sqlite.read")
         checkpointer = Confined(
             try Self.opening { () throws(StateError) in
-                try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, setsJournalMode: false)
+                try SQLiteDatabase(path: path, busyTimeoutMilliseconds: milliseconds, setsJournalMode: false, journalSizeLimit: limit)
             }, label: "hub.state.sqlite.checkpoint")
     }
 
@@ -115,13 +145,17 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func write(
-        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64, quota: StateQuota?
     ) async throws(StateError) -> Int64 {
         let cache = cache
         let version = try await writing { database throws(StateError) -> Int64 in
             let current = try Self.liveVersion(of: key, now: now, in: database)
             guard current.live == expected else {
                 throw StateError(.conflict, "'\(key)' is at version \(current.live), not \(expected)", currentVersion: current.live)
+            }
+            if let quota {
+                let usage = try Self.usage(under: quota, writing: key, now: now, in: database)
+                if let refusal = quota.refusal(others: usage.others, own: usage.own, written: bytes.count, key: key) { throw refusal }
             }
             // An expired value's successor continues its version count, so a version is never reused.
             let version = current.stored + 1
@@ -221,18 +255,57 @@ public final class SQLiteStateStore: StateStore {
         return result
     }
 
+    /// Bytes of the live values under the quota's prefix other than `key`'s, and `key`'s own
+    /// (a range of the primary key: the prefix's keys sort together).
+    private static func usage(
+        under quota: StateQuota, writing key: StateKey, now: Int64, in database: SQLiteDatabase
+    ) throws(StateError) -> (others: Int, own: Int) {
+        var usage = (others: 0, own: 0)
+        try database.run(
+            """
+            SELECT coalesce(sum(CASE WHEN key = ?3 THEN 0 ELSE length(CAST(value AS BLOB)) END), 0),
+                   coalesce(sum(CASE WHEN key = ?3 THEN length(CAST(value AS BLOB)) ELSE 0 END), 0)
+            FROM hub_state WHERE key >= ?1 AND key < ?2 AND (expires_at IS NULL OR expires_at > ?4)
+            """,
+            [.text(quota.prefix), .text(quota.prefixEnd), .text(key.rawValue), .integer(now)]
+        ) { row in
+            usage = (Int(row.integer(0)), Int(row.integer(1)))
+        }
+        return usage
+    }
+
+    /// The bytes the store takes on disk: the database file and its write-ahead log.
+    public func storedBytes() async throws(StateError) -> Int64? {
+        Self.fileSize(path) + Self.fileSize(path + "-wal")
+    }
+
+    /// The size of the write-ahead log file now (0 when there is none).
+    public var logFileBytes: Int64 { Self.fileSize(path + "-wal") }
+
+    private static func fileSize(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
     /// Runs `body` on the write lane in one `BEGIN IMMEDIATE` transaction, then `committed`
-    /// (still on the lane, so the cache changes in commit order). An error rolls it back.
+    /// (still on the lane, so the cache changes in commit order). An error rolls it back. After
+    /// the commit, a log past ``truncateCheckpointBytes`` is folded and truncated there and then.
     private func writing<Value: Sendable>(
         _ body: @escaping @Sendable (SQLiteDatabase) throws(StateError) -> Value,
         committed: @escaping @Sendable (Value) -> Void
     ) async throws(StateError) -> Value {
-        try await onLane(writer) { database throws(StateError) -> Value in
+        let frameBytes = frameBytes, logFrames = logFrames, busyTimeout = busyTimeout
+        return try await onLane(writer) { database throws(StateError) -> Value in
             try database.run("BEGIN IMMEDIATE", [])
             do throws(StateError) {
                 let value = try body(database)
                 try database.run("COMMIT", [])
                 committed(value)
+                if database.walFrames * frameBytes >= Self.truncateCheckpointBytes {
+                    Self.foldLog(database, within: busyTimeout)
+                }
+                let frames = database.walFrames
+                logFrames.withLock { $0 = frames }
                 return value
             } catch {
                 _ = try? database.run("ROLLBACK", [])
@@ -255,12 +328,30 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Starts a passive checkpoint on its own lane every ``checkpointInterval`` writes (one at a
-    /// time): the WAL is folded back into the database without the writer waiting for it.
+    /// Folds the whole log into the database and truncates it (`TRUNCATE` checkpoint), on the
+    /// write lane: no write runs meanwhile, so the log cannot grow past the threshold by more
+    /// than the commit that crossed it. SQLite waits (the busy timeout) for readers still on
+    /// older frames, but answers busy at once while the checkpoint lane's passive checkpoint
+    /// runs: then it is tried again every millisecond until that one ends, for up to `limit`.
+    /// A log it could not fold by then (a reader holding an old snapshot all along) is tried
+    /// again after the next commit.
+    private static func foldLog(_ database: SQLiteDatabase, within limit: Duration) {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            guard let result = try? database.checkpoint("TRUNCATE"), !result.complete, ContinuousClock.now < deadline else { return }
+            usleep(1_000)
+        }
+    }
+
+    /// Starts a passive checkpoint on its own lane every ``checkpointInterval`` writes or when
+    /// the log passes ``passiveCheckpointBytes`` (one at a time): the WAL is folded back into
+    /// the database without the writer waiting for it.
     private func checkpointIfDue() {
+        let logBytes = logFrames.withLock { $0 } * frameBytes
         let due = checkpointState.withLock { state -> Bool in
             state.writes += 1
-            guard state.writes >= Self.checkpointInterval, !state.running else { return false }
+            guard state.writes >= Self.checkpointInterval || logBytes >= Self.passiveCheckpointBytes, !state.running
+            else { return false }
             state.writes = 0
             state.running = true
             return true

@@ -99,6 +99,9 @@ struct DurableStateTests {
         #expect(try issues(#"{ "state": { "backend": "redis" } }"#).contains("$.state.backend"))
         #expect(try issues(#"{ "state": { "backend": "postgres" } }"#).contains("$.state.url"))
         #expect(try issues(#"{ "state": { "maxValueBytes": 0 } }"#).contains("$.state.maxValueBytes"))
+        #expect(try issues(#"{ "state": { "maxSessionBytes": 0 } }"#).contains("$.state.maxSessionBytes"))
+        #expect(try issues(#"{ "state": { "maxSubjectBytes": 2147483648 } }"#).contains("$.state.maxSubjectBytes"))
+        #expect(try issues(#"{ "state": { "maxSessionBytes": 1, "maxSubjectBytes": 1073741824 } }"#).isEmpty)
         var environment = testEnvironment
         environment["HUB_STATE_BACKEND"] = "floppy"
         #expect(try issues("{}", environment: environment).contains("HUB_STATE_BACKEND"))

@@ -69,7 +69,8 @@ struct ReadmeTests {
     }
 
     /// Every `"..._..."` literal of the HTTP parser's errors, every `code: "..."` in the
-    /// sources, and the engine's error codes: what a client can find in a problem's `code`.
+    /// sources, and the engine's and the state store's error codes: what a client can find in a
+    /// problem's `code`.
     static func codesInSources() throws -> Set<String> {
         var codes: Set<String> = []
         let snake = try NSRegularExpression(pattern: #""([a-z]+(?:_[a-z]+)+)""#)
@@ -80,7 +81,7 @@ struct ReadmeTests {
             guard relative.hasSuffix(".swift") else { continue }
             let text = try String(contentsOfFile: root.appendingPathComponent("Sources/" + relative), encoding: .utf8)
             let everyLiteral = relative.hasPrefix("HubHTTP/Parsing/") || relative.hasPrefix("HubHTTP/Errors/")
-                || relative == "HubEngine/Errors/EngineError.swift"
+                || relative == "HubEngine/Errors/EngineError.swift" || relative == "HubEngine/State/StateError.swift"
             for regex in everyLiteral ? [snake, labelled] : [labelled] {
                 for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                     if let range = Range(match.range(at: 1), in: text) { codes.insert(String(text[range])) }

@@ -64,14 +64,16 @@ public struct StateAccess: Sendable {
     }
 
     /// Writes `value` if the stored version is still `version` (0: there is none); returns the
-    /// new version. Throws `conflict` (read again and retry), `tooLarge`, or `unavailable`.
+    /// new version. Throws `conflict` (read again and retry), `tooLarge` (the value is over
+    /// `state.maxValueBytes`, or the scope's values would pass `state.maxSessionBytes` /
+    /// `state.maxSubjectBytes`), or `unavailable`.
     @discardableResult
     public func write(
         _ name: String, _ value: JSONValue, in scope: StateScope = .session, expecting version: Int64,
         shape: StateShape = .initial, ttl: Duration? = nil
     ) async throws -> Int64 {
         let key = try key(name, in: scope)
-        return try await write(key, value, expecting: version, shape: shape, ttl: ttl ?? defaultTTL(scope))
+        return try await write(key, value, in: scope, expecting: version, shape: shape, ttl: ttl ?? defaultTTL(scope))
     }
 
     /// Reads `name`, lets `body` change it (`nil`: delete), and writes it back if nobody wrote
@@ -116,7 +118,7 @@ public struct StateAccess: Sendable {
                     }
                     return nil
                 }
-                let written = try await write(key, value, expecting: version, shape: shape, ttl: ttl)
+                let written = try await write(key, value, in: scope, expecting: version, shape: shape, ttl: ttl)
                 return StateValue(value: value, version: written)
             } catch {
                 guard error.code == .conflict else { throw error }
@@ -140,8 +142,9 @@ public struct StateAccess: Sendable {
         return nil
     }
 
+    /// Writes `value` under `key`, within `state.maxValueBytes` and the scope's quota (``StateQuota``).
     private func write(
-        _ key: StateKey, _ value: JSONValue, expecting version: Int64, shape: StateShape, ttl: Duration?
+        _ key: StateKey, _ value: JSONValue, in scope: StateScope, expecting version: Int64, shape: StateShape, ttl: Duration?
     ) async throws(StateError) -> Int64 {
         let bytes = value.jsonBytes
         guard bytes.count <= settings.maxValueBytes else {
@@ -150,7 +153,9 @@ public struct StateAccess: Sendable {
         }
         let now = wallClock()
         let expiresAt = ttl.map { now + max(1, Int64($0.inSeconds.rounded(.up))) }
-        let written = try await store.write(key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now)
+        let quota = StateQuota(scope: scope, sessionID: sessionID, settings: settings)
+        let written = try await store.write(
+            key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now, quota: quota)
         log?.record(operation: operationIndex, key: key, version: written, wrote: true)
         return written
     }

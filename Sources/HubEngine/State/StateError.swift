@@ -6,7 +6,8 @@ public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The stored version is not the one the write expected: read again and retry.
         case conflict = "state_conflict"
-        /// The value's JSON is over `state.maxValueBytes`.
+        /// The value's JSON is over `state.maxValueBytes`, or the write would take its session's or
+        /// subject's values over `state.maxSessionBytes` / `state.maxSubjectBytes` (``StateQuota``).
         case tooLarge = "state_too_large"
         /// The store cannot be reached or refused the operation.
         case unavailable = "state_unavailable"

@@ -41,6 +41,11 @@ public enum StateReadFailurePolicy: String, Sendable {
 public struct StateSettings: Sendable {
     /// Largest value's JSON, in bytes (default 64 KiB): a bigger write is `tooLarge` and changes nothing.
     public var maxValueBytes: Int
+    /// Most bytes of JSON over all of one session's values (default 256 KiB): a write past it is
+    /// `tooLarge` and changes nothing (``StateQuota``).
+    public var maxSessionBytes: Int
+    /// Most bytes of JSON over all of one subject's values (default 1 MiB), the same way.
+    public var maxSubjectBytes: Int
     /// What a failed read does (default ``StateReadFailurePolicy/fail``).
     public var onReadError: StateReadFailurePolicy
     /// Attempts ``StateAccess/update(_:in:shape:ttl:_:)`` makes before giving up on conflicts.
@@ -51,10 +56,12 @@ public struct StateSettings: Sendable {
 
     public init(
         maxValueBytes: Int = 64 << 10, onReadError: StateReadFailurePolicy = .fail, maxUpdateAttempts: Int = 64,
-        sessionValueTTL: Duration? = nil
+        sessionValueTTL: Duration? = nil, maxSessionBytes: Int = 256 << 10, maxSubjectBytes: Int = 1 << 20
     ) {
         self.sessionValueTTL = sessionValueTTL
         self.maxValueBytes = maxValueBytes
+        self.maxSessionBytes = maxSessionBytes
+        self.maxSubjectBytes = maxSubjectBytes
         self.onReadError = onReadError
         self.maxUpdateAttempts = maxUpdateAttempts
     }

@@ -17,10 +17,14 @@ public protocol StateStore: Sendable {
 
     /// Stores `bytes` under `key` when the stored version is `expected` (0: no value, an
     /// expired one counts as none); returns the new version. Throws `conflict` otherwise.
+    /// With a `quota`, throws `tooLarge` (and stores nothing) when the write would take the
+    /// values under its prefix past it (``StateQuota/refusal(others:own:written:key:)``),
+    /// checked atomically with the compare-and-set: concurrent writers to one prefix cannot
+    /// pass it together. A version mismatch is reported as `conflict` first.
     /// Reports ``StateStoreEvent/changed(_:version:)`` to the observer (every replica's, for a
     /// shared store).
     func write(
-        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64, quota: StateQuota?
     ) async throws(StateError) -> Int64
 
     /// Removes `key` when its version is `expected` (`nil`: whatever it is); returns whether a
@@ -46,6 +50,12 @@ public protocol StateStore: Sendable {
     /// a compare-and-set from it, and the write checks the version. The default holds nothing.
     func recentRecord(_ key: StateKey, now: Int64) -> StateRecord?
 
+    /// The bytes the store's data takes: the database files (SQLite), the table (PostgreSQL),
+    /// the values and keys (memory); `nil` when the store cannot tell. Asks the database: call it
+    /// now and then (the server samples it every few seconds for `hub_state_bytes`), never per
+    /// request. The default is `nil`.
+    func storedBytes() async throws(StateError) -> Int64?
+
     /// Sets the one observer of changes (the engine's); events may arrive on any thread.
     func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void)
 
@@ -54,5 +64,14 @@ public protocol StateStore: Sendable {
 }
 
 extension StateStore {
+    /// A write without a quota (the engine's own keys, tools, tests).
+    public func write(
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+    ) async throws(StateError) -> Int64 {
+        try await write(key, bytes: bytes, shape: shape, expected: expected, expiresAt: expiresAt, now: now, quota: nil)
+    }
+
     public func recentRecord(_ key: StateKey, now: Int64) -> StateRecord? { nil }
+
+    public func storedBytes() async throws(StateError) -> Int64? { nil }
 }

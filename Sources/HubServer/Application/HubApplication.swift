@@ -32,6 +32,8 @@ public final class HubApplication: Sendable {
     private let sweeper = SweeperBox()
     /// Loads revocations until the store answers, then writes those that waited for it.
     private let stateRecovery = SweeperBox()
+    /// `hub_state_bytes`, sampled in the background.
+    private let stateSize: StateSizeSampler
     /// Reloads the config directory (SIGHUP, a watched change, ``reloadConfiguration(trigger:)``).
     let reloader: ConfigReloader
     /// The inotify watcher while serving with `reload.watch`.
@@ -97,6 +99,7 @@ public final class HubApplication: Sendable {
             configuration: configuration, extensions: extensions, remote: remote, metrics: metrics, logger: logger, keys: keys,
             stateStore: stateStore)
         StateMetrics.registerCollected(on: metrics.registry, counters: engine.counters, backend: stateStore.backend)
+        stateSize = StateSizeSampler(registry: metrics.registry, backend: stateStore.backend)
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
@@ -164,6 +167,7 @@ public final class HubApplication: Sendable {
         let sessions = engine.sessions
         let engine = self.engine
         startWatching()
+        stateSize.start(engine.stateStore)
         // Tokens revoked before this start (or on another replica) are refused from now on, and
         // revocations made while the store was unavailable are written when it answers again.
         stateRecovery.start { [logger] in Self.recoverRevocations(engine: engine, logger: logger) }
@@ -246,6 +250,7 @@ public final class HubApplication: Sendable {
         await http.shutdown()
         sweeper.stop()
         stateRecovery.stop()
+        stateSize.stop()
         hangupListener.stop()
         watcher.withLock { $0 }?.stop()
         if !(await engine.waitUntilIdle(timeout: .seconds(settings.timeouts.drainSeconds))) {

@@ -69,9 +69,11 @@ enum ProblemMapping {
         return HTTPError(.internalServerError, code: "operation_failed", detail: "\(operation) failed")
     }
 
-    /// An action that threw: upstream errors map like views, others are 500.
+    /// An action that threw: upstream errors map like views, input it refused is 422
+    /// `invalid_body`, others are 500.
     static func actionError(_ error: any Error) -> any Error {
         if let engine = error as? EngineError { return engineError(engine) }
+        if let input = error as? ActionInputError { return HTTPError(.unprocessableContent, code: "invalid_body", detail: input.detail) }
         return operationError(error, operation: "action")
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import HubEngine
+import HubState
 
 /// Where the session-signing keys come from, in order:
 /// 1. `HUB_SESSION_KEYS` (comma-separated; the first signs, all verify);
 /// 2. `sessions.keyFile` in `server.json` (one key per line, the signing key first; relative to
 ///    the config directory), for a Kubernetes Secret mounted as a file;
 /// 3. a key the server generates once and keeps in its data directory
-///    (`<dataDirectory>/session-keys`, mode 0600), so a restart of the same server in the same
+///    (`<dataDirectory>/session-keys`, mode 0600, in a directory created 0700), so a restart of the same server in the same
 ///    working directory accepts its old tokens. Replicas must not rely on this: each would make
 ///    its own key (docs/DEPLOYMENT.md).
 enum SessionKeyring {
@@ -99,11 +100,15 @@ enum SessionKeyring {
         if let data = FileManager.default.contents(atPath: path) {
             return try read(data, path: path)
         }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createDirectory(directory)
         let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
         let text = SessionKeys.encode(SessionKeys.randomKey()) + "\n"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard fchmod(descriptor, PrivateFiles.fileMode) == 0 else {
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
         let written = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
         let synced = fsync(descriptor)
         close(descriptor)

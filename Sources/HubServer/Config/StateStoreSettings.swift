@@ -23,6 +23,10 @@ public struct StateStoreSettings: Sendable, Equatable {
     public var poolSize = 4
     /// Largest value, in bytes of JSON.
     public var maxValueBytes = 64 << 10
+    /// Most bytes of JSON over all of one session's values.
+    public var maxSessionBytes = 256 << 10
+    /// Most bytes of JSON over all of one subject's values.
+    public var maxSubjectBytes = 1 << 20
     /// What a read does when the store is unavailable.
     public var onReadError = StateReadFailurePolicy.fail
 
@@ -30,13 +34,16 @@ public struct StateStoreSettings: Sendable, Equatable {
 
     /// The engine's view of these settings.
     var engineSettings: StateSettings {
-        StateSettings(maxValueBytes: maxValueBytes, onReadError: onReadError)
+        StateSettings(
+            maxValueBytes: maxValueBytes, onReadError: onReadError, maxSessionBytes: maxSessionBytes, maxSubjectBytes: maxSubjectBytes)
     }
 
     /// Reads the `"state"` object.
     init(_ object: JSONObject, reader: ConfigReader) {
         let path = "$.state"
-        reader.checkKeys(object, at: path, known: ["backend", "path", "url", "poolSize", "maxValueBytes", "onReadError"])
+        reader.checkKeys(object, at: path, known: [
+            "backend", "path", "url", "poolSize", "maxValueBytes", "maxSessionBytes", "maxSubjectBytes", "onReadError",
+        ])
         if let text = reader.string(object, "backend", at: path) {
             if let backend = Backend(rawValue: text) { self.backend = backend } else {
                 reader.error("\(path).backend", "must be one of memory, sqlite, postgres")
@@ -46,6 +53,8 @@ public struct StateStoreSettings: Sendable, Equatable {
         if let value = reader.string(object, "url", at: path) { url = value }
         if let value = reader.int(object, "poolSize", at: path, range: 1...256) { poolSize = value }
         if let value = reader.int(object, "maxValueBytes", at: path, range: 1...(16 << 20)) { maxValueBytes = value }
+        if let value = reader.int(object, "maxSessionBytes", at: path, range: 1...(1 << 30)) { maxSessionBytes = value }
+        if let value = reader.int(object, "maxSubjectBytes", at: path, range: 1...(1 << 30)) { maxSubjectBytes = value }
         if let text = reader.string(object, "onReadError", at: path) {
             if let policy = StateReadFailurePolicy(rawValue: text) { onReadError = policy } else {
                 reader.error("\(path).onReadError", "must be fail or serve-without-state")
@@ -70,7 +79,8 @@ public struct StateStoreSettings: Sendable, Equatable {
         }
     }
 
-    /// Opens the store these settings describe. SQLite opens (creating) its file now: an
+    /// Opens the store these settings describe. SQLite opens (creating) its file now, mode 0600 in
+    /// a directory created 0700: an
     /// unwritable data directory is a start-up error naming it. PostgreSQL connects lazily.
     func makeStore(dataDirectory: String) throws -> any StateStore {
         switch backend {
@@ -79,8 +89,8 @@ public struct StateStoreSettings: Sendable, Equatable {
         case .sqlite:
             let file = path.hasPrefix("/") ? path : (dataDirectory as NSString).appendingPathComponent(path)
             do {
-                try FileManager.default.createDirectory(
-                    atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                // New directories 0700, the database and its log 0600 (``PrivateFiles``).
+                try PrivateFiles.createDirectory((file as NSString).deletingLastPathComponent)
                 return try SQLiteStateStore(path: file)
             } catch {
                 throw ConfigurationError(issues: [

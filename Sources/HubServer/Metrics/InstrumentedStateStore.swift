@@ -61,10 +61,10 @@ struct InstrumentedStateStore: StateStore {
     }
 
     func write(
-        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64
+        _ key: StateKey, bytes: [UInt8], shape: Int, expected: Int64, expiresAt: Int64?, now: Int64, quota: StateQuota?
     ) async throws(StateError) -> Int64 {
         try await measured("write") { () async throws(StateError) in
-            try await base.write(key, bytes: bytes, shape: shape, expected: expected, expiresAt: expiresAt, now: now)
+            try await base.write(key, bytes: bytes, shape: shape, expected: expected, expiresAt: expiresAt, now: now, quota: quota)
         }
     }
 
@@ -90,6 +90,9 @@ struct InstrumentedStateStore: StateStore {
 
     /// Not a store call (no database is asked): not counted.
     func recentRecord(_ key: StateKey, now: Int64) -> StateRecord? { base.recentRecord(key, now: now) }
+
+    /// The sampler's call (`hub_state_bytes`): not counted.
+    func storedBytes() async throws(StateError) -> Int64? { try await base.storedBytes() }
 
     func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
         let notifications = metrics.notifications
