@@ -168,6 +168,10 @@ LIMITS = obj({
        "peer address, or what a trusted proxy names in X-Forwarded-For (trustedProxies)."),
     "sseStreamsPerClient": integer(1, 1_000_000, "Event streams one client may hold at once (429 too_many_streams "
                                    "past it).", 32),
+    "patchHistoryBytes": integer(0, 1 << 40, "Bytes the patch history of patch=json-patch listeners may keep in all "
+                                 "(recent views and patches, least recently used out; at most 4 client variants per "
+                                 "session; a session's entries go with its last patch listener). 0: no history, every "
+                                 "listener gets full views.", 32 << 20),
 }, "Request and connection limits.",
     # sseStreams <= connections: with connections unset, that is its default (10000); when both
     # are set JSON Schema cannot compare them, and `validate` does.

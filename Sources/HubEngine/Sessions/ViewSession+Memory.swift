@@ -9,14 +9,15 @@ extension ViewSession {
     static var baseBytes: Int { 4096 }
 
     /// About the bytes this session holds (``MemoryEstimate``): its own view model (kept as the
-    /// JSON it serves) and the snapshots it keeps, not what it shares with the chain memo. Read
+    /// JSON it serves), the snapshots it keeps, and its latest request (the retained headers,
+    /// ``ViewRequest/retainedBytes``), not what it shares with the chain memo. Read
     /// without the actor (the session store bounds its sessions by this, `sessions.maxBytes`);
     /// updated after each drain.
     public nonisolated var retainedBytesEstimate: Int { retainedBytes.load(ordering: .relaxed) }
 
     /// Computes ``retainedBytesEstimate`` again and tells the store when it changed.
     func updateRetainedBytes() {
-        var total = Self.baseBytes
+        var total = Self.baseBytes + request.retainedBytes
         if memoizedRunKey == nil {
             total += currentViewModel?.estimatedMemoryBytes ?? 0
             for snapshot in snapshots { total += snapshot?.estimatedMemoryBytes ?? 0 }

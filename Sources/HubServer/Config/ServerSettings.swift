@@ -32,6 +32,9 @@ public struct ServerSettings: Sendable, Equatable {
         public var sessionsPerClient = RateLimit(perSecond: 20, burst: 100)
         /// Server-Sent Events streams one client may have open at once (more: 429).
         public var sseStreamsPerClient = 32
+        /// Bytes the patch history of `?patch=json-patch` listeners may keep in all (views and
+        /// patches, least recently used out; 0: none, every listener gets full views).
+        public var patchHistoryBytes = 32 << 20
     }
 
     public struct Timeouts: Sendable, Equatable {
@@ -204,7 +207,11 @@ public struct ServerSettings: Sendable, Equatable {
             reader.checkKeys(
                 limits, at: path,
                 known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections",
-                        "sseListenersPerSession", "sseStreams", "sessionsPerClient", "sseStreamsPerClient"])
+                        "sseListenersPerSession", "sseStreams", "sessionsPerClient", "sseStreamsPerClient",
+                        "patchHistoryBytes"])
+            if let value = reader.int(limits, "patchHistoryBytes", at: path, range: 0...(1 << 40)) {
+                self.limits.patchHistoryBytes = value
+            }
             if let value = reader.int(limits, "sseStreamsPerClient", at: path, range: 1...1_000_000) {
                 self.limits.sseStreamsPerClient = value
             }
