@@ -8,7 +8,8 @@
 # streams have closed. PASS when RSS grew by at most PATCH_MAX_RSS_GROWTH_MIB (default 64),
 # at least nine streams in ten were answered 200, hub_patch_history_bytes stayed within
 # limits.patchHistoryBytes and fell back to 0 with the last listener, and the session's view
-# is still served.
+# is still served. PATCH_SAME_VARIANT=1 gives every stream the same Hub-Components (a control:
+# what the streams cost without variants).
 #
 #   Tests/system/robustness/patch-streams.sh [STREAMS]        (not part of `make test`)
 set -euo pipefail
@@ -36,6 +37,7 @@ rss_before=$(rss_kib "$HUB_PID")
 
 cat >"$WORK_TMP/flood.py" <<'PY'
 import socket, sys, threading, time, json, urllib.request
+VARY = __import__("os").environ.get("PATCH_SAME_VARIANT") != "1"
 port, session, total, threads, seconds = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 deadline = time.monotonic() + seconds
 lock = threading.Lock()
@@ -55,7 +57,7 @@ def action(index):
     urllib.request.urlopen(request, timeout=10).read()
 
 def stream(index):
-    components = f"default:row, default:header, flood:c{index}"
+    components = f"default:row, default:header, flood:c{index if VARY else 0}"
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall((f"GET /view/events?session={session}&patch=json-patch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                       f"Accept: text/event-stream\r\nHub-Components: {components}\r\n\r\n").encode())
