@@ -209,6 +209,19 @@ struct PatchIsolationTests {
         }
     }
 
+    @Test("a revoked session's streams end and its patch history goes with them")
+    func historyDroppedWithSession() async throws {
+        try await Self.rowsHub { client, session in
+            let stream = try await client.events(
+                target: "/view/events?session=\(client.encode(session))&patch=json-patch", headers: [])
+            defer { stream.close() }
+            _ = try await stream.next()
+            #expect(try await client.metric("hub_patch_history_bytes") ?? 0 > 0)
+            #expect(try await client.delete("/view?session=\(client.encode(session))").status == 204)
+            #expect(try await eventually { try await client.metric("hub_patch_history_bytes") == 0 })
+        }
+    }
+
     @Test("limits.patchHistoryBytes bounds the history: past it the oldest goes, and at 0 every listener gets full views")
     func historyBudget() async throws {
         try await Self.rowsHub(server: #"{ "limits": { "patchHistoryBytes": 0 } }"#) { client, session in
