@@ -186,6 +186,10 @@ LIMITS = obj({
         "evictable, and its own new sessions evict them first. Default: 1% of sessions.max, at least 16."),
     "clientIPv6Prefix": integer(1, 128, "The prefix length that makes one IPv6 client for per-client limits (a host "
                                 "is given a whole /64 and may use any address in it).", 64),
+    "patchHistoryBytes": integer(0, 1 << 40, "Bytes the patch history of patch=json-patch listeners may keep in all "
+                                 "(recent views and patches, least recently used out; at most 4 client variants per "
+                                 "session; a session's entries go with its last patch listener). 0: no history, every "
+                                 "listener gets full views.", 32 << 20),
 }, "Request and connection limits.",
     # sseStreams <= connections: with connections unset, that is its default (10000); when both
     # are set JSON Schema cannot compare them, and `validate` does.

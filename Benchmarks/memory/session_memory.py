@@ -14,6 +14,13 @@ and after:
          subtracted, as are the caches' own bytes (hub_cache_bytes, near 0 here).
   remote a view of its own per session from a local upstream (Cache-Control: no-store, never
          memoized): GET /view?uri=hub:rows-ITEMS, then GET /view?session= twice.
+  headers the remote case with the most retained request headers a session may keep: every
+         request sends four 128-byte Hub-Client fields (one, the last, is kept), a 1 KiB
+         Hub-Toggle and four 4 KB X-Forward-Data fields (the feature forwards that header, so
+         the session keeps them: 16 KiB, RetainedHeaders' total cap).
+
+--check-estimate: exit 1 unless each case's estimate (hub_sessions_bytes growth per session)
+is within 25% of its RSS growth per session, both ways (docs/PERFORMANCE.md "Session estimate").
 
 Prints, per case, the view's JSON bytes, the RSS bytes per session, the budget 2 x JSON +
 4 KiB, and the sessions' own estimate per session (hub_sessions_bytes, what sessions.maxBytes
@@ -78,7 +85,8 @@ def start_hub(binary, items, upstream_port, sessions_max):
                 "log": {"level": "warning"}}
     features = {f"rows-{count}": {"id": f"rows-{count}", "title": "Rows", "match": {"uri": f"hub:rows-{count}"},
                                   "operations": [{"kind": "remote",
-                                                  "url": f"http://127.0.0.1:{upstream_port}/rows/{count}/{{session}}"}]}
+                                                  "url": f"http://127.0.0.1:{upstream_port}/rows/{count}/{{session}}",
+                                                  "forwardHeaders": ["X-Forward-Data"]}]}
                 for count in items}
     return HubProcess(binary, settings, features, prefix="hub-session-memory-")
 
@@ -128,8 +136,34 @@ def remote_session(connection, index, items):
     return len(view), 0
 
 
+HEAVY_HEADERS = ([("Hub-Client", f"app/{i}." + "c" * 118) for i in range(4)]
+                 + [("Hub-Toggle", ", ".join(f"toggle{i:03}=value{i:03}" for i in range(47))[:1024])]
+                 + [("X-Forward-Data", f"{i}" + "d" * 4095) for i in range(4)])
+
+
+def heavy_request(connection, path):
+    """GET path with HEAVY_HEADERS (repeated fields sent as they are)."""
+    connection.putrequest("GET", path)
+    for name, value in HEAVY_HEADERS:
+        connection.putheader(name, value)
+    connection.endheaders()
+    response = connection.getresponse()
+    data = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"GET {path}: {response.status} {data[:200]!r}")
+    return response, data
+
+
+def headers_session(connection, index, items):
+    response, _ = heavy_request(connection, f"/view?uri=hub:rows-{items}")
+    token = response.getheader("Hub-Session")
+    heavy_request(connection, "/view?session=" + token)
+    _, view = heavy_request(connection, "/view?session=" + token)
+    return len(view), 0
+
+
 def open_sessions(hub, kind, items, count, first_index, threads=4):
-    make = todo_session if kind == "todo" else remote_session
+    make = {"todo": todo_session, "remote": remote_session, "headers": headers_session}[kind]
     return in_threads(hub.port, lambda connection, index: make(connection, index, items),
                       range(first_index, first_index + count), threads)
 
@@ -164,6 +198,8 @@ def main():
     parser.add_argument("--items", default="1,50,100")
     parser.add_argument("--views", default="todo,remote")
     parser.add_argument("--max", type=int, default=100000, help="sessions.max (default: the default)")
+    parser.add_argument("--check-estimate", action="store_true",
+                        help="fail unless each estimate is within 25%% of the RSS growth per session")
     args = parser.parse_args()
     items = [int(n) for n in args.items.split(",")]
     upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
@@ -176,11 +212,17 @@ def main():
     for kind in args.views.split(","):
         for count in items:
             view_bytes, per, raw, estimate = measure(args.binary, kind, count, args.sessions, upstream.server_port, items, args.max)
-            budget = 2 * view_bytes + 4096
+            # The headers case keeps what its requests send besides the view: one Hub-Client,
+            # the Hub-Toggle and 16 KiB of X-Data.
+            budget = 2 * view_bytes + 4096 + (128 + 1024 + 4 * 4096 if kind == "headers" else 0)
             within = per <= budget
             failed |= not within
+            ratio = estimate / per if per > 0 else float("inf")
             print(f"{kind:<7} {count:>5} {view_bytes:>10,.0f} {per:>12,.0f} {raw:>10,.0f} {budget:>8,.0f}  "
-                  f"{'yes' if within else 'NO':<6}  {estimate:>8,.0f}", flush=True)
+                  f"{'yes' if within else 'NO':<6}  {estimate:>8,.0f}  estimate/RSS {ratio:.2f}", flush=True)
+            if args.check_estimate and not 0.75 <= ratio <= 1.25:
+                print(f"  the estimate is not within 25% of the RSS growth", flush=True)
+                failed = True
     upstream.shutdown()
     sys.exit(1 if failed else 0)
 

@@ -87,6 +87,16 @@ public struct SessionKeys: Sendable, Equatable {
         if !contexts.mac(prefix: prefix, message, key: 0, into: out) { out.update(repeating: 0, count: 32) }
     }
 
+    /// The key of view tags (``ViewTags``): HMAC-SHA256(signing key, "hub-view-id.v1"). Derived,
+    /// so a view tag reveals nothing of the signing key, and equal on replicas sharing their keys;
+    /// it changes when a new signing key is put first (clients then refetch each view once).
+    public var viewTagKey: [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        let label = Array("hub-view-id.v1".utf8)
+        label.withUnsafeBufferPointer { sign(prefix: UnsafeBufferPointer(start: nil, count: 0), $0, into: &out) }
+        return out
+    }
+
     /// Whether `mac` is the MAC of `prefix` + `message` under any key (compared in constant time).
     func verify(prefix: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>, mac: [UInt8]) -> Bool {
         guard mac.count == 32 else { return false }

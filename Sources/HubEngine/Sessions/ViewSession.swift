@@ -130,7 +130,10 @@ public actor ViewSession {
             self.memoizedRunKey = memoized.key
         }
         if let injectedInitialViewModel {
-            retainedBytes.store(Self.baseBytes + injectedInitialViewModel.estimatedMemoryBytes, ordering: .relaxed)
+            retainedBytes.store(
+                Self.baseBytes + request.retainedBytes + injectedInitialViewModel.estimatedMemoryBytes, ordering: .relaxed)
+        } else {
+            retainedBytes.store(Self.baseBytes + request.retainedBytes, ordering: .relaxed)
         }
     }
 
@@ -162,7 +165,11 @@ public actor ViewSession {
         catchUp()
         withdrawSettled()
         publishesSettled = true
+        let heldBytes = self.request.retainedBytes
         self.request = request
+        // A request with other retained headers changes the estimate now (a load that runs no
+        // chain updates nothing else).
+        if request.retainedBytes != heldBytes { updateRetainedBytes() }
         if request.connectivity != connectivity {
             connectivity = request.connectivity
             emitInitialContent()

@@ -62,3 +62,19 @@ public struct ViewRequest: Sendable {
             clientComponents: clientComponents, trace: trace)
     }
 }
+
+extension ViewRequest {
+    /// About the heap bytes this request holds while a session keeps it (``MemoryEstimate``):
+    /// its retained header strings and their list, the view URI, languages, client name and
+    /// component set. Counted in the session's estimate (``ViewSession/retainedBytesEstimate``),
+    /// so that large retained headers engage `sessions.maxBytes`.
+    public var retainedBytes: Int {
+        var total = MemoryEstimate.bytes(of: viewURI) + MemoryEstimate.bytes(of: client)
+        total += MemoryEstimate.array(count: headers.count, stride: 32)
+        for (name, value) in headers { total += MemoryEstimate.bytes(of: name) + MemoryEstimate.bytes(of: value) }
+        total += MemoryEstimate.array(count: languages.count, stride: 16)
+        for language in languages { total += MemoryEstimate.bytes(of: language) }
+        if let clientComponents { total += MemoryEstimate.allocated(32 + clientComponents.count * 48) }
+        return total
+    }
+}

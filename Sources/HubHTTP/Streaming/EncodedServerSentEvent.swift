@@ -21,6 +21,9 @@ public final class EncodedServerSentEvent: Sendable {
         start = sizeLine.count
     }
 
+    /// Bytes the encoded event holds (its chunk).
+    public var byteCount: Int { chunk.count }
+
     /// The event's wire form without the chunk frame (for a close-delimited HTTP/1.0 stream;
     /// a copy).
     public var bytes: [UInt8] { Array(chunk[start..<(chunk.count - 2)]) }

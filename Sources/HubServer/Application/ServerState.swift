@@ -20,6 +20,8 @@ final class ServerState: Sendable {
     /// `components.killSwitches` now (replaced by a config reload).
     var killSwitches: KillSwitches { killSwitchStorage.value }
     private let killSwitchStorage: Striped<KillSwitches>
+    /// The keyed ETags and event ids of rendered views (``ViewTags``, from the session keys).
+    let viewTags: ViewTags
     /// Recent views of patch listeners and the patches between them (``ViewPatches``).
     let viewPatches: ViewPatches
     /// The rendering each session's listeners send now, made by one of them for all.
@@ -52,6 +54,7 @@ final class ServerState: Sendable {
     ) {
         self.engine = engine
         self.sessionKeySource = sessionKeySource
+        self.viewTags = ViewTags(keys: engine.configuration.sessionKeys)
         self.bridgeStorage = Striped { bridge }
         let killSwitches = settings.killSwitches
         self.killSwitchStorage = Striped { killSwitches }
@@ -59,7 +62,7 @@ final class ServerState: Sendable {
         self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
-        self.viewPatches = ViewPatches(registry: metrics.registry)
+        self.viewPatches = ViewPatches(registry: metrics.registry, budgetBytes: settings.limits.patchHistoryBytes)
         self.logger = logger
         self.clientAddress = ClientAddress(
             trustedProxies: settings.trustedProxies, ipv6Prefix: settings.limits.clientIPv6Prefix, registry: metrics.registry,
@@ -126,6 +129,13 @@ final class ServerState: Sendable {
         let listed = componentLists.parsed(field: "Hub-Components", of: request.headers)
         guard listed != nil || !killed.isEmpty else { return nil }
         return ClientComponents(listed: listed, killed: killed)
+    }
+
+    /// ``clientComponents(of:)`` of a request an endpoint serves, after refusing a `Hub-Client`
+    /// or `Hub-Toggle` longer than a session keeps (``RetainedHeaders/checkServerHeaders(_:)``).
+    func requestComponents(of request: HTTPRequest) throws -> ClientComponents? {
+        try RetainedHeaders.checkServerHeaders(request.headers)
+        return clientComponents(of: request)
     }
 
     /// `true` once a drain has started (`/ready` answers 503).

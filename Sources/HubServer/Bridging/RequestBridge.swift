@@ -21,7 +21,9 @@ struct RequestBridge: Sendable {
         return ViewRequest(
             viewURI: viewURI, headers: retained.filter(headers), connectivity: Self.connectivity(of: headers),
             languages: languageLists.parsed(field: "Accept-Language", of: headers) ?? [],
-            client: headers["Hub-Client"].flatMap { $0.utf8.count <= RetainedHeaders.maximumValueBytes ? $0 : nil },
+            client: Self.lastValue(of: "Hub-Client", in: headers).flatMap {
+                $0.utf8.count <= RetainedHeaders.maximumClientBytes ? $0 : nil
+            },
             clientComponents: components?.identifiers, trace: context)
     }
 
@@ -38,21 +40,34 @@ struct RequestBridge: Sendable {
             baseline.connectivity == Self.connectivity(of: headers),
             baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? []
         else { return false }
-        var sameClient = false
-        headers.withFirstValueBytes(named: "Hub-Client") { bytes in
-            guard let client = baseline.client else {
-                sameClient = bytes.map { $0.count > RetainedHeaders.maximumValueBytes } ?? true
-                return
+        // The last Hub-Client is the one a request keeps.
+        var last: Bool?
+        headers.forEachFieldBytes { name, value in
+            guard RetainedHeaders.serverHeader(name) == .client else { return }
+            if let client = baseline.client {
+                last = ASCII.withUTF8(of: client) { ASCII.bytesEqual($0, value) }
+            } else {
+                last = value.count > RetainedHeaders.maximumClientBytes
             }
-            guard let bytes else { return }
-            sameClient = ASCII.withUTF8(of: client) { ASCII.bytesEqual($0, bytes) }
         }
+        let sameClient = last ?? (baseline.client == nil)
         return sameClient && retained.keeps(headers, sameAs: baseline.headers)
     }
 
     /// `Hub-Connectivity: offline` (any case, OWS around it) is offline; anything else, or none, online.
     static func connectivity(of headers: HTTPHeaders) -> Connectivity {
-        headers["Hub-Connectivity"].map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online } ?? .online
+        lastValue(of: "Hub-Connectivity", in: headers).map { $0.trimmingOWS().lowercased() == "offline" ? .offline : .online }
+            ?? .online
+    }
+
+    /// The last value of the field `name` (the one a server header keeps, ``RetainedHeaders``).
+    static func lastValue(of name: String, in headers: HTTPHeaders) -> String? {
+        var last: String?
+        headers.forEachValue(named: name) { value in
+            last = value
+            return true
+        }
+        return last
     }
 
     /// `Accept-Language` tags by descending q-value (q=0 dropped), `*` ignored; at most

@@ -18,7 +18,10 @@ import HubPrimitives
 ///
 /// Each kept value is at most ``maximumValueBytes`` (longer values are dropped, never cut:
 /// a cut credential would be forwarded as garbage), at most ``maximumHeaders`` are kept, and
-/// their values add up to at most ``maximumTotalBytes``.
+/// their values add up to at most ``maximumTotalBytes``. A server header keeps one value, its
+/// last occurrence; `Hub-Client` longer than ``maximumClientBytes`` or `Hub-Toggle` longer than
+/// ``maximumToggleBytes`` refuses the request (``checkServerHeaders(_:)``: 431 naming the field).
+/// What a session keeps of them counts in its memory estimate (``ViewRequest/retainedBytes``).
 struct RetainedHeaders: Sendable {
     /// Longest value kept.
     static let maximumValueBytes = 4096
@@ -26,6 +29,13 @@ struct RetainedHeaders: Sendable {
     static let maximumHeaders = 32
     /// Most value bytes kept per request.
     static let maximumTotalBytes = 16 * 1024
+
+    /// Longest `Hub-Client` accepted (a client name and version).
+    static let maximumClientBytes = 128
+    /// Longest `Hub-Toggle` accepted (QA overrides `name=value, ...`).
+    static let maximumToggleBytes = 1024
+    /// Longest `Hub-Connectivity` kept (`offline` or `online`).
+    static let maximumConnectivityBytes = 64
 
     /// The `Hub-*` headers the server reads (lowercased).
     static let serverHeaders: Set<String> = ["hub-toggle", "hub-client", "hub-connectivity"]
@@ -111,16 +121,75 @@ struct RetainedHeaders: Sendable {
     private func forEachKept(
         _ headers: HTTPHeaders, _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool
     ) {
+        // A server header keeps its last occurrence only: count them first.
+        var occurrences = [0, 0, 0]
+        headers.forEachFieldBytes { name, _ in
+            if let server = Self.serverHeader(name) { occurrences[server.rawValue] += 1 }
+        }
         var count = 0
         var totalBytes = 0
         var going = true
         headers.forEachFieldBytes { name, value in
-            guard going, count < Self.maximumHeaders, Self.isServerHeader(name) || isNamed(name),
-                value.count <= Self.maximumValueBytes, totalBytes + value.count <= Self.maximumTotalBytes
-            else { return }
+            guard going, count < Self.maximumHeaders else { return }
+            if let server = Self.serverHeader(name) {
+                occurrences[server.rawValue] -= 1
+                guard occurrences[server.rawValue] == 0, value.count <= server.maximumBytes else { return }
+            } else if !isNamed(name) {
+                return
+            }
+            guard value.count <= Self.maximumValueBytes, totalBytes + value.count <= Self.maximumTotalBytes else { return }
             count += 1
             totalBytes += value.count
             going = body(name, value)
+        }
+    }
+
+    /// Refuses a request whose `Hub-Client` or `Hub-Toggle` (any occurrence) is longer than the
+    /// server keeps: `431 headers_too_large` naming the field (RFC 6585 section 5), rather than a
+    /// value cut or dropped without a word (a cut client name would match other kill switches).
+    static func checkServerHeaders(_ headers: HTTPHeaders) throws(HTTPError) {
+        var refused: ServerHeader?
+        headers.forEachFieldBytes { name, value in
+            guard refused == nil, let server = serverHeader(name), server != .connectivity, value.count > server.maximumBytes
+            else { return }
+            refused = server
+        }
+        guard let refused else { return }
+        throw HTTPError(
+            .requestHeaderFieldsTooLarge, code: "headers_too_large",
+            detail: "\(refused.fieldName) is longer than \(refused.maximumBytes) bytes")
+    }
+
+    /// The headers the server itself reads.
+    enum ServerHeader: Int {
+        case toggle, client, connectivity
+
+        /// Longest value kept.
+        var maximumBytes: Int {
+            switch self {
+            case .toggle: return RetainedHeaders.maximumToggleBytes
+            case .client: return RetainedHeaders.maximumClientBytes
+            case .connectivity: return RetainedHeaders.maximumConnectivityBytes
+            }
+        }
+
+        var fieldName: String {
+            switch self {
+            case .toggle: return "Hub-Toggle"
+            case .client: return "Hub-Client"
+            case .connectivity: return "Hub-Connectivity"
+            }
+        }
+    }
+
+    /// Which server header `name` is, ASCII case-insensitive (compared only when the length can match).
+    static func serverHeader(_ name: UnsafeBufferPointer<UInt8>) -> ServerHeader? {
+        switch name.count {
+        case 10:
+            if ASCII.caseInsensitiveEquals(name, "hub-toggle") { return .toggle }
+            return ASCII.caseInsensitiveEquals(name, "hub-client") ? .client : nil
+        case 16: return ASCII.caseInsensitiveEquals(name, "hub-connectivity") ? .connectivity : nil
+        default: return nil
         }
     }
 
@@ -130,14 +199,5 @@ struct RetainedHeaders: Sendable {
             if wanted.withUnsafeBufferPointer({ ASCII.caseInsensitiveEquals(name, $0) }) { return true }
         }
         return false
-    }
-
-    /// One of ``serverHeaders``, ASCII case-insensitive (compared only when the length can match).
-    static func isServerHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch name.count {
-        case 10: return ASCII.caseInsensitiveEquals(name, "hub-toggle") || ASCII.caseInsensitiveEquals(name, "hub-client")
-        case 16: return ASCII.caseInsensitiveEquals(name, "hub-connectivity")
-        default: return false
-        }
     }
 }

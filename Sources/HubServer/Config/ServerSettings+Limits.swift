@@ -9,7 +9,8 @@ extension ServerSettings.Limits {
             limits, at: path,
             known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections",
                     "sseListenersPerSession", "sseStreams", "sessionsPerClient", "sseStreamsPerClient",
-                    "actionsPerClient", "protectedSessionsPerClient", "clientIPv6Prefix"])
+                    "actionsPerClient", "protectedSessionsPerClient", "clientIPv6Prefix", "patchHistoryBytes"])
+        if let value = reader.int(limits, "patchHistoryBytes", at: path, range: 0...(1 << 40)) { patchHistoryBytes = value }
         if let value = reader.int(limits, "sseStreamsPerClient", at: path, range: 1...1_000_000) {
             sseStreamsPerClient = value
         }

@@ -39,6 +39,9 @@ public struct ServerSettings: Sendable, Equatable {
         public var protectedSessionsPerClient: Int?
         /// The prefix length that makes one IPv6 client (a host is given a whole /64).
         public var clientIPv6Prefix = 64
+        /// Bytes the patch history of `?patch=json-patch` listeners may keep in all (views and
+        /// patches, least recently used out; 0: none, every listener gets full views).
+        public var patchHistoryBytes = 32 << 20
     }
 
     public struct Timeouts: Sendable, Equatable {

@@ -49,7 +49,7 @@ struct ActionEndpoint {
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
-        let components = state.clientComponents(of: request)
+        let components = try state.requestComponents(of: request)
         var session: ViewSession?
         if let sessionID {
             session = try await views.sessions.find(

@@ -9,8 +9,8 @@ extension ViewEndpoints {
     /// `GET /view/events?session=S` (or the `Hub-Session` header): `event: view` with the current
     /// model, then one per change; `event: end` before the stream closes when a config reload
     /// removed the view's feature.
-    /// Each event's `id` is the view's ETag (a hash of its bytes), so it means the same view
-    /// in any process: a client reconnecting with `Last-Event-ID` equal to the current view's
+    /// Each event's `id` is the view's ETag (a keyed hash of its bytes, ``ViewTags``), so it means
+    /// the same view in any replica sharing the session keys: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
     /// A listener that asks for patches (``wantsPatches(_:)``) gets `event: patch` for each change
     /// after the first view (``ViewPatches``), and for a reconnect naming a recent view.
@@ -24,7 +24,7 @@ extension ViewEndpoints {
             throw HTTPError(
                 .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
-        let components = state.clientComponents(of: request)
+        let components = try state.requestComponents(of: request)
         let wantsPatches = try Self.wantsPatches(request)
         let session = try await sessions.require(
             state.engine.presentedToken(token), request: request, context: context, components: components
@@ -40,10 +40,14 @@ extension ViewEndpoints {
         let (events, continuation) = AsyncStream.makeStream(
             of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         let streams = state.streams
+        // The session's patch history lives while it has a patch listener (``ViewPatches``).
+        let patchHistory = wantsPatches ? state.viewPatches : nil
+        patchHistory?.join(session: session.id)
         let cursor = ListenerCursor(
             sessionID: session.id, viewURI: session.viewURI, request: request, state: state, responder: responder,
-            patches: wantsPatches ? state.viewPatches : nil)
+            patches: patchHistory)
         let state = self.state
+        let sessionID = session.id
         let pump = Task {
             metrics.sseStreams.increment()
             defer { metrics.sseStreams.decrement() }
@@ -73,6 +77,7 @@ extension ViewEndpoints {
             expiry?.cancel()
             if let registered = registration.withLock({ $0 }) { streams.unregister(registered) }
             lease.release()
+            patchHistory?.leave(session: sessionID)
         }
         // A drain ends the stream (the client reconnects elsewhere) instead of waiting for it.
         let registered = streams.register {

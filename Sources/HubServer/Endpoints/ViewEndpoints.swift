@@ -109,7 +109,7 @@ struct ViewEndpoints {
     ) throws -> (uri: String?, components: ClientComponents?, token: String?) {
         let uri = try QueryParameters.single("uri", in: request)
         if let uri { _ = try QueryParameters.viewURI(uri) }
-        let components = state.clientComponents(of: request)
+        let components = try state.requestComponents(of: request)
         let query = try QueryParameters.single("session", in: request)
         return (uri, components, try SessionReference.token(query, from: .query, in: request))
     }
@@ -141,7 +141,7 @@ struct ViewEndpoints {
     /// `GET /view/initial?uri=U`: the initial content only.
     nonisolated(nonsending) func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
-        let components = state.clientComponents(of: request)
+        let components = try state.requestComponents(of: request)
         let viewModel: ViewModel
         do {
             viewModel = try state.engine.initialViewModel(
@@ -149,10 +149,10 @@ struct ViewEndpoints {
         } catch {
             throw ProblemMapping.engineError(error)
         }
-        let clientModel = responder.clientViewModel(viewModel, for: components, viewURI: viewURI)
+        let bytes = responder.clientViewModel(viewModel, for: components, viewURI: viewURI).jsonBytes()
         return HTTPResponse(
             status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
-            body: .representation(Representation(bytes: clientModel.jsonBytes())))
+            body: .representation(Representation(bytes: bytes, etag: state.viewTags.etag(for: bytes))))
     }
 
     /// `POST /view/next-page {"session": S}` (or `{}` with the `Hub-Session` header): the full
@@ -167,7 +167,7 @@ struct ViewEndpoints {
             throw HTTPError(
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
-        let components = state.clientComponents(of: request)
+        let components = try state.requestComponents(of: request)
         let session = try await sessions.require(
             state.engine.presentedToken(token), request: request, context: context, components: components
         ).session

@@ -36,8 +36,10 @@ final class RenderedView: Sendable {
     /// how many each: every response that sends it adds them (render cache hits included).
     let fallbacks: [(counter: Counter, count: UInt64)]
 
-    init(bytes: [UInt8], fallbacks: [(counter: Counter, count: UInt64)] = []) {
-        representation = Representation(bytes: bytes)
+    /// `bytes` with their keyed strong ETag from `tags` (``ViewTags``, never an unkeyed hash: a
+    /// view's ETag is its patch events' base and target id).
+    init(bytes: [UInt8], tags: ViewTags, fallbacks: [(counter: Counter, count: UInt64)] = []) {
+        representation = Representation(bytes: bytes, etag: tags.etag(for: bytes))
         self.fallbacks = fallbacks
     }
 
@@ -67,7 +69,7 @@ final class RenderedView: Sendable {
 
     /// The JSON bytes.
     var bytes: [UInt8] { representation.bytes }
-    /// The strong ETag of ``bytes``.
+    /// The strong keyed ETag of ``bytes`` (``ViewTags``).
     var etag: String { representation.etag }
 
     /// The `Server-Timing` header for `timings`, made by `make` the first time these timings

@@ -18,12 +18,12 @@ struct ViewResponder {
     func rendered(_ original: ViewModel, for components: ClientComponents?, shared: Bool, viewURI: String) -> RenderedView {
         guard let components else {
             return state.renderCache.rendered(original, variant: "", shared: shared) {
-                RenderedView(bytes: original.jsonBytes(capacityHint: Self.capacityHint))
+                RenderedView(bytes: original.jsonBytes(capacityHint: Self.capacityHint), tags: state.viewTags)
             }
         }
         let rendered = state.renderCache.rendered(original, variant: components.variant, shared: shared) {
             let (client, fallbacks) = fallback(original, for: components, viewURI: viewURI)
-            return RenderedView(bytes: client.jsonBytes(capacityHint: Self.capacityHint), fallbacks: fallbacks)
+            return RenderedView(bytes: client.jsonBytes(capacityHint: Self.capacityHint), tags: state.viewTags, fallbacks: fallbacks)
         }
         rendered.countFallbacks()
         return rendered

@@ -45,7 +45,8 @@ struct ListenerCursor {
         let rendered = rendering(of: viewModel, components: components, variant: variant, memoized: viewState.isMemoized)
         let id = RenderedView.eventID(rendered.etag)
         let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)
-        patches?.remember(current, for: historyKey)
+        // A variant past the session's few keeps no history: full views for it.
+        let patching = patches?.remember(current, for: historyKey) ?? false
         let previous = base
         // Only the first event can be the one the client already has.
         defer {
@@ -54,8 +55,8 @@ struct ListenerCursor {
         }
         if id == skip { return nil }
         let metrics = state.metrics
-        if let patches, let previous, previous.id != id,
-            let patch = patches.patchEvent(from: previous, to: current, variant: variant)
+        if patching, let patches, let previous, previous.id != id,
+            let patch = patches.patchEvent(from: previous, to: current, for: historyKey)
         {
             metrics.ssePatchEvents.labels("patch").increment()
             return patch

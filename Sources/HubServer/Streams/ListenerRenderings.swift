@@ -12,7 +12,9 @@ import HubSync
 ///
 /// Nothing is kept alive here: a slot holds its view model and rendering weakly (each
 /// listener holds the rendering it sent until its next one). At most ``maximumSlots`` slots,
-/// past which the table starts over (a listener then renders once more, never wrongly).
+/// past which the table starts over (a listener then renders once more, never wrongly), and at
+/// most ``variantsPerSession`` per session: a listener of a further client variant renders for
+/// itself (one client opening streams with ever new `Hub-Components` values keeps no slots).
 final class ListenerRenderings: Sendable {
     /// Whose listeners: a session, as one client variant renders it.
     struct Key: Hashable, Sendable {
@@ -32,22 +34,35 @@ final class ListenerRenderings: Sendable {
     }
 
     static let maximumSlots = 65_536
+    static let variantsPerSession = 4
 
-    private let slots = Locked<[Key: Slot]>([:])
+    private struct Table {
+        var slots: [Key: Slot] = [:]
+        /// Slots per session.
+        var variants: [String: Int] = [:]
+    }
+
+    private let table = Locked(Table())
 
     /// Slots now (sessions with a listener since the table last started over).
-    var count: Int { slots.withLock { $0.count } }
+    var count: Int { table.withLock { $0.slots.count } }
 
     /// The rendering of `model` for `key`'s listeners: the one another listener of `key` made
     /// for this very model, else `render()`'s, kept for the others. `fresh` tells which.
     func rendered(_ model: ViewModel, for key: Key, render: () -> RenderedView) -> (rendered: RenderedView, fresh: Bool) {
-        let slot = slots.withLock { slots -> Slot in
-            if let slot = slots[key] { return slot }
-            if slots.count >= Self.maximumSlots { slots.removeAll(keepingCapacity: true) }
+        let found = table.withLock { table -> Slot? in
+            if let slot = table.slots[key] { return slot }
+            if table.slots.count >= Self.maximumSlots {
+                table.slots.removeAll(keepingCapacity: true)
+                table.variants.removeAll(keepingCapacity: true)
+            }
+            guard table.variants[key.session, default: 0] < Self.variantsPerSession else { return nil }
+            table.variants[key.session, default: 0] += 1
             let slot = Slot()
-            slots[key] = slot
+            table.slots[key] = slot
             return slot
         }
+        guard let slot = found else { return (render(), true) }
         return slot.made.withLock { made in
             if made.model === model, let rendered = made.rendered { return (rendered, false) }
             let rendered = render()
