@@ -5,7 +5,7 @@ SWIFT        ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev pkg-config curl jq
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-browser deps-deploy test-browser test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
+.PHONY: deps deps-browser deps-deploy test-browser preview-screenshot test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
 .PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
@@ -82,6 +82,12 @@ test-browser: deps-browser
 	$(SWIFT) build --product hub-server
 	$(VENV)/bin/python Tests/system/browser/cors_test.py --server .build/debug/hub-server
 	$(VENV)/bin/python Tests/system/browser/preview_test.py --server .build/debug/hub-server
+
+## Retakes docs/preview.png (README.md, docs/PREVIEW.md): the preview of hub:food in headless
+## Chromium (debug build), saved once the page says it is live and a component is explained.
+preview-screenshot: deps-browser
+	$(SWIFT) build --product hub-server
+	$(VENV)/bin/python Tests/system/browser/preview_test.py --server .build/debug/hub-server --screenshot docs/preview.png
 
 ## nginx and HAProxy for the configs in deploy/ (their system services are not used: the checks
 ## run them on loopback), openssl for the TLS example's throwaway certificate, and

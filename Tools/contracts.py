@@ -322,9 +322,9 @@ HEADERS = {
     "DocumentETag": {"description": "Strong ETag of the body (weak, W/, for the gzip-encoded body): send it back "
                      "in If-None-Match to revalidate (304).", "schema": {"type": "string"}},
     "CacheControl": {"description": "How caches may keep the response: private, no-cache (views: revalidate with "
-                     "the ETag), no-cache (GET /features, GET /preview: change with a config reload), "
-                     "public, max-age=300 (the contract documents), no-store (health, readiness, metrics, "
-                     "action results, problems).", "schema": {"type": "string"}},
+                     "the ETag), private, no-store (GET /view/events: a session's stream), no-cache (GET /features, "
+                     "GET /preview: change with a config reload), max-age=300 (the contract documents), no-store "
+                     "(health, readiness, metrics, action results, problems).", "schema": {"type": "string"}},
     "ServerTiming": {"description": "One entry per operation of the chain (op<N>;desc=...;dur=ms).", "schema": {"type": "string"}},
     "HubVersion": {"description": "The session's view version.", "schema": {"type": "string"}},
     "HubStale": {"description": "Present when remote operations built the view from their last good content (the "
@@ -335,7 +335,8 @@ HEADERS = {
     "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
     "ContentSecurityPolicy": {"description": "Only the page's own inline style and script (by hash), same-origin "
-                              "requests and http(s) images.", "schema": {"type": "string"}},
+                              "requests, https: and data: images (http: images too when the Host is a loopback "
+                              "host: 127.0.0.1, localhost or [::1]).", "schema": {"type": "string"}},
 }
 
 
@@ -670,13 +671,13 @@ PATHS = {
     "/openapi.json": {"get": {
         "operationId": "getOpenAPI", "summary": "This document",
         "parameters": [p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
-        "responses": responses(revalidated({"description": "OpenAPI 3.1 (Cache-Control: public, max-age=300).",
+        "responses": responses(revalidated({"description": "OpenAPI 3.1 (Cache-Control: max-age=300).",
                                             "headers": {"X-Request-Id": h("XRequestId")},
                                             "content": {"application/json": {"schema": {"type": "object"}}}}), {})}},
     "/schema/view-model.json": {"get": {
         "operationId": "getViewModelSchema", "summary": "The view-model JSON Schema (2020-12)",
         "parameters": [p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
-        "responses": responses(revalidated({"description": "The schema (Cache-Control: public, max-age=300).",
+        "responses": responses(revalidated({"description": "The schema (Cache-Control: max-age=300).",
                                             "headers": {"X-Request-Id": h("XRequestId")},
                                             "content": {"application/schema+json": {"schema": {"type": "object"}}}}), {})}},
     "/schema/config/{file}": {"get": {
@@ -686,7 +687,7 @@ PATHS = {
         "parameters": [{"name": "file", "in": "path", "required": True, "description": "The schema's file name.",
                         "schema": {"type": "string", "enum": sorted(config_schemas.SCHEMAS)}},
                        p("IfNoneMatch"), p("AcceptEncoding")] + COMMON_HEADERS,
-        "responses": responses(revalidated({"description": "The schema (Cache-Control: public, max-age=300).",
+        "responses": responses(revalidated({"description": "The schema (Cache-Control: max-age=300).",
                                             "headers": {"X-Request-Id": h("XRequestId")},
                                             "content": {"application/schema+json": {"schema": {"type": "object"}}}}),
                                {"404": ("No config schema by that name (or no name).",

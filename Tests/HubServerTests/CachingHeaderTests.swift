@@ -11,8 +11,9 @@ import Testing
 ///
 /// - every response says `Cache-Control` explicitly (no cache guesses a lifetime);
 /// - a problem (4xx, 5xx) is `no-store`;
-/// - an event stream is `no-cache` or `no-store`;
+/// - an event stream is `no-cache` or `no-store`; a session's (`GET /view/events`) is `private, no-store`;
 /// - a response that names a session (`Hub-Session`) is `private` or `no-store`;
+/// - no response says `public` (no request is authenticated, so nothing needs it);
 /// - a 200 to GET or HEAD that a cache may keep (not `no-store`) carries an `ETag`, and the same
 ///   request with `If-None-Match` set to it answers 304 with that `ETag` and `Cache-Control`.
 ///
@@ -47,6 +48,7 @@ struct CachingHeaderTests {
         let cacheControl = response.header("Cache-Control")
         let directives = Self.directives(cacheControl)
         #expect(cacheControl != nil, "\(name) has no Cache-Control")
+        #expect(!directives.contains("public"), "\(name) says public: \(cacheControl ?? "-")")
         if response.status >= 400 {
             #expect(directives.contains("no-store"), "\(name): a problem is no-store, not \(cacheControl ?? "-")")
             return
@@ -104,10 +106,13 @@ struct CachingHeaderTests {
             let stream = try await client.events(target: "/view/events", headers: [("Hub-Session", session)])
             #expect(stream.status == 200)
             #expect(stream.header("Content-Type") == "text/event-stream")
-            let streamDirectives = Self.directives(stream.header("Cache-Control"))
-            #expect(streamDirectives.contains("no-cache") || streamDirectives.contains("no-store"), "GET /view/events")
+            #expect(stream.header("Hub-Session") != nil)
+            #expect(Self.directives(stream.header("Cache-Control")) == ["private", "no-store"], "GET /view/events")
             stream.close()
             covered.insert("GET /view/events")
+            let head = try await client.send("HEAD", "/view/events", headers: [("Hub-Session", session)])
+            #expect(head.status == 200)
+            #expect(Self.directives(head.header("Cache-Control")) == ["private", "no-store"], "HEAD /view/events")
             _ = try await exercise("GET /view/events", "GET", "/view/events?session=garbage", status: 404)
 
             for path in ["/health", "/ready", "/metrics", "/features", "/preview", "/openapi.json", "/schema/view-model.json"] {

@@ -200,7 +200,7 @@ struct ConfigSchemaDocumentTests {
         return paths
     }
 
-    @Test("docs/CONFIG.md's server.json defaults load as ServerSettings' defaults, and the schema declares every key they show")
+    @Test("docs/CONFIG.md's server.json defaults load as ServerSettings' defaults, show every default, and the schema declares every key they show")
     func readmeDefaultsAreInTheSchema() throws {
         let readme = try BuildContext.read("docs/CONFIG.md")
         let start = try #require(readme.range(of: "`server.json`: every key optional; these are the defaults.\n\n```json\n"))
@@ -211,7 +211,13 @@ struct ConfigSchemaDocumentTests {
         let loaded = try ConfigLoader(environment: [:]).load(directory: directory)
         #expect(loaded.warnings.filter { $0.file == "server.json" }.isEmpty, "\(loaded.warnings)")
         #expect(loaded.settings == ServerSettings(), "docs/CONFIG.md's defaults are not the defaults")
-        let missing = Self.keyPaths(shown).subtracting(Self.schemaPaths(try Self.schema("server.json")))
+        let schema = try Self.schema("server.json")
+        let missing = Self.keyPaths(shown).subtracting(Self.schemaPaths(schema))
         #expect(missing.isEmpty, "keys docs/CONFIG.md documents but docs/schema/server.json does not: \(missing.sorted())")
+        // And the block is whole: every key with a default (all but `cors`, absent by default) is
+        // shown, so a reader sees every default (`log.access` was once left out).
+        let unshown = Self.keyPaths(.object(Self.defaults(schema))).subtracting(Self.keyPaths(shown))
+        #expect(unshown.isEmpty, "defaults docs/CONFIG.md's block leaves out: \(unshown.sorted())")
+        #expect(shown["log"]?["access"]?["mode"]?.stringValue == "errors")
     }
 }

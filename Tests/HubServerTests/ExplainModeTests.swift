@@ -121,6 +121,20 @@ struct ExplainModeTests {
             try expectProblem(try await client.get("/view?uri=hub%3Achain&explain=yes"), 400, "invalid_parameter")
         }
         try await Self.withChainHub { client, _ in
+            // Exactly the four values docs/API.md names: 1 and true explain, 0 and false do not.
+            for value in ["1", "true"] {
+                let explained = try await client.get("/view?uri=hub%3Achain&explain=\(value)")
+                #expect(explained.status == 200, "explain=\(value)")
+                #expect(try explained.json()["explain"] != nil, "explain=\(value)")
+            }
+            for value in ["0", "false"] {
+                let plain = try await client.get("/view?uri=hub%3Achain&explain=\(value)")
+                #expect(plain.status == 200, "explain=\(value)")
+                #expect(try plain.json()["explain"] == nil, "explain=\(value)")
+            }
+            for value in ["yes", "TRUE", "", "2"] {
+                try expectProblem(try await client.get("/view?uri=hub%3Achain&explain=\(value)"), 400, "invalid_parameter")
+            }
             try expectProblem(try await client.get("/view?uri=hub%3Achain&explain=1&explain=1"), 400, "duplicate_parameter")
             try expectProblem(try await client.get("/view?explain=1"), 400, "missing_uri")
             try expectProblem(try await client.get("/view?uri=hub%3Anowhere&explain=1"), 404, "feature_not_found")

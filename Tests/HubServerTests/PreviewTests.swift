@@ -76,6 +76,31 @@ struct PreviewTests {
         }
     }
 
+    @Test("the CSP's images: https: and data: on any host; http: too only on a loopback Host (no mixed content behind HTTPS)")
+    func imagePolicyByHost() async throws {
+        try await withHub(Self.config()) { client, _ async throws in
+            /// The `img-src` sources of the page's policy for a request with `Host: host`.
+            func imageSources(_ host: String) async throws -> [String] {
+                let response = try await client.get("/preview?uri=hub:alpha", headers: [("Host", host)])
+                #expect(response.status == 200, "\(host)")
+                let policy = try #require(response.header("Content-Security-Policy"), "\(host)")
+                let directive = try #require(policy.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .first { $0.hasPrefix("img-src ") }, "\(host): \(policy)")
+                #expect(policy.hasPrefix("default-src 'none'; script-src 'sha256-"), "\(host)")
+                return directive.split(separator: " ").dropFirst().map(String.init)
+            }
+            for host in ["hub.example.com", "hub.example.com:443", "localhost.example.com", "127.0.0.2", "[::2]:8080",
+                         "127.0.0.1.nip.io", "localhost:80x"] {
+                #expect(try await imageSources(host) == ["https:", "data:"], "\(host): no plain-HTTP image")
+            }
+            for host in ["127.0.0.1", "127.0.0.1:8080", "localhost", "LocalHost:8080", "[::1]", "[::1]:8080"] {
+                #expect(try await imageSources(host) == ["http:", "https:", "data:"], "\(host): loopback, http: images too")
+            }
+        }
+        #expect(!PreviewPage.isLoopback(host: nil), "no Host (HTTP/1.0) is not loopback")
+        #expect(!PreviewPage.isLoopback(host: "[::1"))
+    }
+
     @Test("the page is Preview/Page/ assembled: preview.html with the CSS and the three scripts inlined, the feature list at its marker; the CSP hashes its inline style and script")
     func pageAndPolicyFromTheFiles() async throws {
         // SHA-256 known answer (FIPS 180-2, "abc").

@@ -165,6 +165,40 @@ struct ReadmeTests {
         }
     }
 
+    /// Where `text` cites an internal issue by number ("issue 12", "Issue #7", "issues 11 and 17"):
+    /// the lines, trimmed. A reader cannot follow those; the page must say what it means instead.
+    static func issueCitations(_ text: String) throws -> [String] {
+        let regex = try NSRegularExpression(pattern: #"\bissues?\s*#?\d+"#, options: [.caseInsensitive])
+        return text.split(separator: "\n").map(String.init).filter {
+            regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil
+        }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test("no page, deploy/ file or shipped config cites an internal issue number")
+    func noIssueNumbers() throws {
+        #expect(try Self.issueCitations("the hot reload (issue 12)\nIssue #7 and\nissues 11 and 17\nissue12") ==
+            ["the hot reload (issue 12)", "Issue #7 and", "issues 11 and 17", "issue12"])
+        #expect(try Self.issueCitations("issued 5 minutes ahead\ncert-manager can issue it\nswift-corelibs-foundation #5472") == [])
+        let root = BuildContext.root as NSString
+        var files = try Self.pages()
+        for directory in ["deploy", "Config"] {
+            let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(directory))
+            while let relative = enumerator?.nextObject() as? String {
+                var isDirectory: ObjCBool = false
+                let path = directory + "/" + relative
+                if FileManager.default.fileExists(atPath: root.appendingPathComponent(path), isDirectory: &isDirectory),
+                   !isDirectory.boolValue, !relative.hasPrefix(".") {
+                    files.append(path)
+                }
+            }
+        }
+        #expect(files.contains("deploy/nginx/hubserver.conf") && files.contains("Config/server.json"))
+        for file in files {
+            guard let text = try? BuildContext.read(file) else { continue }  // not text
+            #expect(try Self.issueCitations(text) == [], "\(file) cites an internal issue")
+        }
+    }
+
     @Test("the anchors are GitHub's")
     func slugs() {
         #expect(Self.slug("Live reload: edit `Config/`, see it without a restart") == "live-reload-edit-config-see-it-without-a-restart")

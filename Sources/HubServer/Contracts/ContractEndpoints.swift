@@ -2,18 +2,19 @@ import HubHTTP
 
 /// `GET /openapi.json`, `GET /schema/view-model.json` and `GET /schema/config/{file}`: the
 /// contract documents, byte for byte `docs/openapi.json`, `docs/view-model.schema.json` and
-/// `docs/schema/*.json` (``ContractDocuments``, embedded in the binary). Fixed for the binary's life: cacheable for 5 minutes, with an ETag (made once) to
-/// revalidate after that.
+/// `docs/schema/*.json` (``ContractDocuments``, embedded in the binary). Fixed for the binary's life:
+/// cacheable for 5 minutes (`max-age=300`; no `public`: nothing here needs it, as no request is
+/// authenticated), with an ETag (made once) to revalidate after that.
 struct ContractEndpoints {
     private static let openAPIDocument = Representation(bytes: ContractDocuments.openAPI)
     private static let viewModelSchemaDocument = Representation(bytes: ContractDocuments.viewModelSchema)
     private static let configSchemaDocuments = ContractDocuments.configSchemas.mapValues { Representation(bytes: $0) }
     private static let configSchemaNames = configSchemaDocuments.keys.sorted().joined(separator: ", ")
 
-    /// A document's 200: its media type, `public, max-age=300`, the bytes with their ETag.
+    /// A document's 200: its media type, `max-age=300`, the bytes with their ETag.
     private static func document(_ representation: Representation, type: String) -> HTTPResponse {
         HTTPResponse(
-            status: .ok, headers: ["Content-Type": type, "Cache-Control": "public, max-age=300"],
+            status: .ok, headers: ["Content-Type": type, "Cache-Control": "max-age=300"],
             body: .representation(representation))
     }
 

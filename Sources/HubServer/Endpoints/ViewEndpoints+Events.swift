@@ -30,9 +30,7 @@ extension ViewEndpoints {
             state.engine.presentedToken(token), request: request, context: context, components: components
         ).session
         if request.method == .head {
-            var response = HTTPResponse.serverSentEvents(AsyncStream { $0.finish() })
-            response.headers.add(name: "Hub-Session", value: session.token.encoded)
-            return response
+            return Self.sessionStream(HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded)
         }
         let lease = try state.streamLimiter.acquire(session: session.id, client: state.clientAddress.of(request))
         let updates = await session.updates()
@@ -89,8 +87,16 @@ extension ViewEndpoints {
             pump.cancel()
             continuation.finish()
         }
-        var response = HTTPResponse.serverSentEvents(encoded: events)
-        response.headers.add(name: "Hub-Session", value: session.token.encoded)
+        return Self.sessionStream(HTTPResponse.serverSentEvents(encoded: events), token: session.token.encoded)
+    }
+
+    /// A session's event stream head: `Hub-Session`, and `Cache-Control: private, no-store` in
+    /// place of the stream's generic `no-cache` (what names a session is private; nobody keeps a
+    /// stream).
+    static func sessionStream(_ stream: HTTPResponse, token: String) -> HTTPResponse {
+        var response = stream
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "private, no-store")
+        response.headers.add(name: "Hub-Session", value: token)
         return response
     }
 

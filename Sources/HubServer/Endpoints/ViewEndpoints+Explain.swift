@@ -13,7 +13,7 @@ extension ViewEndpoints {
         case "0", "false": return false
         case "1", "true": break
         default:
-            throw HTTPError(.badRequest, code: "invalid_parameter", detail: "'explain' must be 1 or 0")
+            throw HTTPError(.badRequest, code: "invalid_parameter", detail: "'explain' must be 1, true, 0 or false")
         }
         guard state.settings.explainEnabled else {
             throw HTTPError(

@@ -23,7 +23,7 @@ struct PreviewEndpoint {
         html += Self.featureList(state.engine.features.features)
         html += PreviewPage.afterFeatures
         var headers: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"]
-        headers.add(name: "Content-Security-Policy", value: PreviewPage.contentSecurityPolicy)
+        headers.add(name: "Content-Security-Policy", value: PreviewPage.contentSecurityPolicy(host: request.headers["Host"]))
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         // An ETag for revalidation (304): the page changes only with the features a reload installs.

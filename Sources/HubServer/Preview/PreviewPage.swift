@@ -46,11 +46,42 @@ enum PreviewPage {
 
     /// Only this page's inline style and script (by SHA-256, as a browser hashes them: the UTF-8
     /// text between the tags, hashed here from the assembled page), same-origin requests,
-    /// http(s) images.
-    static let contentSecurityPolicy: String = {
+    /// `https:` and `data:` images: no plain-HTTP image (mixed content on an HTTPS deployment).
+    static let contentSecurityPolicy = policy(images: "https: data:")
+
+    /// ``contentSecurityPolicy`` that also allows `http:` images: for a page asked for on a
+    /// loopback host (development, where upstreams often serve images over plain HTTP).
+    static let loopbackContentSecurityPolicy = policy(images: "http: https: data:")
+
+    /// The policy for a request whose `Host` field is `host`: ``loopbackContentSecurityPolicy``
+    /// when it names a loopback host (``isLoopback(host:)``), ``contentSecurityPolicy`` otherwise.
+    static func contentSecurityPolicy(host: String?) -> String {
+        isLoopback(host: host) ? loopbackContentSecurityPolicy : contentSecurityPolicy
+    }
+
+    /// Whether a `Host` field value names `127.0.0.1`, `localhost` (any case) or `[::1]`, with or
+    /// without a port. No `Host` (HTTP/1.0) is not loopback.
+    static func isLoopback(host: String?) -> Bool {
+        guard let host else { return false }
+        let name: Substring
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            name = host[...close]
+        } else {
+            name = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        }
+        let rest = host[name.endIndex...]
+        guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) else { return false }
+        switch name.lowercased() {
+        case "127.0.0.1", "localhost", "[::1]": return true
+        default: return false
+        }
+    }
+
+    private static func policy(images: String) -> String {
         "default-src 'none'; script-src " + hash(inside: "script") + "; style-src " + hash(inside: "style")
-            + "; img-src http: https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-    }()
+            + "; img-src " + images + "; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    }
 
     /// `'sha256-BASE64'` of the text of the page's one `<tag>` element.
     private static func hash(inside tag: String) -> String {

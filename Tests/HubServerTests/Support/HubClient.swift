@@ -46,7 +46,9 @@ struct HubClient: Sendable {
     static func requestBytes(
         method: String, target: String, headers: [(String, String)], body: [UInt8]?
     ) -> [UInt8] {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        // `Host: 127.0.0.1` unless the test gives a Host of its own.
+        let host = headers.contains { $0.0.lowercased() == "host" } ? "" : "Host: 127.0.0.1\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\n\(host)Connection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"

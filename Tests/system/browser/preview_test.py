@@ -273,6 +273,22 @@ class PreviewTest:
             operations = [item.get_attribute("data-operation") for item in self.driver.find_elements(By.CSS_SELECTOR, "#explain li")]
             self.check(moved and operations == ["static"], "the header: the static operation's", f"{operations}")
 
+    def screenshot_pose(self):
+        """The view as the picture shows it: live on /view/events, the header hovered (the explain
+        panel filled), the session's facts (patches row included) in the panel. The window grows
+        so that the panel shows down to the explain card."""
+        self.driver.set_window_size(1440, 1280)
+        header = self.driver.find_elements(By.CSS_SELECTOR, "#canvas .hub-header[data-component-id]")
+        if header:
+            ActionChains(self.driver).move_to_element(header[0]).perform()
+            explained = self.until(lambda d: d.find_element(By.ID, "explain").get_attribute("data-component")
+                                   == header[0].get_attribute("data-component-id"))
+            self.check(explained, "the picture: the explain panel shows the hovered header")
+        facts = self.until(lambda d: "patches" in d.find_element(By.ID, "session").text)
+        self.check(facts, "the picture: the session's facts, with the patches row")
+        live = self.until(lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+        self.check(live, "the picture: the page says it is live")
+
     def live_edit(self):
         _, _, metrics = fetch(self.base + "/metrics")
         if not self.check("hub_config_reloads_total" in metrics.decode(),
@@ -344,6 +360,7 @@ def main():
         test.components_header()
         test.food()
         if args.screenshot:  # the food view once its images failed (placeholders), without the lab feature
+            test.screenshot_pose()
             driver.save_screenshot(args.screenshot)
             print(f"  saved {args.screenshot}")
         else:
