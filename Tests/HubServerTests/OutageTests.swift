@@ -96,7 +96,7 @@ struct OutageTests {
         }
     }
 
-    @Test("a write whose connection is lost before its answer (its backend killed while it waited for a lock) is 503 state_outcome_unknown without Retry-After; writes work again once the database has recovered")
+    @Test("a write whose connection is lost inside its transaction (its backend killed while it waited for a lock, before COMMIT) wrote nothing: 503 state_unavailable with Retry-After; writes work again once the database has recovered")
     func lostCommitAnswer() async throws {
         let cluster = try PostgresCluster()
         let binaries = try #require(PostgresCluster.binariesDirectory)
@@ -123,11 +123,13 @@ struct OutageTests {
                 waiting = (try? Self.value(cluster, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%hub_state%' LIMIT 1")) ?? ""
                 return Int32(waiting) != nil
             })
-            // Killed, the backend sends nothing: the hub cannot know whether the write committed.
+            // Killed before COMMIT was sent: the write's quota transaction ends uncommitted, so the
+            // hub knows nothing was written (only a COMMIT whose answer is lost is
+            // state_outcome_unknown).
             kill(try #require(Int32(waiting)), SIGKILL)
             let answer = try await lost
-            try expectProblem(answer, 503, "state_outcome_unknown")
-            #expect(answer.header("Retry-After") == nil)
+            try expectProblem(answer, 503, "state_unavailable")
+            #expect(answer.header("Retry-After") != nil)
 
             #expect(await eventually {
                 (try? await a.action(#"{"session":"\#(token)","action":"todo:add","custom":{"title":"after"}}"#).status) == 200
