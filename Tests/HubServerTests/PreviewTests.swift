@@ -104,7 +104,7 @@ struct PreviewTests {
     @Test("the page is Preview/Page/ assembled: preview.html with the CSS and the three scripts inlined, the feature list at its marker; the CSP hashes its inline style and script")
     func pageAndPolicyFromTheFiles() async throws {
         // SHA-256 known answer (FIPS 180-2, "abc").
-        #expect(PreviewPage.sha256(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+        #expect(SHA256.digest(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
             == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         func file(_ name: String) throws -> String { try BuildContext.read("Sources/HubServer/Preview/Page/" + name) }
         let template = try file("preview.html")
@@ -134,7 +134,7 @@ struct PreviewTests {
                 let close = try #require(response.text.range(of: "</\(tag)>"))
                 let inline = String(response.text[open.upperBound..<close.lowerBound])
                 #expect(inline.contains(text), "\(tag) inlined whole")
-                let digest = Data(PreviewPage.sha256(Array(inline.utf8)))
+                let digest = Data(SHA256.digest(Array(inline.utf8)))
                 #expect(policy.contains("\(tag)-src 'sha256-\(digest.base64EncodedString())'"), "\(tag)")
             }
         }

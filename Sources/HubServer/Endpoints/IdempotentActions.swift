@@ -1,4 +1,3 @@
-import CCrypto
 import HubEngine
 import HubHTTP
 import HubModel
@@ -90,7 +89,7 @@ enum IdempotentActions {
     /// Takes `key` for this request on session `session`, or answers the kept answer (409 or
     /// 422 as above). Store errors map as any state error (503 `state_unavailable`...).
     static func start(key: String, body: [UInt8], session: String, store: any StateStore, now: Int64) async throws -> Start {
-        let digest = hex(sha256(body))
+        let digest = hex(SHA256.digest(body))
         let stateKey = try stateKey(for: key, session: session)
         let running: JSONValue = ["state": "running", "digest": .string(digest)]
         for _ in 0..<3 {
@@ -162,7 +161,7 @@ enum IdempotentActions {
     /// The state key of `key` on session `session`: hashed, so any key fits.
     static func stateKey(for key: String, session: String) throws -> StateKey {
         do {
-            return try StateKey("hub:idempotency:" + hex(sha256(Array(key.utf8))), in: .session, sessionID: session)
+            return try StateKey("hub:idempotency:" + hex(SHA256.digest(Array(key.utf8))), in: .session, sessionID: session)
         } catch {
             throw ProblemMapping.stateError(error)
         }
@@ -193,18 +192,5 @@ enum IdempotentActions {
             text.append(Hex.digit(byte & 0x0F))
         }
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// SHA-256 by libcrypto.
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let done = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-            }
-        }
-        precondition(done == 1 && length == 32, "SHA-256 failed")
-        return digest
     }
 }

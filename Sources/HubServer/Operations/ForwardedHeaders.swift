@@ -43,7 +43,7 @@ enum ForwardedHeaders {
         for (name, value) in forwarded {
             bytes += Array(name.lowercased().utf8) + [0] + Array(value.utf8) + [0]
         }
-        let digest = PreviewPage.sha256(bytes)
+        let digest = SHA256.digest(bytes)
         return String(decoding: digest.flatMap { [Hex.digit($0 >> 4), Hex.digit($0 & 0x0F)] }, as: UTF8.self)
     }
 

@@ -1,4 +1,3 @@
-import CCrypto
 import Foundation
 
 /// The browser preview's page, self-contained (inline CSS and JavaScript, no external URL),
@@ -87,19 +86,6 @@ enum PreviewPage {
     private static func hash(inside tag: String) -> String {
         guard let open = html.range(of: "<\(tag)>"), let close = html.range(of: "</\(tag)>", range: open.upperBound..<html.endIndex)
         else { preconditionFailure("preview.html has no <\(tag)>") }
-        return "'sha256-" + Data(sha256(Array(html[open.upperBound..<close.lowerBound].utf8))).base64EncodedString() + "'"
-    }
-
-    /// SHA-256 by libcrypto.
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let done = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-            }
-        }
-        precondition(done == 1 && length == 32, "SHA-256 failed")
-        return digest
+        return "'sha256-" + Data(SHA256.digest(Array(html[open.upperBound..<close.lowerBound].utf8))).base64EncodedString() + "'"
     }
 }
