@@ -45,6 +45,11 @@ struct TrustedSessionTests {
         return environment
     }
 
+    /// A data directory path of its own (created by the hub), under the temporary directory.
+    static func freshDataDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("hub-trusted-\(UUID().uuidString)").path
+    }
+
     /// `text` with the character at `index` replaced by another of the base64url alphabet.
     static func tampered(_ text: String, at index: Int) -> String {
         var bytes = Array(text.utf8)
@@ -56,7 +61,12 @@ struct TrustedSessionTests {
     func forgedTokensCostNothing() async throws {
         let upstream = try Self.upstream()
         defer { upstream.stop() }
-        try await withHub(Self.config(upstream: upstream.base), environment: Self.environment(keys: Self.keyA), transport: .socket) { client, _ in
+        // A data directory of its own: the revocations other tests recorded in the shared one are loaded at start.
+        let data = Self.freshDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try await withHub(
+            Self.config(upstream: upstream.base), environment: Self.environment(keys: Self.keyA, dataDirectory: data), transport: .socket
+        ) { client, _ in
             let token = try #require(try await client.view("hub:remote").header("Hub-Session"))
             let uriStart = token.utf8.count - 43 - 1 - 10 - 2  // inside the URI part, before the time and MAC
             let foreign = SessionToken(
@@ -159,7 +169,12 @@ struct TrustedSessionTests {
     func revocationIsExact() async throws {
         let upstream = try Self.upstream()
         defer { upstream.stop() }
-        try await withHub(Self.config(upstream: upstream.base), environment: Self.environment(keys: Self.keyA), transport: .socket) { client, _ in
+        // A data directory of its own: the revocations other tests recorded in the shared one are loaded at start.
+        let data = Self.freshDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try await withHub(
+            Self.config(upstream: upstream.base), environment: Self.environment(keys: Self.keyA, dataDirectory: data), transport: .socket
+        ) { client, _ in
             let token = try #require(try await client.view("hub:remote").header("Hub-Session"))
             #expect(try await client.delete("/view?session=\(client.encode(token))").status == 204)
             try expectProblem(try await client.session(token), 404, "session_not_found")

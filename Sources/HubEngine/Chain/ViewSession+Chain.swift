@@ -49,9 +49,9 @@ extension ViewSession {
             timings = operations.map { OperationTiming(name: $0.name, duration: .zero, failed: false) }
         }
         let stateLog = StateTouchLog()
-        runningStateLog = stateLog
+        ownStateLogs.append(stateLog)
         defer {
-            runningStateLog = nil
+            ownStateLogs.removeAll { $0 === stateLog }
             recordStateReads(stateLog, operations: start..<operations.count)
         }
         if start == 0 {
@@ -96,9 +96,9 @@ extension ViewSession {
         let connectivity = self.connectivity
         let deadline = environment.operationDeadline
         let stateLog = StateTouchLog()
-        runningStateLog = stateLog
+        ownStateLogs.append(stateLog)
         defer {
-            runningStateLog = nil
+            ownStateLogs.removeAll { $0 === stateLog }
             recordStateReads(stateLog, operations: 0..<0)  // pages add to what the main run read
         }
         for index in operations.indices {

@@ -142,7 +142,8 @@ extension ViewSession {
         var failure: (any Error)?
         if !vetoed {
             do {
-                result = try await action.perform(context: context)
+                // Its own writes' change reports re-run nothing here: stateWork below schedules them.
+                result = try await withOwnStateLog(context.state.log) { try await action.perform(context: context) }
             } catch {
                 failure = error
             }

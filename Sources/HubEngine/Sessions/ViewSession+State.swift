@@ -53,7 +53,7 @@ extension ViewSession {
     /// a session's own writes never re-run its own chain. Too many re-runs a second are a loop
     /// (``StateRerunGuard``): reported, then paused.
     func stateDidChange(_ key: StateKey, version: Int64) {
-        guard !isClosed, awaitedStateVersions[key] != version, runningStateLog?.wrote(key, version: version) != true,
+        guard !isClosed, awaitedStateVersions[key] != version, !wroteItself(key, version: version),
             let index = firstReader(of: key, notAt: version)
         else { return }
         let now = environment.viewClock()
@@ -75,6 +75,19 @@ extension ViewSession {
         environment.counters.countStateRerun()
         enqueue(.main(from: index))
         startDrivingIfNeeded()
+    }
+
+    /// Whether a chain run or an action of this session under way wrote `key` at `version`.
+    private func wroteItself(_ key: StateKey, version: Int64) -> Bool {
+        ownStateLogs.contains { $0.wrote(key, version: version) }
+    }
+
+    /// Runs `body` with `log` counted as the session's own (its writes re-run nothing here).
+    func withOwnStateLog<T>(_ log: StateTouchLog?, _ body: () async throws -> T) async rethrows -> T {
+        guard let log else { return try await body() }
+        ownStateLogs.append(log)
+        defer { ownStateLogs.removeAll { $0 === log } }
+        return try await body()
     }
 
     /// A key as a log may show it: a session key without the session's identifier.

@@ -69,9 +69,9 @@ public actor ViewSession {
     var stateReads: [StateRead] = []
     /// Versions this session's own actions wrote and whose re-run is scheduled.
     var awaitedStateVersions: [StateKey: Int64] = [:]
-    /// The state log of the chain run under way: a change the run itself wrote is not a change
-    /// to re-run for (``stateDidChange(_:version:)``).
-    var runningStateLog: StateTouchLog?
+    /// The state logs of the chain run and the actions under way: a change the session wrote
+    /// itself is not a change to re-run for (``stateDidChange(_:version:)``).
+    var ownStateLogs: [StateTouchLog] = []
 
     // The one-byte fields together (a session's object keeps its fields in this order, each
     // aligned: scattered, every one of them took eight bytes).
