@@ -160,7 +160,7 @@ test-stress: deps deps-postgres
 
 ## The test suite under ThreadSanitizer (separate build folder).
 test-tsan: deps deps-postgres
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel
 
 ## The benchmark of Benchmarks/run.sh: HubServer vs nginx static vs Hummingbird 2 (wrk on
 ## loopback, installs nginx and wrk if missing), then the figures; docs/PERFORMANCE.md.
