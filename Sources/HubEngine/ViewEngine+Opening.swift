@@ -45,6 +45,7 @@ extension ViewEngine {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
+        try feature.checkAccess(request.user)
         let operations = try feature.makeOperations(for: request)
         let id = given ?? SessionIdentifier.make()
         let key = environment.memo == nil ? nil : ChainMemo.key(
@@ -78,7 +79,7 @@ extension ViewEngine {
     ) -> ViewOpening {
         environment.chainObserver?(ChainReport(featureIdentifier: featureIdentifier, timings: timings, failure: nil))
         return .ready(
-            token: issueToken(id: id, viewURI: request.viewURI, lazy: true),
+            token: issueToken(id: id, viewURI: request.viewURI, lazy: true, user: request.user),
             state: ViewState(viewModel: viewModel, version: 1, failure: nil, timings: timings))
     }
 

@@ -1,15 +1,17 @@
 extension ViewEngine {
     /// A new token for session `id`, signed with the signing key and stamped now.
-    func issueToken(id: String, viewURI: String?, lazy: Bool) -> SessionToken {
-        SessionToken(id: id, viewURI: viewURI, lazy: lazy, issuedAt: configuration.wallClock(), keys: configuration.sessionKeys)
+    func issueToken(id: String, viewURI: String?, lazy: Bool, user: HubUser? = nil) -> SessionToken {
+        SessionToken(
+            id: id, viewURI: viewURI, lazy: lazy, issuedAt: configuration.wallClock(), keys: configuration.sessionKeys, user: user)
     }
 
     /// The token `text` is when this engine accepts it: its MAC verifies under one of the keys,
     /// it is younger than ``Configuration/tokenMaxAge`` and it was not revoked here. A refusal
     /// is counted (``EngineCounters/rejected(_:)``). Nothing is stored either way.
-    public func verify(_ text: String) -> Result<SessionToken, SessionToken.Rejection> {
+    /// `user`: the request's verified user; a token a user opened verifies only for that user.
+    public func verify(_ text: String, user: HubUser? = nil) -> Result<SessionToken, SessionToken.Rejection> {
         let now = configuration.wallClock()
-        switch SessionToken.verify(text, keys: configuration.sessionKeys, now: now, maxAge: tokenMaxAgeSeconds) {
+        switch SessionToken.verify(text, keys: configuration.sessionKeys, now: now, maxAge: tokenMaxAgeSeconds, user: user) {
         case .success(let token):
             guard !revoked.isRevoked(token.id, now: now) else {
                 counters.reject(.revoked)
@@ -29,9 +31,17 @@ extension ViewEngine {
     /// identifier is a 128-bit secret and the text must equal the one the server signed,
     /// compared in constant time (``ConstantTime``), so the answer's timing tells nothing of how
     /// much of a guessed text was right.
-    func held(_ text: String) -> (session: ViewSession, settled: SettledView?)? {
+    ///
+    /// The session must be `user`'s (opened by the same verified user, or anonymously by an
+    /// anonymous request); `bearerSuffices`: a request with no user may use a user's session
+    /// (`GET /view/events`: the token alone authorises the stream, as EventSource sends no
+    /// credentials).
+    func held(
+        _ text: String, user: HubUser? = nil, bearerSuffices: Bool = false
+    ) -> (session: ViewSession, settled: SettledView?)? {
         guard let id = SessionToken.identifier(of: text), let found = sessions.lookup(id),
-            found.session.token.isEncoded(as: text)
+            found.session.token.isEncoded(as: text),
+            found.session.user == user || (bearerSuffices && user == nil)
         else { return nil }
         let age = configuration.wallClock() - found.session.token.issuedAt
         guard age < tokenMaxAgeSeconds, age >= -SessionToken.maximumClockSkewSeconds else { return nil }
@@ -46,8 +56,8 @@ extension ViewEngine {
 
     /// The live session the token text `text` names in this process, or `nil` (unknown,
     /// expired, another token, or a token this engine would refuse).
-    public func session(for text: String) -> ViewSession? {
-        held(text)?.session
+    public func session(for text: String, user: HubUser? = nil) -> ViewSession? {
+        held(text, user: user)?.session
     }
 
     /// Reads the token text a request names, once: the session held here for exactly that text
@@ -56,9 +66,23 @@ extension ViewEngine {
     /// its ``PresentedToken/token``, ``revoke(_:)``) take the value it answers.
     /// (`GET /view?session=` reads it with ``loadHeld(_:request:)``, which answers a settled view
     /// without making this value.)
-    public func presentedToken(_ text: String) -> PresentedToken {
-        if let held = held(text) { return PresentedToken(text: text, held: held, verification: nil) }
-        return PresentedToken(text: text, held: nil, verification: verify(text))
+    ///
+    /// `user`: the request's verified user (a session is found only for the user who opened it);
+    /// `bearerSuffices`: see ``held(_:user:bearerSuffices:)``. A held session whose feature's
+    /// access rule refuses `user` (their claims changed) carries the refusal (``PresentedToken/refusal``).
+    public func presentedToken(_ text: String, user: HubUser? = nil, bearerSuffices: Bool = false) -> PresentedToken {
+        if let held = held(text, user: user, bearerSuffices: bearerSuffices) {
+            return PresentedToken(text: text, held: held, verification: nil, refusal: accessRefusal(held.session, user: user))
+        }
+        return PresentedToken(text: text, held: nil, verification: verify(text, user: user))
+    }
+
+    /// Why `user` may no longer use a held session of theirs (its feature's access rule now
+    /// refuses their claims); `nil` when they may, and for a request with no user (a bound
+    /// stream's token alone, ``held(_:user:bearerSuffices:)``).
+    func accessRefusal(_ session: ViewSession, user: HubUser?) -> EngineError? {
+        guard user != nil, let feature = features.feature(for: session.viewURI) else { return nil }
+        return feature.access(for: user).error(feature: feature.identifier)
     }
 
     /// A load of the session a token names (``loadHeld(_:request:)``).
@@ -115,10 +139,14 @@ extension ViewEngine {
     /// without a request made and let go. It may say no when unsure (the request is then made
     /// and compared), never yes when the request would differ. The default always says no.
     public func loadHeld(
-        _ text: String, sameClient: (String, ViewRequest) -> Bool = { _, _ in false }, request: (String) -> ViewRequest
+        _ text: String, user: HubUser? = nil, sameClient: (String, ViewRequest) -> Bool = { _, _ in false },
+        request: (String) -> ViewRequest
     ) -> HeldLoad {
-        guard let (session, settled) = held(text) else {
-            return .notHeld(PresentedToken(text: text, held: nil, verification: verify(text)))
+        guard let (session, settled) = held(text, user: user) else {
+            return .notHeld(PresentedToken(text: text, held: nil, verification: verify(text, user: user)))
+        }
+        if let refusal = accessRefusal(session, user: user) {
+            return .notHeld(PresentedToken(text: text, held: nil, verification: nil, refusal: refusal))
         }
         let current = settled.flatMap { $0.generation == definitions.generation ? $0 : nil }
         if let current,

@@ -250,7 +250,7 @@ public final class ViewEngine: Sendable {
     ) async throws(EngineError) -> Started {
         let (feature, operations, request, id) = (prepared.feature, prepared.operations, prepared.request, prepared.id)
         func token(lazy: Bool) -> SessionToken {
-            given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy)
+            given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy, user: request.user)
         }
         /// Asks the caller before a session is stored (or a chain runs for a caller that keeps
         /// none); answers who owns what is stored.
@@ -334,6 +334,7 @@ public final class ViewEngine: Sendable {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
+        try feature.checkAccess(request.user)
         return InitialContent.build(
             operations: try feature.makeOperations(for: request), feature: feature.info, request: request,
             defaults: definitions.componentDefaults)

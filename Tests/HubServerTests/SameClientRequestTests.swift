@@ -70,7 +70,7 @@ import Testing
                 for request in try Self.requests(headers) {
                     let made = Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: nil)
                     let same = made.sameClientRequest(as: baseline)
-                    let inPlace = Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: nil, as: baseline)
+                    let inPlace = Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline)
                     // Equal only as Unicode text (a precomposed and a decomposed letter): in
                     // place says no, and the request is made and compared instead.
                     let onlyCanonicallyEqual = same && !Self.bytewiseEqual(made, baseline)
@@ -95,11 +95,11 @@ import Testing
         let request = try #require(try Self.requests([("Hub-Client", "ios/1")]).first)
         let listed = Self.components("default:row, default:card")
         let baseline = Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: listed)
-        #expect(Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: listed, as: baseline))
-        #expect(Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: Self.components("default:card,default:row"), as: baseline))
-        #expect(!Self.bridge.isSameClientRequest(viewURI: "hub:other", from: request, components: listed, as: baseline))
-        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: nil, as: baseline))
-        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: Self.components("default:row"), as: baseline))
+        #expect(Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: listed, as: baseline))
+        #expect(Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: Self.components("default:card,default:row"), as: baseline))
+        #expect(!Self.bridge.isSameClientRequest(viewURI: "hub:other", from: request, user: nil, components: listed, as: baseline))
+        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline))
+        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: Self.components("default:row"), as: baseline))
     }
 
     @Test("Hub-Client is compared even when the kept headers are full and leave it out")
@@ -111,10 +111,10 @@ import Testing
             #expect(baseline.headers.count == RetainedHeaders.maximumHeaders && baseline.client == "ios/1")
             for request in second {
                 #expect(!Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: nil).sameClientRequest(as: baseline))
-                #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: nil, as: baseline))
+                #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline))
             }
             for request in first {
-                #expect(Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: nil, as: baseline))
+                #expect(Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline))
             }
         }
     }
@@ -132,13 +132,13 @@ import Testing
         }
         let baseline = Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: RequestContext(requestId: "r"), components: nil)
         #expect(baseline.headers.first?.value == "a\u{FFFD}\u{FFFD}", "repaired when made")
-        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: nil, as: baseline))
+        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline))
     }
 
     @Test("a baseline that carries a trace context field (an app's own request) compares unequal in place")
     func baselineWithTraceContext() throws {
         let request = try #require(try Self.requests([("X-Named", "1")]).first)
         let baseline = ViewRequest(viewURI: Self.uri, headers: [("traceparent", "00-1-2-01"), ("X-Named", "1")])
-        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, components: nil, as: baseline))
+        #expect(!Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline))
     }
 }

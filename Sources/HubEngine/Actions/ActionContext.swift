@@ -18,6 +18,14 @@ public struct ActionContext: Sendable {
     /// that read the key, in this session and in every other one that follows it.
     public let state: StateAccess
 
+    /// The verified user the session belongs to; throws `authenticationRequired` for an anonymous one (401).
+    public var user: HubUser {
+        get throws(EngineError) {
+            guard let user = request.user else { throw HubUser.required }
+            return user
+        }
+    }
+
     public init(
         trigger: ActionTrigger, actionIdentifier: ComponentIdentifier, customData: JSONObject?, feature: FeatureInfo,
         viewURI: String, viewModel: ViewModel, componentModel: ComponentModel?, sessionID: String, request: ViewRequest,

@@ -47,13 +47,22 @@ final class ChainMemo: Sendable {
         key.append(connectivity.rawValue)
         key.append("\u{1}")
         key.append(feature.info.title(for: request.languages))
+        // Whether a key read the user: noted here when the caller notes nothing.
+        let reads = request.user == nil ? sessionIDReads : (sessionIDReads ?? SessionIDReads())
         for index in operations.indices {
             let context = keyContext(
                 feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index,
-                sessionIDReads: sessionIDReads)
+                sessionIDReads: reads)
             guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
             key.append("\u{1}")
             key.append(operationKey)
+        }
+        // A chain that reads the user (its placeholders, forwardIdentity, a key that read
+        // `context.user`) or serves only users (an access rule) is memoized per user; the
+        // rest stay shared by everyone.
+        if let user = request.user, feature.readsUser || feature.access != nil || reads?.userHappened == true {
+            key.append("\u{1}user:")
+            key.append(user.digest)
         }
         return key
     }

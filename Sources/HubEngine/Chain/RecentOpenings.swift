@@ -69,8 +69,12 @@ final class RecentOpenings: Sendable {
 /// that did not holds for every session (``RecentOpenings``).
 final class SessionIDReads: Sendable {
     private let read = Atomic<Bool>(false)
+    private let userRead = Atomic<Bool>(false)
 
     var happened: Bool { read.load(ordering: .relaxed) }
+    /// Whether a key read ``ContentContext/user``.
+    var userHappened: Bool { userRead.load(ordering: .relaxed) }
 
     func note() { read.store(true, ordering: .relaxed) }
+    func noteUser() { userRead.store(true, ordering: .relaxed) }
 }

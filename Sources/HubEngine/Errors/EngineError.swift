@@ -21,6 +21,11 @@ public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
         /// not been loaded yet (it was unavailable since the start): it cannot be told apart from
         /// a revoked one, so it is neither rebuilt nor refused (503, `Retry-After`).
         case revocationsUnavailable = "state_unavailable"
+        /// The feature (or its chain: `{user...}`, `forwardIdentity`, `context.user`) needs a
+        /// verified user and the request has none (401).
+        case authenticationRequired = "authentication_required"
+        /// The user's credential lacks claim values the feature's access rule requires (403).
+        case insufficientClaims = "insufficient_claims"
     }
 
     public let code: Code

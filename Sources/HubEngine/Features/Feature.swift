@@ -11,10 +11,13 @@ public struct Feature: Sendable {
         let reloadPolicy: ReloadPolicy
         let schemaIdentifier: String?
         let actionHandler: (any ActionHandler)?
+        let access: AccessRule?
+        let readsUser: Bool
 
         init(
             info: FeatureInfo, predicate: ViewURIPredicate, operationFactories: [any ContentOperationFactory],
-            reloadPolicy: ReloadPolicy, schemaIdentifier: String?, actionHandler: (any ActionHandler)?
+            reloadPolicy: ReloadPolicy, schemaIdentifier: String?, actionHandler: (any ActionHandler)?,
+            access: AccessRule?, readsUser: Bool
         ) {
             self.info = info
             self.predicate = predicate
@@ -22,6 +25,8 @@ public struct Feature: Sendable {
             self.reloadPolicy = reloadPolicy
             self.schemaIdentifier = schemaIdentifier
             self.actionHandler = actionHandler
+            self.access = access
+            self.readsUser = readsUser
         }
     }
 
@@ -36,6 +41,22 @@ public struct Feature: Sendable {
     public var schemaIdentifier: String? { storage.schemaIdentifier }
     /// Asked before every action in this feature's views; `nil` uses the registry's default (S144).
     public var actionHandler: (any ActionHandler)? { storage.actionHandler }
+    /// Who may open its views (`"access"`); `nil`: anyone.
+    public var access: AccessRule? { storage.access }
+    /// Whether its chain reads the user (`{user...}` placeholders, `forwardIdentity`): it then
+    /// needs one even without an access rule.
+    public var readsUser: Bool { storage.readsUser }
+
+    /// Whether `user` (`nil`: anonymous) may use the feature's views.
+    public func access(for user: HubUser?) -> AccessDecision {
+        if let access { return access.check(user) }
+        return readsUser && user == nil ? .authenticationRequired : .allowed
+    }
+
+    /// Throws ``EngineError`` `authenticationRequired` or `insufficientClaims` when `user` may not use the feature.
+    public func checkAccess(_ user: HubUser?) throws(EngineError) {
+        if let error = access(for: user).error(feature: identifier) { throw error }
+    }
     /// Which definition of the feature this is, stamped by the engine that serves it: a config
     /// reload that changes the feature gives it a new revision (memoized chains and sessions of
     /// the old one are then re-run); 0 until an engine serves it.
@@ -44,24 +65,26 @@ public struct Feature: Sendable {
     public init(
         identifier: String, title: String, localizedTitles: [String: String] = [:], predicate: ViewURIPredicate,
         operationFactories: [any ContentOperationFactory], reloadPolicy: ReloadPolicy = .always,
-        schemaIdentifier: String? = nil, actionHandler: (any ActionHandler)? = nil
+        schemaIdentifier: String? = nil, actionHandler: (any ActionHandler)? = nil, access: AccessRule? = nil,
+        readsUser: Bool = false
     ) {
         self.storage = Storage(
             info: FeatureInfo(identifier: identifier, title: title, localizedTitles: localizedTitles),
             predicate: predicate, operationFactories: operationFactories, reloadPolicy: reloadPolicy,
-            schemaIdentifier: schemaIdentifier, actionHandler: actionHandler)
+            schemaIdentifier: schemaIdentifier, actionHandler: actionHandler, access: access, readsUser: readsUser)
     }
 
     /// A feature whose chain is a fixed list of operations, shared by every session. Use a
     /// factory instead when operations keep per-session state.
     public init(
         identifier: String, title: String, predicate: ViewURIPredicate, operations: [any ContentOperation],
-        reloadPolicy: ReloadPolicy = .always, schemaIdentifier: String? = nil, actionHandler: (any ActionHandler)? = nil
+        reloadPolicy: ReloadPolicy = .always, schemaIdentifier: String? = nil, actionHandler: (any ActionHandler)? = nil,
+        access: AccessRule? = nil
     ) {
         self.init(
             identifier: identifier, title: title, predicate: predicate,
             operationFactories: [ClosureContentOperationFactory { _ in operations }], reloadPolicy: reloadPolicy,
-            schemaIdentifier: schemaIdentifier, actionHandler: actionHandler)
+            schemaIdentifier: schemaIdentifier, actionHandler: actionHandler, access: access)
     }
 
     public var identifier: String { info.identifier }

@@ -23,6 +23,16 @@ public struct ContentContext: Sendable {
     private let storedSessionID: String
     /// Set on a context made to ask for a memo key: notes whether the key read ``sessionID``.
     let sessionIDReads: SessionIDReads?
+    /// The verified user the session belongs to. Throws `authenticationRequired` for an anonymous
+    /// one (the view is then 401). Read in ``ContentOperation/memoizationKey(context:)`` too when
+    /// the operation's result depends on the user: the chain memo then keys the run per user.
+    public var user: HubUser {
+        get throws(EngineError) {
+            sessionIDReads?.noteUser()
+            guard let user = request.user else { throw HubUser.required }
+            return user
+        }
+    }
     /// This operation's position in the chain.
     public let operationIndex: Int
     /// Performs actions on behalf of the operation (S129, S152).

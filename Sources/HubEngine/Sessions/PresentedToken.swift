@@ -12,6 +12,19 @@ public struct PresentedToken: Sendable {
     /// once, in ``EngineCounters/rejected(_:)``). `nil` for a held session: the text is the one
     /// the server issued, so it is not verified again.
     let verification: Result<SessionToken, SessionToken.Rejection>?
+    /// Why the request's user may not use the session the token names (its feature's access
+    /// rule refuses their claims): the request must be refused with it (403), whatever else.
+    public let refusal: EngineError?
+
+    init(
+        text: String, held: (session: ViewSession, settled: SettledView?)?,
+        verification: Result<SessionToken, SessionToken.Rejection>?, refusal: EngineError? = nil
+    ) {
+        self.text = text
+        self.held = held
+        self.verification = verification
+        self.refusal = refusal
+    }
 
     /// The session this process holds for exactly this token text.
     public var heldSession: ViewSession? { held?.session }

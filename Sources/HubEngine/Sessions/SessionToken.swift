@@ -14,6 +14,10 @@ import HubPrimitives
 ///          such a token names its session only in the process that holds it)
 /// issued = seconds since the Unix epoch, decimal
 /// mac    = base64url of HMAC-SHA256(key, "hub-session.v1:" + everything before the last ".")
+///          for a session opened anonymously; for one opened by a verified user,
+///          HMAC-SHA256(key, "hub-session.v1:user:" + subject + "\n" + everything before the last "."):
+///          the MAC covers the user, the token text does not carry it, so the token verifies only
+///          for the user who opened it (``HubUser``)
 /// ```
 ///
 /// URL-safe, at most 1 KiB, opaque to clients. A token is accepted only when its MAC verifies
@@ -59,7 +63,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
 
     /// A new token, signed with `keys`' signing key. Built in one buffer (on every
     /// `GET /view?uri=` answered from the chain memo: a lazy token per request).
-    public init(id: String, viewURI: String?, lazy: Bool = false, issuedAt: Int64, keys: SessionKeys) {
+    public init(id: String, viewURI: String?, lazy: Bool = false, issuedAt: Int64, keys: SessionKeys, user: HubUser? = nil) {
         let uri = viewURI.flatMap { $0.utf8.count <= Self.maximumEncodedURIBytes ? $0 : nil }
         let issued = String(issuedAt)
         let signedCount = id.utf8.count + 2 + Base64URL.encodedCount(uri?.utf8.count ?? 0) + 1 + issued.utf8.count
@@ -73,7 +77,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
             text[at] = UInt8(ascii: ".")
             at = Self.write(issued, into: text, at: at + 1)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
-                Self.context.withUnsafeBufferPointer {
+                Self.context(for: user).withUnsafeBufferPointer {
                     keys.sign(prefix: $0, UnsafeBufferPointer(start: text.baseAddress, count: at), into: mac.baseAddress!)
                 }
                 text[at] = UInt8(ascii: ".")
@@ -104,7 +108,11 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     /// `maxAge` seconds before `now` (seconds since the epoch) and at most
     /// ``maximumClockSkewSeconds`` after it; else why not. Revocation is the engine's to check
     /// (``ViewEngine/verify(_:)``).
-    public static func verify(_ text: String, keys: SessionKeys, now: Int64, maxAge: Int64) -> Result<SessionToken, Rejection> {
+    /// `user`: the request's verified user (`nil`: anonymous); a token opened by another user, or
+    /// by a user when the request has none, does not verify (``Rejection/signature``).
+    public static func verify(
+        _ text: String, keys: SessionKeys, now: Int64, maxAge: Int64, user: HubUser? = nil
+    ) -> Result<SessionToken, Rejection> {
         let utf8 = text.utf8
         guard utf8.count >= 22 + 4 + 1 + 43, utf8.count <= maximumBytes else { return .failure(.malformed) }
         let parts = utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -122,7 +130,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         }
         let signed = Array(utf8[..<parts[3].startIndex].dropLast())  // everything before the last "."
         let verified = signed.withUnsafeBufferPointer { message in
-            context.withUnsafeBufferPointer { keys.verify(prefix: $0, message, mac: mac) }
+            context(for: user).withUnsafeBufferPointer { keys.verify(prefix: $0, message, mac: mac) }
         }
         guard verified else { return .failure(.signature) }
         guard issuedAt - now <= maximumClockSkewSeconds else { return .failure(.future) }
@@ -170,6 +178,13 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
 
     /// What the MAC covers first: a context label (then the token's text before its MAC).
     private static let context = Array("hub-session.v1:".utf8)
+
+    /// What the MAC covers before the token text: the context, and the user's subject for a
+    /// session a user opened.
+    private static func context(for user: HubUser?) -> [UInt8] {
+        guard let user else { return context }
+        return context + Array("user:".utf8) + Array(user.subject.utf8) + [UInt8(ascii: "\n")]
+    }
 
     /// 1 to 12 decimal digits, no sign or leading zero.
     private static func decimal(_ bytes: some Collection<UInt8>) -> Int64? {

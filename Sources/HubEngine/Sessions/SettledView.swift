@@ -148,7 +148,7 @@ extension ViewRequest {
     /// `tracestate`), which names each request rather than the client.
     func sameClientRequest(as other: ViewRequest) -> Bool {
         guard viewURI == other.viewURI, connectivity == other.connectivity, languages == other.languages,
-            client == other.client, clientComponents == other.clientComponents
+            client == other.client, clientComponents == other.clientComponents, user == other.user
         else { return false }
         // Both header lists in step, each skipping its trace context fields (no iterators: this
         // runs on every `GET /view?session=` of a settled view).

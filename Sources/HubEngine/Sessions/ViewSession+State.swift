@@ -4,7 +4,7 @@ extension ViewSession {
     /// The state access of operation `index` in a run that records into `log`.
     func stateAccess(operationIndex index: Int, log: StateTouchLog?) -> StateAccess {
         StateAccess(
-            store: environment.stateStore, settings: environment.stateSettings, sessionID: id, log: log,
+            store: environment.stateStore, settings: environment.stateSettings, sessionID: id, user: user, log: log,
             operationIndex: index, counters: environment.counters, wallClock: environment.wallClock)
     }
 

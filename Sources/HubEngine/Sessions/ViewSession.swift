@@ -18,6 +18,8 @@ public actor ViewSession {
     public internal(set) var feature: Feature
     /// The view URI the session was opened for.
     public nonisolated let viewURI: String
+    /// The verified user who opened the session (its token is bound to them); `nil`: anonymous.
+    public nonisolated let user: HubUser?
     /// Live subscriber count, readable without the actor: the store closes an evicted or
     /// expired session only when someone is listening (closing ends their streams).
     nonisolated let subscriberGauge = Atomic<Int>(0)
@@ -115,6 +117,7 @@ public actor ViewSession {
         self.token = token
         self.feature = feature
         self.viewURI = request.viewURI
+        self.user = request.user
         self.request = request
         self.connectivity = request.connectivity
         self.operations = operations
@@ -162,6 +165,8 @@ public actor ViewSession {
     /// policy decides whether to re-run the chain (S105..S109). Before a successful load the
     /// chain always runs.
     public func load(_ request: ViewRequest) async -> ViewState {
+        // A bound stream's request (no credentials: the token alone) reads as the session's user.
+        let request = request.user == nil && user != nil ? request.with(user: user) : request
         catchUp()
         withdrawSettled()
         publishesSettled = true

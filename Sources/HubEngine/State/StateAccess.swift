@@ -14,6 +14,8 @@ public struct StateAccess: Sendable {
     let store: any StateStore
     let settings: StateSettings
     let sessionID: String
+    /// The session's verified user (``StateScope/user``); `nil`: anonymous.
+    let user: HubUser?
     /// Where reads (content operations) or writes (actions) are recorded.
     let log: StateTouchLog?
     let operationIndex: Int
@@ -21,12 +23,13 @@ public struct StateAccess: Sendable {
     let wallClock: @Sendable () -> Int64
 
     init(
-        store: any StateStore, settings: StateSettings, sessionID: String, log: StateTouchLog?, operationIndex: Int,
-        counters: EngineCounters, wallClock: @escaping @Sendable () -> Int64
+        store: any StateStore, settings: StateSettings, sessionID: String, user: HubUser? = nil, log: StateTouchLog?,
+        operationIndex: Int, counters: EngineCounters, wallClock: @escaping @Sendable () -> Int64
     ) {
         self.store = store
         self.settings = settings
         self.sessionID = sessionID
+        self.user = user
         self.log = log
         self.operationIndex = operationIndex
         self.counters = counters
@@ -34,15 +37,15 @@ public struct StateAccess: Sendable {
     }
 
     /// A standalone access (tests, tools): nothing is recorded.
-    public init(store: any StateStore, sessionID: String, settings: StateSettings = StateSettings()) {
+    public init(store: any StateStore, sessionID: String, user: HubUser? = nil, settings: StateSettings = StateSettings()) {
         self.init(
-            store: store, settings: settings, sessionID: sessionID, log: nil, operationIndex: 0,
+            store: store, settings: settings, sessionID: sessionID, user: user, log: nil, operationIndex: 0,
             counters: EngineCounters(), wallClock: EngineDefaults.systemWallClock)
     }
 
     /// The key of `name` in `scope` for this session.
     public func key(_ name: String, in scope: StateScope = .session) throws(StateError) -> StateKey {
-        try StateKey(name, in: scope, sessionID: sessionID)
+        try StateKey(name, in: scope, sessionID: sessionID, user: user)
     }
 
     /// The value of `name`, migrated to `shape`; `nil` when there is none (or it was dropped).
@@ -153,7 +156,7 @@ public struct StateAccess: Sendable {
         }
         let now = wallClock()
         let expiresAt = ttl.map { now + max(1, Int64($0.inSeconds.rounded(.up))) }
-        let quota = StateQuota(scope: scope, sessionID: sessionID, settings: settings)
+        let quota = StateQuota(scope: scope, sessionID: sessionID, user: user, settings: settings)
         let written = try await store.write(
             key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now, quota: quota)
         log?.record(operation: operationIndex, key: key, version: written, wrote: true)

@@ -1,7 +1,7 @@
 /// Why a state operation failed. The server maps each code to a problem: `conflict` to 409
 /// `state_conflict`, `tooLarge` to 413 `state_too_large`, `unavailable` to 503
 /// `state_unavailable` with `Retry-After`, `outcomeUnknown` to 503 `state_outcome_unknown`
-/// without, `invalidKey` to 500.
+/// without, `invalidKey` to 500, `authenticationRequired` to 401.
 public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The stored version is not the one the write expected: read again and retry.
@@ -16,6 +16,8 @@ public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
         case outcomeUnknown = "state_outcome_unknown"
         /// A key the store cannot hold (``StateKey``).
         case invalidKey = "state_invalid_key"
+        /// ``StateScope/user`` in a request with no verified user (401 `authentication_required`).
+        case authenticationRequired = "authentication_required"
     }
 
     public let code: Code

@@ -6,9 +6,15 @@ public enum StateScope: Sendable, Hashable {
     /// A subject the code names: a user id taken from a header, a shared list. Every session
     /// that reads the key follows its changes.
     case subject(String)
+    /// The request's verified user (``HubUser``), keyed by a digest of their subject: state
+    /// that follows the user from session to session and device to device. Nothing else can
+    /// name these keys (a ``subject(_:)`` is never one); with no verified user, reads and writes
+    /// throw ``StateError/Code/authenticationRequired``.
+    case user
 }
 
-/// A key in a ``StateStore``: `session/<session id>/<name>`, `subject/<subject>/<name>`, or the
+/// A key in a ``StateStore``: `session/<session id>/<name>`, `subject/<subject>/<name>`,
+/// `user/<SHA-256 of the user's subject, hex>/<name>`, or the
 /// engine's own `revoked/<session id>`. At most ``maximumLength`` UTF-8 bytes, no control
 /// characters (a key travels in a PostgreSQL notification).
 public struct StateKey: Sendable, Hashable, CustomStringConvertible {
@@ -20,12 +26,20 @@ public struct StateKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The key of `name` in `scope` for the session `sessionID`; throws ``StateError`` `invalidKey`
     /// for an empty name or subject, a control character, or a key over ``maximumLength``.
-    public init(_ name: String, in scope: StateScope, sessionID: String) throws(StateError) {
+    /// `user`: the request's verified user, for ``StateScope/user``.
+    public init(_ name: String, in scope: StateScope, sessionID: String, user: HubUser? = nil) throws(StateError) {
         switch scope {
         case .session: try self.init(validating: Self.joined("session", sessionID, name), parts: [name])
         case .subject(let subject): try self.init(validating: Self.joined("subject", subject, name), parts: [subject, name])
+        case .user:
+            guard let user else { throw Self.noUser }
+            try self.init(validating: Self.joined("user", user.stateName, name), parts: [name])
         }
     }
+
+    /// The error of ``StateScope/user`` without a verified user.
+    static let noUser = StateError(
+        .authenticationRequired, "user-scoped state needs a signed-in user: send 'Authorization: Bearer <token>'")
 
     /// `first/second/third` in a string of exactly its length: an interpolation reserves more,
     /// and a key is kept by the store and by every session whose operations read it.

@@ -21,8 +21,11 @@ public struct StateQuota: Sendable, Hashable {
     }
 
     /// The quota of `scope` for the session `sessionID` under `settings`.
-    init(scope: StateScope, sessionID: String, settings: StateSettings) {
+    init(scope: StateScope, sessionID: String, user: HubUser?, settings: StateSettings) {
         switch scope {
+        case .user:
+            self.init(
+                prefix: "user/\(user?.stateName ?? "")/", maxBytes: settings.maxSubjectBytes, setting: "state.maxSubjectBytes")
         case .session: self.init(prefix: "session/\(sessionID)/", maxBytes: settings.maxSessionBytes, setting: "state.maxSessionBytes")
         case .subject(let subject):
             self.init(prefix: "subject/\(subject)/", maxBytes: settings.maxSubjectBytes, setting: "state.maxSubjectBytes")

@@ -19,11 +19,13 @@ public struct ViewRequest: Sendable {
     public let client: String?
     /// Components the client renders (`Hub-Components`); `nil` when it did not say.
     public let clientComponents: Set<ComponentIdentifier>?
+    /// The verified user the request comes from; `nil`: anonymous.
+    public let user: HubUser?
 
     public init(
         viewURI: String, headers: [(name: String, value: String)] = [], connectivity: Connectivity = .online,
         languages: [String] = [], client: String? = nil, clientComponents: Set<ComponentIdentifier>? = nil,
-        trace: (any RequestTrace)? = nil
+        trace: (any RequestTrace)? = nil, user: HubUser? = nil
     ) {
         self.viewURI = viewURI
         self.headers = headers
@@ -32,6 +34,7 @@ public struct ViewRequest: Sendable {
         self.languages = languages
         self.client = client
         self.clientComponents = clientComponents
+        self.user = user
     }
 
     /// The first value of a header, compared case-insensitively; `traceparent` and `tracestate`
@@ -55,11 +58,18 @@ public struct ViewRequest: Sendable {
         queryItems.first { $0.name == name }?.value
     }
 
+    /// A copy for another user (a bound session's stream reads as its user).
+    public func with(user: HubUser?) -> ViewRequest {
+        ViewRequest(
+            viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
+            clientComponents: clientComponents, trace: trace, user: user)
+    }
+
     /// A copy for another view URI (the same client, headers, trace and connectivity).
     public func with(viewURI: String) -> ViewRequest {
         ViewRequest(
             viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
-            clientComponents: clientComponents, trace: trace)
+            clientComponents: clientComponents, trace: trace, user: user)
     }
 }
 
@@ -75,6 +85,14 @@ extension ViewRequest {
         total += MemoryEstimate.array(count: languages.count, stride: 16)
         for language in languages { total += MemoryEstimate.bytes(of: language) }
         if let clientComponents { total += MemoryEstimate.allocated(32 + clientComponents.count * 48) }
+        if let user {
+            total += MemoryEstimate.bytes(of: user.subject) + MemoryEstimate.bytes(of: user.digest) + MemoryEstimate.bytes(of: user.stateName)
+            for (name, value) in user.claims { total += MemoryEstimate.bytes(of: name) + MemoryEstimate.bytes(of: value) }
+            for (name, values) in user.accessClaims {
+                total += MemoryEstimate.bytes(of: name)
+                for value in values { total += MemoryEstimate.bytes(of: value) }
+            }
+        }
         return total
     }
 }

@@ -27,6 +27,7 @@ public final class RequestContext: Sendable {
         /// Makes ``traceParent`` and ``traceState`` on their first read, for a request whose
         /// client sent a trace to continue (``beginTrace(_:)``).
         var makeTrace: (@Sendable () -> (parent: String, state: String?))?
+        var principal: (any Sendable)?
     }
 
     /// Inline (`Mutex`, not a `Locked` box): a context is made per request, and the box was one
@@ -115,6 +116,15 @@ public final class RequestContext: Sendable {
             $0.makeTraceParent = nil
             $0.makeTrace = make
         }
+    }
+
+    /// Who the request comes from, as the application verified it (a user, set before the
+    /// endpoint runs); `nil`: anonymous, or not verified yet.
+    public var principal: (any Sendable)? { learned.withLock { $0.principal } }
+
+    /// Sets ``principal``.
+    public func setPrincipal(_ principal: (any Sendable)?) {
+        learned.withLock { $0.principal = principal }
     }
 
     /// Records the matched route (called by ``Router``).

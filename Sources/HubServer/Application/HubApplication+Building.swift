@@ -30,17 +30,18 @@ extension HubApplication {
                 ],
                 reloadPolicy: definition.reloadPolicy, schemaIdentifier: definition.schema,
                 actionHandler: definition.vetoedActions.isEmpty
-                    ? nil : VetoListActionHandler(vetoed: Set(definition.vetoedActions)))
+                    ? nil : VetoListActionHandler(vetoed: Set(definition.vetoedActions)),
+                access: definition.access, readsUser: definition.readsUser)
         }
         var factories: [(namespace: String, factory: any ActionFactory)] = []
         for (namespace, definition) in configuration.actions {
             switch definition {
-            case .remote(let url, let timeoutMs, let headers, let forwardHeaders):
+            case .remote(let url, let timeoutMs, let headers, let forwardHeaders, let forwardIdentity):
                 factories.append((
                     namespace,
                     RemoteActionFactory(
                         namespace: namespace, url: url, timeout: .milliseconds(timeoutMs ?? settings.upstream.timeoutMs),
-                        headers: headers, forwardHeaders: forwardHeaders, client: remote.client)
+                        headers: headers, forwardHeaders: forwardHeaders, forwardIdentity: forwardIdentity, client: remote.client)
                 ))
             case .swift(let name):
                 guard let factory = extensions.actionFactories[name] else {

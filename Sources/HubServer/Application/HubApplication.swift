@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HubEngine
 import HubHTTP
+import HubIdentity
 import HubMetrics
 import HubModel
 import HubSync
@@ -103,15 +104,26 @@ public final class HubApplication: Sendable {
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
+        let verifier = Self.makeVerifier(
+            settings.identity, configDirectory: configuration.directory, dataDirectory: settings.dataDirectory,
+            upstream: upstream, registry: metrics.registry, logger: logger)
         let state = ServerState(
-            engine: engine, settings: settings, metrics: metrics, logger: logger, bridge: bridge, sessionKeySource: keySource.kind)
+            engine: engine, settings: settings, metrics: metrics, logger: logger, bridge: bridge, sessionKeySource: keySource.kind,
+            verifier: verifier)
         self.state = state
 
         let router = Routes.makeRouter(state: state)
+        var endpoints: any HTTPResponder = router
+        if settings.identity.isEnabled {
+            endpoints = IdentityGate(
+                next: router,
+                identity: UserIdentity(
+                    settings: settings.identity, verifier: verifier, clientAddress: state.clientAddress, tags: state.viewTags))
+        }
         let cors = Self.corsMiddleware(settings.cors, router: router, registry: metrics.registry)
         // No RequestIDMiddleware: the connection writes `X-Request-Id` into every response head
         // (one header fewer to copy per request), and ``respond(to:)`` adds it for in-memory callers.
-        let responder = router.wrapped(in: [
+        let responder = endpoints.wrapped(in: [
             TraceContextMiddleware(),
             ObservabilityMiddleware(
                 metrics: metrics, logger: logger, accessLog: settings.accessLog, clientAddress: state.clientAddress),
@@ -168,6 +180,7 @@ public final class HubApplication: Sendable {
         let engine = self.engine
         startWatching()
         stateSize.start(engine.stateStore)
+        if let verifier = state.verifier { Task { await verifier.start() } }
         // Tokens revoked before this start (or on another replica) are refused from now on, and
         // revocations made while the store was unavailable are written when it answers again.
         stateRecovery.start { [logger] in Self.recoverRevocations(engine: engine, logger: logger) }
@@ -250,6 +263,7 @@ public final class HubApplication: Sendable {
         await http.shutdown()
         sweeper.stop()
         stateRecovery.stop()
+        state.verifier?.shutdown()
         stateSize.stop()
         hangupListener.stop()
         watcher.withLock { $0 }?.stop()

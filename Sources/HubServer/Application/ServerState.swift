@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubIdentity
 import HubMetrics
 import HubModel
 import HubSync
@@ -46,13 +47,16 @@ final class ServerState: Sendable {
     let startedAt = ContinuousClock.now
     /// Where the session keys came from, as `/ready` names it (``SessionKeyring/Source/kind``).
     let sessionKeySource: String
+    /// Verifies bearer tokens (`identity.jwt`); `nil` when no provider is configured.
+    let verifier: TokenVerifier?
     private let draining = Atomic<Bool>(false)
 
     init(
         engine: ViewEngine, settings: ServerSettings, metrics: ServerMetrics, logger: JSONLogger, bridge: RequestBridge,
-        sessionKeySource: String = "generated"
+        sessionKeySource: String = "generated", verifier: TokenVerifier? = nil
     ) {
         self.engine = engine
+        self.verifier = verifier
         self.sessionKeySource = sessionKeySource
         self.viewTags = ViewTags(keys: engine.configuration.sessionKeys)
         self.bridgeStorage = Striped { bridge }
@@ -83,9 +87,17 @@ final class ServerState: Sendable {
     /// The client is worked out only when a session is about to be stored (most calls never ask).
     /// An admitted session is owned by the client: it holds at most
     /// `limits.protectedSessionsPerClient` used sessions (``SessionOwner``).
-    func admission(for request: HTTPRequest) -> () -> SessionAdmission {
-        { [clientAddress, sessionLimiter, sessionsRefused] in
-            let client = clientAddress.of(request)
+    /// `request`'s client for per-client limits: its verified user (``RequestContext/user``),
+    /// else its address (``ClientAddress``). Two users behind one address are two clients; one
+    /// user on many addresses, one.
+    func client(of request: HTTPRequest, context: RequestContext) -> String {
+        if let user = context.user { return "user:" + user.digest }
+        return clientAddress.of(request)
+    }
+
+    func admission(for request: HTTPRequest, context: RequestContext) -> () -> SessionAdmission {
+        { [self] in
+            let client = client(of: request, context: context)
             guard sessionLimiter.take(client) else {
                 sessionsRefused.increment()
                 return .refuse(retryAfterSeconds: sessionLimiter.limit.retryAfterSeconds)
@@ -97,9 +109,9 @@ final class ServerState: Sendable {
     /// Takes one token of `request`'s client's `limits.actionsPerClient` bucket; past it throws
     /// `429 too_many_actions` with `Retry-After` (counted). A request with no peer address (made
     /// in process, ``HubApplication/respond(to:)``) comes from no network client and is not limited.
-    func admitAction(_ request: HTTPRequest) throws {
+    func admitAction(_ request: HTTPRequest, context: RequestContext) throws {
         guard request.remoteAddress != nil else { return }
-        guard actionLimiter.take(clientAddress.of(request)) else {
+        guard actionLimiter.take(client(of: request, context: context)) else {
             actionsRefused.increment()
             let retryAfter = actionLimiter.limit.retryAfterSeconds
             throw HTTPError(

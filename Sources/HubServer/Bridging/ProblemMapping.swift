@@ -17,7 +17,21 @@ enum ProblemMapping {
         case .revocationsUnavailable:
             return HTTPError(
                 .serviceUnavailable, code: error.code.rawValue, detail: error.detail, headers: ["Retry-After": "1"])
+        case .authenticationRequired:
+            return authenticationRequired(error.detail)
+        case .insufficientClaims:
+            return HTTPError(
+                .forbidden, code: error.code.rawValue, detail: error.detail,
+                headers: ["WWW-Authenticate": "Bearer realm=\"hubserver\", error=\"insufficient_scope\""])
         }
+    }
+
+    /// 401 `authentication_required` with `WWW-Authenticate: Bearer realm="hubserver"` (RFC 6750 3:
+    /// no credentials, no error code).
+    static func authenticationRequired(_ detail: String) -> HTTPError {
+        HTTPError(
+            .unauthorized, code: "authentication_required", detail: detail,
+            headers: ["WWW-Authenticate": "Bearer realm=\"hubserver\""])
     }
 
     /// A failed view: 502 for upstream failures, 504 for timeouts, 500 otherwise; the detail
@@ -49,11 +63,14 @@ enum ProblemMapping {
                 .serviceUnavailable, code: "state_outcome_unknown",
                 detail: "the state store's answer to a write was lost: it may or may not have happened; retry with the same Idempotency-Key")
         case .invalidKey: return HTTPError(.internalServerError, code: error.code.rawValue, detail: error.detail)
+        case .authenticationRequired: return authenticationRequired(error.detail)
         }
     }
 
     static func operationError(_ error: any Error, operation: String) -> HTTPError {
         if let state = error as? StateError { return stateError(state) }
+        // `context.user` read by an anonymous session's operation: the view needs a user.
+        if let engine = error as? EngineError, engine.code == .authenticationRequired { return authenticationRequired(engine.detail) }
         if let upstream = error as? UpstreamError {
             if upstream.isTimeout {
                 return HTTPError(.gatewayTimeout, code: "upstream_timeout", detail: "\(operation): \(upstream.description)")

@@ -24,7 +24,7 @@ struct RequestBridge: Sendable {
             client: Self.lastValue(of: "Hub-Client", in: headers).flatMap {
                 $0.utf8.count <= RetainedHeaders.maximumClientBytes ? $0 : nil
             },
-            clientComponents: components?.identifiers, trace: context)
+            clientComponents: components?.identifiers, trace: context, user: context.user)
     }
 
     /// Whether ``viewRequest(viewURI:from:context:components:)`` would make the same client
@@ -33,10 +33,10 @@ struct RequestBridge: Sendable {
     /// equal only as Unicode text), never yes when the request would differ: the bytes a request
     /// would keep are compared with the baseline's.
     func isSameClientRequest(
-        viewURI: String, from request: HTTPRequest, components: ClientComponents?, as baseline: ViewRequest
+        viewURI: String, from request: HTTPRequest, user: HubUser?, components: ClientComponents?, as baseline: ViewRequest
     ) -> Bool {
         let headers = request.headers
-        guard baseline.viewURI == viewURI, baseline.clientComponents == components?.identifiers,
+        guard baseline.viewURI == viewURI, baseline.user == user, baseline.clientComponents == components?.identifiers,
             baseline.connectivity == Self.connectivity(of: headers),
             baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? []
         else { return false }

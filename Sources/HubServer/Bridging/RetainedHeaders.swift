@@ -71,7 +71,7 @@ struct RetainedHeaders: Sendable {
         }
         configuration.features.forEach { collect($0.operations) }
         for (_, action) in configuration.actions {
-            if case .remote(let url, _, _, let forward) = action {
+            if case .remote(let url, _, _, let forward, _) = action {
                 collect(url)
                 names.formUnion(forward)
             }

@@ -27,6 +27,7 @@ struct SessionLookup {
         _ presented: PresentedToken, request: HTTPRequest, context: RequestContext, components: ClientComponents?,
         store: Bool = true
     ) async throws -> Found? {
+        if let refusal = presented.refusal { throw ProblemMapping.engineError(refusal) }
         if let held = presented.heldSession { return Found(session: held, rebuiltState: nil) }
         guard let token = presented.token else { return nil }
         let resolved: ViewEngine.ResolvedSession?
@@ -35,7 +36,7 @@ struct SessionLookup {
                 token,
                 request: { uri in
                     state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
-                }, admission: state.admission(for: request), store: store)
+                }, admission: state.admission(for: request, context: context), store: store)
         } catch where error.code == .featureNotFound {
             return nil  // a reload removed the view's feature: the token names nothing now
         } catch {

@@ -230,7 +230,7 @@ public struct ConfigLoader: Sendable {
             switch kind {
             case "remote":
                 reader.checkKeys(
-                    object, at: path, known: ["kind", "url", "timeoutMs", "headers", "forwardHeaders", "forwardCookies"])
+                    object, at: path, known: ["kind", "url", "timeoutMs", "headers", "forwardHeaders", "forwardCookies", "forwardIdentity"])
                 guard let urlText = reader.string(object, "url", at: path, required: true) else { continue }
                 let scheme = urlText.lowercased()
                 guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://") else {
@@ -246,7 +246,9 @@ public struct ConfigLoader: Sendable {
                 let timeout = reader.int(object, "timeoutMs", at: path, range: 1...3_600_000)
                 let headers = readHeaders(object, at: path, reader: reader)
                 let forward = readForwardHeaders(object, at: path, reader: reader)
-                actions.append((namespace, .remote(url: url, timeoutMs: timeout, headers: headers, forwardHeaders: forward)))
+                let identity = readForwardIdentity(object, at: path, reader: reader)
+                actions.append(
+                    (namespace, .remote(url: url, timeoutMs: timeout, headers: headers, forwardHeaders: forward, forwardIdentity: identity)))
             case "swift":
                 reader.checkKeys(object, at: path, known: ["kind", "name"])
                 guard let name = reader.string(object, "name", at: path, required: true) else { continue }
@@ -305,5 +307,26 @@ public struct ConfigLoader: Sendable {
             }
         }
         return kept
+    }
+
+    /// `"forwardIdentity": {"header": NAME}`: the header that sends the verified user's subject
+    /// upstream. Refused for a header that may never be forwarded, and beside `forwardHeaders`
+    /// naming it too (the client's own value must never reach the upstream).
+    func readForwardIdentity(_ object: JSONObject, at path: String, reader: ConfigReader) -> String? {
+        guard let identity = reader.object(object["forwardIdentity"], at: "\(path).forwardIdentity") else { return nil }
+        reader.checkKeys(identity, at: "\(path).forwardIdentity", known: ["header"])
+        guard let name = reader.string(identity, "header", at: "\(path).forwardIdentity", required: true) else { return nil }
+        if let refusal = ForwardedHeaders.refusal(name, allowCookie: false) {
+            reader.error("\(path).forwardIdentity.header", refusal)
+            return nil
+        }
+        if let forwarded = reader.stringList(object, "forwardHeaders", at: path),
+            forwarded.contains(where: { $0.lowercased() == name.lowercased() })
+        {
+            reader.error(
+                "\(path).forwardHeaders", "'\(name)' is the forwardIdentity header: the client's own value of it is never sent on")
+            return nil
+        }
+        return name
     }
 }

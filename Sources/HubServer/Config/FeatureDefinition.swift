@@ -25,6 +25,22 @@ package struct FeatureDefinition: Sendable {
     /// to the config directory (or absolute): a reload counts the feature as changed when a file
     /// under one of them changed (``ConfigLoader`` digests them; ``DirectoryDigest``).
     let templatedDirectories: [String]
+    /// Who may open its views (`"access"`); `nil`: anyone.
+    package var access: AccessRule? = nil
+
+    /// Whether its chain reads the user from config: a remote URL with `{user...}`, or
+    /// `forwardIdentity` (a Swift operation's `context.user` is found when it runs).
+    var readsUser: Bool { Self.readsUser(operations) }
+
+    private static func readsUser(_ operations: [OperationDefinition]) -> Bool {
+        operations.contains { operation in
+            switch operation.kind {
+            case .remote(let remote): return remote.url.usesUser || remote.forwardIdentity != nil
+            case .variant(_, let variants): return variants.values.contains { readsUser($0) }
+            default: return false
+            }
+        }
+    }
 }
 
 /// `Config/toggles.json` entry: a value per request, by override, rollout or default.
@@ -50,7 +66,10 @@ package struct ToggleDefinition: Sendable {
 package enum ActionDefinition: Sendable {
     /// POSTs the action context as JSON; 2xx performed, 4xx not performed, 5xx/timeout an error.
     /// `forwardHeaders`: caller request headers sent on (``ForwardedHeaders``).
-    case remote(url: URLTemplate, timeoutMs: Int?, headers: [(name: String, value: String)], forwardHeaders: [String])
+    /// `forwardIdentity`: the header that carries the verified user's subject (``RemoteOperationDefinition/forwardIdentity``).
+    case remote(
+        url: URLTemplate, timeoutMs: Int?, headers: [(name: String, value: String)], forwardHeaders: [String],
+        forwardIdentity: String?)
     /// An action factory registered by name by the embedding app.
     case swift(name: String)
 }

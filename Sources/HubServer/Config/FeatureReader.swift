@@ -32,7 +32,7 @@ struct FeatureReader {
         let root = reader.removingSchemaReference(object)
         reader.checkKeys(
             root, at: "$",
-            known: ["id", "title", "titles", "order", "match", "schema", "reload", "actionHandler", "operations"])
+            known: ["id", "title", "titles", "order", "match", "schema", "reload", "actionHandler", "operations", "access"])
         let identifier = reader.string(root, "id", at: "$", required: true)
         let title = reader.string(root, "title", at: "$", required: true)
         var titles: [String: String] = [:]
@@ -71,7 +71,8 @@ struct FeatureReader {
         return FeatureDefinition(
             identifier: identifier, title: title, titles: titles, order: order, file: file, predicate: predicate,
             schema: schema, reloadPolicy: reload, vetoedActions: vetoed, operations: operations,
-            sources: sources.files, templatedDirectories: sources.templatedDirectories)
+            sources: sources.files, templatedDirectories: sources.templatedDirectories,
+            access: root["access"].flatMap { AccessRuleReader.read($0, reader: reader) })
     }
 
     private func readMatch(_ value: JSONValue?) -> ViewURIPredicate? {
@@ -160,7 +161,7 @@ struct FeatureReader {
                 object, at: path,
                 known: common.union([
                     "url", "method", "headers", "timeoutMs", "retries", "schema", "paginated", "optional", "forwardHeaders",
-                    "forwardCookies", "staleIfErrorSeconds", "staleWhileRevalidateSeconds",
+                    "forwardCookies", "forwardIdentity", "staleIfErrorSeconds", "staleWhileRevalidateSeconds",
                 ]))
             guard let remote = readRemote(object, at: path) else { return nil }
             operationKind = .remote(remote)
@@ -289,7 +290,8 @@ struct FeatureReader {
             timeoutMs: timeoutMs, retries: retries, schema: schema,
             paginated: reader.bool(object, "paginated", at: path) ?? false,
             optional: reader.bool(object, "optional", at: path) ?? false,
-            forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader), stalePolicy: stale)
+            forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader),
+            forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale)
     }
 
     /// The longest `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`: a week.

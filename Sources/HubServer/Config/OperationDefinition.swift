@@ -48,6 +48,9 @@ package struct RemoteOperationDefinition: Sendable {
     package let optional: Bool
     /// Caller request headers sent on to the upstream (`forwardHeaders`, ``ForwardedHeaders``).
     package let forwardHeaders: [String]
+    /// `forwardIdentity.header`: the header that carries the verified user's subject upstream
+    /// (the client's own value of it never does); `nil`: none.
+    package let forwardIdentity: String?
     /// `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`; unset ones follow the upstream's
     /// `Cache-Control` (``StaleContentStore``).
     let stalePolicy: StaleContentStore.Policy

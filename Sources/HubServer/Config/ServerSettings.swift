@@ -162,6 +162,8 @@ public struct ServerSettings: Sendable, Equatable {
     }
     /// Where operations' and actions' state lives (`state`).
     public var state = StateStoreSettings()
+    /// Who the user is (`identity`): bearer JWTs, a trusted gateway's header (docs/SECURITY.md).
+    public var identity = IdentitySettings()
 
     public init() {}
 
@@ -191,7 +193,9 @@ public struct ServerSettings: Sendable, Equatable {
             known: [
                 "host", "port", "connectionBalancing", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
                 "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "debug", "state",
+                "identity",
             ])
+        if let identity = reader.object(root["identity"], at: "$.identity") { self.identity = IdentitySettings(identity, reader: reader) }
         if let debug = reader.object(root["debug"], at: "$.debug") {
             reader.checkKeys(debug, at: "$.debug", known: ["explain"])
             if let flag = reader.bool(debug, "explain", at: "$.debug") { explainEnabled = flag }

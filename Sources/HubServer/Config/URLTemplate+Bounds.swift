@@ -73,6 +73,8 @@ extension URLTemplate {
         case .session: return values.sessionID
         case .actionName: return values.actionName ?? ""
         case .actionNamespace: return values.actionNamespace ?? ""
+        case .userSubject: return values.request.user?.subject ?? ""
+        case .userClaim(let name): return values.request.user?.claim(name) ?? ""
         }
     }
 

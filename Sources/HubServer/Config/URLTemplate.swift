@@ -1,8 +1,9 @@
 import HubEngine
 
 /// A `remote` URL with placeholders (DESIGN.md "Config format v1"): `{uri}`, `{uri.N}`,
-/// `{query.NAME}`, `{header.NAME}`, `{page}`, `{session}`, and for actions `{action.name}` and
-/// `{action.namespace}`. Every substitution is percent-encoded (RFC 3986 unreserved kept).
+/// `{query.NAME}`, `{header.NAME}`, `{page}`, `{session}`, `{user.sub}`, `{user.claim.NAME}` (the
+/// verified user: a chain that uses them needs one, and is memoized per user), and for actions
+/// `{action.name}` and `{action.namespace}`. Every substitution is percent-encoded (RFC 3986 unreserved kept).
 public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
     public enum Part: Sendable, Equatable {
         case literal(String)
@@ -14,6 +15,10 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         case session
         case actionName
         case actionNamespace
+        /// `{user.sub}`: the verified user's subject.
+        case userSubject
+        /// `{user.claim.NAME}`: a claim `identity.claims` names.
+        case userClaim(String)
     }
 
     public let source: String
@@ -93,6 +98,7 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         case "uri": return .uri
         case "page": return .page
         case "session": return .session
+        case "user.sub": return .userSubject
         case "action.name" where allowActions: return .actionName
         case "action.namespace" where allowActions: return .actionNamespace
         default: break
@@ -100,9 +106,9 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         if name.hasPrefix("uri."), let index = Int(name.dropFirst(4)), index >= 0 { return .uriSegment(index) }
         if name.hasPrefix("query."), name.count > 6 { return .query(String(name.dropFirst(6))) }
         if name.hasPrefix("header."), name.count > 7 { return .header(String(name.dropFirst(7))) }
-        let known = allowActions
-            ? "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {action.name}, {action.namespace}"
-            : "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}"
+        if name.hasPrefix("user.claim."), name.count > 11 { return .userClaim(String(name.dropFirst(11))) }
+        let common = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {user.sub}, {user.claim.NAME}"
+        let known = allowActions ? common + ", {action.name}, {action.namespace}" : common
         throw TemplateError(message: "unknown placeholder {\(name)}; known: \(known)")
     }
 
@@ -111,6 +117,16 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// `true` when the URL depends on the session identifier.
     public var usesSession: Bool { parts.contains(.session) }
+
+    /// `true` when the URL names the verified user (`{user.sub}`, `{user.claim.NAME}`).
+    public var usesUser: Bool {
+        parts.contains { part in
+            switch part {
+            case .userSubject, .userClaim: return true
+            default: return false
+            }
+        }
+    }
 
     /// The URL with every placeholder substituted and percent-encoded; missing values are empty.
     public func expand(_ values: Values) -> String {
@@ -128,6 +144,8 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
             case .session: url += Self.encode(values.sessionID)
             case .actionName: url += Self.encode(values.actionName ?? "")
             case .actionNamespace: url += Self.encode(values.actionNamespace ?? "")
+            case .userSubject: url += Self.encode(values.request.user?.subject ?? "")
+            case .userClaim(let name): url += Self.encode(values.request.user?.claim(name) ?? "")
             }
         }
         return url

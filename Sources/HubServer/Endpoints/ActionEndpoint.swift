@@ -13,7 +13,7 @@ struct ActionEndpoint {
     /// Every request takes a token of its client's `limits.actionsPerClient` bucket first, a
     /// malformed one too (429 `too_many_actions` past it).
     nonisolated(nonsending) func perform(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        try state.admitAction(request)
+        try state.admitAction(request, context: context)
         let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
         for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
@@ -53,7 +53,7 @@ struct ActionEndpoint {
         var session: ViewSession?
         if let sessionID {
             session = try await views.sessions.find(
-                state.engine.presentedToken(sessionID), request: request, context: context, components: components
+                state.engine.presentedToken(sessionID, user: context.user), request: request, context: context, components: components
             )?.session
         }
         if session == nil {

@@ -40,8 +40,10 @@ struct OperationalEndpoints {
         var described: JSONObject = ["backend": .string(store.backend), "available": .bool(status.available)]
         if !status.available { described["detail"] = .string(ProblemMapping.stateUnavailableDetail) }
         if let connected = status.changeFeedConnected { described["changeFeed"] = .bool(connected) }
-        let body: JSONValue = ["status": "ready", "sessionKeys": .string(state.sessionKeySource), "state": .object(described)]
-        return Self.uncached(body.jsonBytes)
+        var body: JSONObject = ["status": "ready", "sessionKeys": .string(state.sessionKeySource), "state": .object(described)]
+        // Shown, never required: a provider's outage keeps the keys it had (tokens still verify).
+        if let verifier = state.verifier { body["identity"] = HubApplication.readiness(of: verifier) }
+        return Self.uncached(JSONValue.object(body).jsonBytes)
     }
 
     nonisolated(nonsending) func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -71,6 +73,7 @@ struct OperationalEndpoints {
             case .maxAge(let age): object["reload"] = ["maxAgeSeconds": .int(Int(age.components.seconds))]
             }
             if let schema = feature.schemaIdentifier { object["schema"] = .string(schema) }
+            if let access = feature.access { object["access"] = AccessRuleReader.json(access) }
             // The toggles a QA override (`Hub-Toggle`) can force: none while overrides are off.
             let toggles = feature.overridableToggles
             if !toggles.isEmpty {

@@ -27,12 +27,12 @@ extension ViewEndpoints {
         let components = try state.requestComponents(of: request)
         let wantsPatches = try Self.wantsPatches(request)
         let session = try await sessions.require(
-            state.engine.presentedToken(token), request: request, context: context, components: components
+            state.engine.presentedToken(token, user: context.user, bearerSuffices: true), request: request, context: context, components: components
         ).session
         if request.method == .head {
             return Self.sessionStream(HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded)
         }
-        let lease = try state.streamLimiter.acquire(session: session.id, client: state.clientAddress.of(request))
+        let lease = try state.streamLimiter.acquire(session: session.id, client: session.user.map { "user:" + $0.digest } ?? state.client(of: request, context: context))
         let updates = await session.updates()
         let metrics = state.metrics
         let (events, continuation) = AsyncStream.makeStream(

@@ -34,7 +34,7 @@ extension ViewEndpoints {
         var viewState: ViewState?
         var operations: [OperationExplanation] = []
         if let token, let loaded = try await sessions.loadView(
-            state.engine.loadHeld(token, request: sessions.viewRequests(request, context: context, components: components)),
+            state.engine.loadHeld(token, user: context.user, request: sessions.viewRequests(request, context: context, components: components)),
             request: request, context: context, components: components, store: request.method != .head)
         {
             session = loaded.session
@@ -47,7 +47,7 @@ extension ViewEndpoints {
             do throws(EngineError) {
                 // A run that is not a memo hit takes a token of the client's session budget.
                 (viewState, operations) = try await state.engine.explainView(
-                    for: viewRequest, admission: state.admission(for: request))
+                    for: viewRequest, admission: state.admission(for: request, context: context))
             } catch {
                 throw ProblemMapping.engineError(error)
             }

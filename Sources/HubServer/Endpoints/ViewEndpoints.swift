@@ -34,10 +34,11 @@ struct ViewEndpoints {
         // allocated on the settled path. A client polling with the same headers is answered
         // without a view request made (`sameClient`).
         let bridge = state.bridge
+        let user = context.user
         let held = state.engine.loadHeld(
-            token,
+            token, user: user,
             sameClient: { uri, baseline in
-                bridge.isSameClientRequest(viewURI: uri, from: request, components: components, as: baseline)
+                bridge.isSameClientRequest(viewURI: uri, from: request, user: user, components: components, as: baseline)
             },
             request: { uri in bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) })
         if case .ready(let session, let viewState) = held {
@@ -68,7 +69,7 @@ struct ViewEndpoints {
                 let viewState: ViewState
                 do throws(EngineError) {
                     // A run that is not a memo hit takes a token of the client's session budget.
-                    viewState = try await state.engine.loadView(for: viewRequest, admission: state.admission(for: request))
+                    viewState = try await state.engine.loadView(for: viewRequest, admission: state.admission(for: request, context: context))
                 } catch {
                     throw ProblemMapping.engineError(error)
                 }
@@ -91,7 +92,7 @@ struct ViewEndpoints {
             return .later { [self] in
                 let opened: (token: SessionToken, state: ViewState)
                 do throws(EngineError) {
-                    opened = try await pending.run(admission: state.admission(for: request))
+                    opened = try await pending.run(admission: state.admission(for: request, context: context))
                 } catch {
                     throw ProblemMapping.engineError(error)
                 }
@@ -132,7 +133,7 @@ struct ViewEndpoints {
         do {
             return try await state.engine.openSession(
                 for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
-                admission: state.admission(for: request))
+                admission: state.admission(for: request, context: context))
         } catch {
             throw ProblemMapping.engineError(error)
         }
@@ -169,7 +170,7 @@ struct ViewEndpoints {
         }
         let components = try state.requestComponents(of: request)
         let session = try await sessions.require(
-            state.engine.presentedToken(token), request: request, context: context, components: components
+            state.engine.presentedToken(token, user: context.user), request: request, context: context, components: components
         ).session
         let viewState = await session.loadNextPage()
         return try responder.response(
@@ -193,10 +194,11 @@ struct ViewEndpoints {
         }
         // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
-        let presented = state.engine.presentedToken(text)
+        let presented = state.engine.presentedToken(text, user: context.user)
+        if let refusal = presented.refusal { throw ProblemMapping.engineError(refusal) }
         // Revoked already: DELETE is idempotent (the retry of one answered 503 during an outage).
         guard presented.token != nil || presented.rejection == .revoked else { throw SessionLookup.notFound }
-        if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request)() {
+        if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request, context: context)() {
             throw ProblemMapping.engineError(
                 EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
         }

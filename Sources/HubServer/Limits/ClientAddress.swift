@@ -74,6 +74,13 @@ final class ClientAddress: Sendable {
             ])
     }
 
+    /// Whether `request`'s peer is a trusted proxy (`trustedProxies`): what may name a user in
+    /// `identity.header`. A request with no peer address (in process) is not.
+    func isTrustedPeer(_ request: HTTPRequest) -> Bool {
+        guard let peerText = request.remoteAddress, let peer = IPAddress(peerText) else { return false }
+        return isTrusted(peer)
+    }
+
     private func isTrusted(_ address: IPAddress) -> Bool {
         trustedProxies.contains { $0.contains(address) }
     }

@@ -128,7 +128,7 @@ struct InstrumentedStateStore: StateStore {
                 result = "unavailable"
                 unavailableLog?.record(error, backend: backend, operation: operation)
             case .outcomeUnknown: result = "outcome_unknown"
-            case .invalidKey: result = "invalid_key"
+            case .invalidKey, .authenticationRequired: result = "invalid_key"
             }
             metrics.operations.labels(backend, operation, result).increment()
             throw error

@@ -21,9 +21,15 @@ enum ForwardedHeaders {
     static let cookie = "cookie"
 
     /// The caller's values of `names`, in that order (the first value of each; absent ones skipped).
-    static func values(_ names: [String], from request: ViewRequest) -> [(name: String, value: String)] {
-        guard !names.isEmpty else { return [] }
-        return names.compactMap { name in request.header(name).map { (name: name, value: $0) } }
+    /// `identity` (`forwardIdentity.header`): that header carries the verified user's subject,
+    /// whatever the client sent in it.
+    static func values(
+        _ names: [String], identity: String? = nil, from request: ViewRequest
+    ) -> [(name: String, value: String)] {
+        guard !names.isEmpty || identity != nil else { return [] }
+        var values = names.compactMap { name in request.header(name).map { (name: name, value: $0) } }
+        if let identity, let user = request.user { values.append((name: identity, value: user.subject)) }
+        return values
     }
 
     /// The configured headers with any the caller's forwarded values replace, then those values.

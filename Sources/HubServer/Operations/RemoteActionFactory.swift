@@ -12,6 +12,8 @@ struct RemoteActionFactory: ActionFactory {
     let headers: [(name: String, value: String)]
     /// Caller request headers sent on (``ForwardedHeaders``).
     let forwardHeaders: [String]
+    /// The header that carries the verified user's subject (`forwardIdentity`); `nil`: none.
+    let forwardIdentity: String?
     let client: any UpstreamClient
 
     /// Names are restricted to `[A-Za-z0-9_-]{1,128}`: the name becomes part of the upstream
@@ -52,7 +54,8 @@ struct RemoteAction: Action {
         request.method = "POST"
         request.body = JSONValue.object(body).jsonBytes
         request.headers = ForwardedHeaders.merge(
-            configured: factory.headers, forwarded: ForwardedHeaders.values(factory.forwardHeaders, from: context.request)) + [
+            configured: factory.headers,
+            forwarded: ForwardedHeaders.values(factory.forwardHeaders, identity: factory.forwardIdentity, from: context.request)) + [
             (name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json"),
         ]
         request.timeout = factory.timeout

@@ -71,7 +71,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     func inputs(_ context: ContentContext) -> Inputs {
         Inputs(
             trace: Self.traceHeaders(context),
-            forwarded: ForwardedHeaders.values(settings.definition.forwardHeaders, from: context.request),
+            forwarded: ForwardedHeaders.values(
+                settings.definition.forwardHeaders, identity: settings.definition.forwardIdentity, from: context.request),
             feature: context.feature.identifier, session: context.actions, operationIndex: context.operationIndex,
             sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader))
     }
