@@ -286,7 +286,7 @@ CORS = obj({
                                   "name with that prefix (Hub-* covers the Hub- headers). Default: Content-Type, Hub-*, "
                                   "If-None-Match, Last-Event-ID, traceparent, X-Request-Id."),
     "exposedHeaders": one_or_list(TOKEN, "Response header names a script may read. Default: Hub-Session, ETag, "
-                                  "Server-Timing, Hub-Version, X-Request-Id, Retry-After."),
+                                  "Server-Timing, Hub-Version, X-Request-Id, Retry-After, Hub-Rebuilt."),
     "maxAgeSeconds": integer(0, 86_400, "Access-Control-Max-Age of preflight answers.", 600),
 }, "Cross-origin access for web apps (absent: no CORS headers). docs/CONFIG.md \"Web clients (CORS)\".",
     required=["origins"],

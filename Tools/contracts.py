@@ -331,6 +331,11 @@ HEADERS = {
                  "upstream failing, or one refresh under way): a structured-field list (RFC 8941) with one entry per "
                  "such operation, its name and the content's age in seconds, e.g. remote;age=12.",
                  "schema": {"type": "string"}},
+    "HubRebuilt": {"description": "Present when this request rebuilt the session from its token (this replica did "
+                   "not hold it) and the rebuild's chain run read the session's own (session-scoped) state: state-kept "
+                   "when it found at least one value, state-lost when it found none (the state is gone, or was never "
+                   "written: a token is issued before any state is). Absent for a held session and for a rebuild that "
+                   "read no session state.", "schema": {"type": "string", "enum": ["state-kept", "state-lost"]}},
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
     "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
@@ -411,7 +416,7 @@ STATE_WRITES = {
 
 VIEW_HEADERS = {
     "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Cache-Control": h("CacheControl"), "Server-Timing": h("ServerTiming"),
-    "Hub-Version": h("HubVersion"), "Hub-Stale": h("HubStale"), "X-Request-Id": h("XRequestId"),
+    "Hub-Version": h("HubVersion"), "Hub-Stale": h("HubStale"), "Hub-Rebuilt": h("HubRebuilt"), "X-Request-Id": h("XRequestId"),
 }
 
 # Headers of a response no cache keeps (Cache-Control: no-store).
@@ -431,6 +436,7 @@ def view_ok(links=None, with_session=True, explained=False):
     headers = dict(VIEW_HEADERS)
     if not with_session:
         headers.pop("Hub-Session")
+        headers.pop("Hub-Rebuilt")
     schema = {"oneOf": [ref("ViewModel"), ref("ExplainedView")]} if explained else ref("ViewModel")
     description = ("The view model; with explain=1, the view plus 'explain' (Cache-Control: no-store, no ETag)."
                    if explained else "The view model.")
@@ -438,9 +444,10 @@ def view_ok(links=None, with_session=True, explained=False):
           "content": {"application/json": {"schema": schema}}}
     if links:
         ok["links"] = links
-    return {"200": ok, "304": {"description": "Not modified: If-None-Match matched.",
-                               "headers": {"ETag": h("ETag"), "Cache-Control": h("CacheControl"),
-                                           "X-Request-Id": h("XRequestId")}}}
+    not_modified = {"ETag": h("ETag"), "Cache-Control": h("CacheControl"), "X-Request-Id": h("XRequestId")}
+    if with_session:
+        not_modified["Hub-Rebuilt"] = h("HubRebuilt")
+    return {"200": ok, "304": {"description": "Not modified: If-None-Match matched.", "headers": not_modified}}
 
 
 SESSION_LINKS = {
@@ -573,14 +580,17 @@ PATHS = {
             "feature, 'event: end' with data {\"reason\":\"feature_removed\"} precedes the close: do not reconnect. "
             "With patch=json-patch (or Hub-Accept-Patch: json-patch), each change after the first view is "
             "'event: patch' whose data is a ViewPatchEvent {\"base\": id, \"patch\": [RFC 6902]} and whose id is the "
-            "new view's; a change whose patch would be larger than the view is a full 'event: view'.",
+            "new view's; a change whose patch would be larger than the view is a full 'event: view'. A stream that "
+            "rebuilt its session (and read its session-scoped state) sends, once and before its first 'event: view', "
+            "'event: rebuilt' with data {\"rebuilt\":\"state-lost\"} or {\"rebuilt\":\"state-kept\"} and no id "
+            "(EventSource cannot read the Hub-Rebuilt response header).",
             "parameters": [p("sessionQueryOrHeader"), p("patchQuery"), p("HubSessionHeader"), p("LastEventID"),
                            p("HubAcceptPatch"), p("HubComponents"), p("HubClient"), p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({
                 "200": {"description": "The event stream; each 'view' event's data is a view model (application/json), "
                         "each 'patch' event's a ViewPatchEvent.",
                         "headers": {"Hub-Session": h("HubSession"), "Cache-Control": h("CacheControl"),
-                                    "X-Request-Id": h("XRequestId")},
+                                    "Hub-Rebuilt": h("HubRebuilt"), "X-Request-Id": h("XRequestId")},
                         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
             }, {
                 "400": ("The session is missing or repeated, the query and the Hub-Session header name different sessions, "
@@ -603,7 +613,8 @@ PATHS = {
             "responses": responses({
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
                         "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
-                                    "Hub-Stale": h("HubStale"), "Cache-Control": h("CacheControl"),
+                                    "Hub-Stale": h("HubStale"), "Hub-Rebuilt": h("HubRebuilt"),
+                                    "Cache-Control": h("CacheControl"),
                                     "Idempotent-Replayed": {
                                         "description": "true: the answer kept for this Idempotency-Key, replayed "
                                         "(the action was not performed again).", "schema": {"type": "string", "enum": ["true"]}},

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// What the engine counts for metrics besides its sessions: tokens refused, by why, chain
-/// re-runs a config reload or a state change caused, and state values migrated or dropped.
+/// re-runs a config reload or a state change caused, state values migrated or dropped, and
+/// what rebuilt sessions found of their state.
 public final class EngineCounters: Sendable {
     private let malformed = Atomic<Int>(0)
     private let signature = Atomic<Int>(0)
@@ -15,6 +16,8 @@ public final class EngineCounters: Sendable {
     private let readFallbacks = Atomic<Int>(0)
     private let stateChangeReruns = Atomic<Int>(0)
     private let stateRerunLoops = Atomic<Int>(0)
+    private let rebuiltKept = Atomic<Int>(0)
+    private let rebuiltLost = Atomic<Int>(0)
 
     public init() {}
 
@@ -59,6 +62,22 @@ public final class EngineCounters: Sendable {
     public var stateLoops: Int { stateRerunLoops.load(ordering: .relaxed) }
 
     func countStateRerunLoop() { stateRerunLoops.add(1, ordering: .relaxed) }
+
+    /// Rebuilds counted in the session store's rebuild statistics whose first run read the
+    /// session's own state, by what it found (``RebuiltState``).
+    public func rebuiltStates(_ outcome: RebuiltState) -> Int {
+        switch outcome {
+        case .kept: return rebuiltKept.load(ordering: .relaxed)
+        case .lost: return rebuiltLost.load(ordering: .relaxed)
+        }
+    }
+
+    func countRebuiltState(_ outcome: RebuiltState) {
+        switch outcome {
+        case .kept: rebuiltKept.add(1, ordering: .relaxed)
+        case .lost: rebuiltLost.add(1, ordering: .relaxed)
+        }
+    }
 
     func reject(_ reason: SessionToken.Rejection) {
         switch reason {

@@ -175,8 +175,11 @@ extension ViewEngine {
         /// This process holds it.
         case held(ViewSession)
         /// Created from the token (same identifier, chain run for its URI): its first load's
-        /// result. `reason` is `nil` for a lazy token's first use (not a rebuild).
-        case rebuilt(ViewSession, ViewState, reason: SessionStore.RebuildReason?)
+        /// result. `reason` is `nil` for a lazy token's first use (not counted as a rebuild) and
+        /// for a rebuild not stored (`HEAD`). `stateOutcome`: what that first run found of the
+        /// session's own state (``RebuiltState``), `nil` when it read none (a memo hit reads
+        /// none); the same for a request that joined another's rebuild of the session.
+        case rebuilt(ViewSession, ViewState, reason: SessionStore.RebuildReason?, stateOutcome: RebuiltState?)
     }
 
     /// The session a verified `token` (``verify(_:)``) names: the held one, or one rebuilt from
@@ -213,7 +216,9 @@ extension ViewEngine {
             request(viewURI), initialViewModel: nil, storage: store ? .rebuild : .none, id: token, needsSession: true,
             admission: admission)
         let (session, state, joined) = (started.session!, started.state, started.joined)  // needsSession: always made
-        guard state.viewModel != nil, store else { return .rebuilt(session, state, reason: nil) }
+        // Set by the first run, which has settled by now (a joined request waited for it).
+        let outcome = await session.firstRunState
+        guard state.viewModel != nil, store else { return .rebuilt(session, state, reason: nil, stateOutcome: outcome) }
         let reason: SessionStore.RebuildReason?
         switch removal {
         case .evicted: reason = .evicted
@@ -221,8 +226,11 @@ extension ViewEngine {
         case .deleted, nil: reason = token.lazy ? nil : .unknown
         }
         // Counted once: a request that joined another's rebuild of the same session does not count it again.
-        if let reason, !joined { sessions.recordRebuild(token.id, reason: reason) }
-        return .rebuilt(session, state, reason: reason)
+        if let reason, !joined {
+            sessions.recordRebuild(token.id, reason: reason)
+            if let outcome { counters.countRebuiltState(outcome) }
+        }
+        return .rebuilt(session, state, reason: reason, stateOutcome: outcome)
     }
 
     /// Revoked tokens remembered now (each until it would have expired).

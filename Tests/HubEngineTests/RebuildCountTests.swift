@@ -21,7 +21,7 @@ struct RebuildCountTests {
         // that run instead of starting one. (Two requests that both miss the store and race to
         // insert it share the run as well: the loser joins, and only the winner counts.)
         gate.open()
-        guard case .rebuilt(_, let rebuilt, _)? = try await first.value else {
+        guard case .rebuilt(_, let rebuilt, _, _)? = try await first.value else {
             Issue.record("the first request should rebuild the session")
             return
         }
@@ -29,7 +29,7 @@ struct RebuildCountTests {
         switch try await second.value {
         case .held(let session)?:
             #expect(await session.settled().viewModel?.body.first?.title == "rebuilt")
-        case .rebuilt(_, let state, _)?:
+        case .rebuilt(_, let state, _, _)?:
             #expect(state.viewModel?.body.first?.title == "rebuilt")
         case nil:
             Issue.record("the second request should find the session")

@@ -106,7 +106,7 @@ import Testing
         #expect(response.status == .ok)
         #expect(response.headers["Access-Control-Allow-Origin"] == Self.app)
         #expect(response.headers["Access-Control-Allow-Credentials"] == "true")
-        #expect(response.headers["Access-Control-Expose-Headers"] == "Hub-Session, ETag, Server-Timing, Hub-Version, X-Request-Id, Retry-After")
+        #expect(response.headers["Access-Control-Expose-Headers"] == "Hub-Session, ETag, Server-Timing, Hub-Version, X-Request-Id, Retry-After, Hub-Rebuilt")
         #expect(response.headers["Vary"] == "Accept-Encoding, Origin")
 
         let problem = try await send(policy, .post, "/action", ["Origin": "https://app.example.com"])

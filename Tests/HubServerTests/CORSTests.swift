@@ -35,7 +35,7 @@ struct CORSEndToEndTests {
             #expect(view.status == 200)
             #expect(view.header("Access-Control-Allow-Origin") == Self.app)
             let exposed = view.header("Access-Control-Expose-Headers") ?? ""
-            for name in ["Hub-Session", "ETag", "Server-Timing", "Hub-Version", "X-Request-Id", "Retry-After"] {
+            for name in ["Hub-Session", "ETag", "Server-Timing", "Hub-Version", "X-Request-Id", "Retry-After", "Hub-Rebuilt"] {
                 #expect(exposed.contains(name), "\(exposed)")
             }
             let session = try #require(view.header("Hub-Session"))

@@ -53,6 +53,11 @@ extension ViewSession {
         defer {
             ownStateLogs.removeAll { $0 === stateLog }
             recordStateReads(stateLog, operations: start..<operations.count)
+            // The first full run of a session that never emitted a view: what it found of the
+            // session's own state is what a rebuild reports (a memo hit reads none).
+            if start == 0, version == 0, firstRunState == nil {
+                firstRunState = stateLog.sessionStateOutcome(sessionID: id)
+            }
         }
         if start == 0 {
             for index in operations.indices {

@@ -89,6 +89,9 @@ public actor ViewSession {
     var publishesSettled = false
     /// A client action is being performed (``perform(_:request:)`` runs one at a time).
     var actionTurnTaken = false
+    /// What the session's first full chain run found of its session-scoped state (``RebuiltState``;
+    /// `nil`: it read none, or has not run): a rebuild tells its client (`Hub-Rebuilt`).
+    var firstRunState: RebuiltState?
 
     /// A memo hit a session starts from: the memo's snapshots and its shared view model.
     struct MemoizedStart {

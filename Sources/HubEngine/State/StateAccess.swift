@@ -61,7 +61,7 @@ public struct StateAccess: Sendable {
             guard error.code == .unavailable, settings.onReadError == .serveWithoutState else { throw error }
             counters.countStateReadFallback()
             // Followed at version 0: the store's next change to the key (or its recovery) re-runs the view.
-            log?.record(operation: operationIndex, key: key, version: 0)
+            log?.record(operation: operationIndex, key: key, version: 0, unanswered: true)
             return nil
         }
     }

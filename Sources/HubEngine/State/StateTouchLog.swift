@@ -10,12 +10,16 @@ final class StateTouchLog: Sendable {
         let version: Int64
         /// A write (or delete) by the run itself, not a read.
         var wrote = false
+        /// A read the store could not answer, served as "no value" (`serve-without-state`).
+        var unanswered = false
     }
 
     private let touches = Locked<[Touch]>([])
 
-    func record(operation: Int, key: StateKey, version: Int64, wrote: Bool = false) {
-        touches.withLock { $0.append(Touch(operation: operation, key: key, version: version, wrote: wrote)) }
+    func record(operation: Int, key: StateKey, version: Int64, wrote: Bool = false, unanswered: Bool = false) {
+        touches.withLock {
+            $0.append(Touch(operation: operation, key: key, version: version, wrote: wrote, unanswered: unanswered))
+        }
     }
 
     /// Whether the run itself wrote `key` at `version` (0: deleted it).

@@ -130,6 +130,16 @@ extension HubApplication {
                 (labels: [("reason", "unknown")], value: Double(statistics.rebuiltUnknown)),
             ]
         }
+        let engineCounters = engine.counters
+        metrics.registry.collectedCounter(
+            "hub_sessions_rebuilt_state_total",
+            help: "Rebuilt sessions whose first chain run read their session-scoped state, by whether it found any (Hub-Rebuilt)."
+        ) {
+            [
+                (labels: [("outcome", "kept")], value: Double(engineCounters.rebuiltStates(.kept))),
+                (labels: [("outcome", "lost")], value: Double(engineCounters.rebuiltStates(.lost))),
+            ]
+        }
         metrics.registry.collectedGauge("hub_sessions_max", help: "The cap on live view sessions (sessions.max).") {
             [(labels: [], value: Double(sessions.capacity))]
         }

@@ -11,10 +11,13 @@ struct SessionLookup {
     let state: ServerState
 
     /// A session found or rebuilt. `rebuiltState`: the result of the rebuild's first load
-    /// (the chain just ran for this request), `nil` for a held session.
+    /// (the chain just ran for this request), `nil` for a held session. `stateOutcome`: what
+    /// that load found of the session's own state, for `Hub-Rebuilt` (``RebuiltHeader``);
+    /// `nil` for a held session and for a rebuild that read none.
     struct Found {
         let session: ViewSession
         let rebuiltState: ViewState?
+        var stateOutcome: RebuiltState? = nil
     }
 
     /// The session `presented` names (``ViewEngine/presentedToken(_:)``, read once per request),
@@ -47,9 +50,9 @@ struct SessionLookup {
             return nil
         case .held(let session):
             return Found(session: session, rebuiltState: nil)
-        case .rebuilt(let session, let viewState, _):
+        case .rebuilt(let session, let viewState, _, let outcome):
             _ = try ViewResponder(state: state).viewModel(of: viewState, sessionID: nil)
-            return Found(session: session, rebuiltState: viewState)
+            return Found(session: session, rebuiltState: viewState, stateOutcome: outcome)
         }
     }
 
@@ -65,17 +68,19 @@ struct SessionLookup {
     /// pending load, or, for a token this process does not hold, a rebuilt session's first load.
     /// `nil` when it names nothing this process can serve (a held session whose load ended it,
     /// its feature removed by a reload, included: its identifier is remembered as ended, so its
-    /// token rebuilds nothing).
+    /// token rebuilds nothing). `rebuilt`: a rebuild's ``Found/stateOutcome``.
     nonisolated(nonsending) func loadView(
         _ held: ViewEngine.HeldLoad, request: HTTPRequest, context: RequestContext,
         components: ClientComponents?, store: Bool = true
-    ) async throws -> (session: ViewSession, state: ViewState)? {
-        guard case .notHeld(let presented) = held else { return await held.resolved() }
+    ) async throws -> (session: ViewSession, state: ViewState, rebuilt: RebuiltState?)? {
+        guard case .notHeld(let presented) = held else {
+            return await held.resolved().map { ($0.session, $0.state, nil) }
+        }
         guard let found = try await find(presented, request: request, context: context, components: components, store: store)
         else { return nil }
-        if let rebuilt = found.rebuiltState { return (found.session, rebuilt) }
+        if let rebuilt = found.rebuiltState { return (found.session, rebuilt, found.stateOutcome) }
         let makeRequest = viewRequests(request, context: context, components: components)
-        return (found.session, await found.session.load(makeRequest(found.session.viewURI)))
+        return (found.session, await found.session.load(makeRequest(found.session.viewURI)), nil)
     }
 
     /// ``find(_:request:context:components:store:)``, or 404 `session_not_found`.

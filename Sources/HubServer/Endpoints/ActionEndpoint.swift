@@ -51,10 +51,13 @@ struct ActionEndpoint {
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
         let components = try state.requestComponents(of: request)
         var session: ViewSession?
+        // What a rebuild found of the session's state: `Hub-Rebuilt` on every answer to this request.
+        var rebuilt: RebuiltState?
         if let sessionID {
-            session = try await views.sessions.find(
-                state.engine.presentedToken(sessionID, user: context.user), request: request, context: context, components: components
-            )?.session
+            let found = try await views.sessions.find(
+                state.engine.presentedToken(sessionID, user: context.user), request: request, context: context, components: components)
+            session = found?.session
+            rebuilt = found?.stateOutcome
         }
         if session == nil {
             guard let uri else { throw SessionLookup.notFound }
@@ -67,24 +70,26 @@ struct ActionEndpoint {
         guard let session else { throw HTTPError.internalError }
 
         guard let idempotencyKey else {
-            return try await perform(
-                ActionInvocation(action: action, componentIdentifier: component, customData: custom), on: session,
-                request: request, context: context, components: components
-            ).response
+            return RebuiltHeader.adding(
+                rebuilt,
+                to: try await perform(
+                    ActionInvocation(action: action, componentIdentifier: component, customData: custom), on: session,
+                    request: request, context: context, components: components
+                ).response)
         }
         let store = state.engine.stateStore
         let claim: IdempotentActions.Claim
         switch try await IdempotentActions.start(
             key: idempotencyKey, body: request.body, session: session.id, store: store, now: state.engine.configuration.wallClock())
         {
-        case .replay(let response): return response
+        case .replay(let response): return RebuiltHeader.adding(rebuilt, to: response)
         case .replayLatest(let performed):
             // The first answer was too large to keep: whether it was performed, and the view now.
             let viewState = await session.load(
                 state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
             var response = try answer(performed: performed, viewState: viewState, session: session, components: components)
             response.headers.add(name: "Idempotent-Replayed", value: "true")
-            return response
+            return RebuiltHeader.adding(rebuilt, to: response)
         case .claimed(let taken): claim = taken
         }
         do {
@@ -97,7 +102,8 @@ struct ActionEndpoint {
                     maxBytes: state.engine.configuration.stateSettings.maxValueBytes, store: store,
                     now: state.engine.configuration.wallClock())
             }
-            return response
+            // Added after the answer is kept: a replay tells of its own request's rebuild, not this one's.
+            return RebuiltHeader.adding(rebuilt, to: response)
         } catch {
             await IdempotentActions.abandon(claim, after: error, store: store)
             throw error

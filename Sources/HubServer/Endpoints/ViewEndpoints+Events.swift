@@ -8,7 +8,9 @@ import HubSync
 extension ViewEndpoints {
     /// `GET /view/events?session=S` (or the `Hub-Session` header): `event: view` with the current
     /// model, then one per change; `event: end` before the stream closes when a config reload
-    /// removed the view's feature.
+    /// removed the view's feature. A stream that rebuilt its session sends `event: rebuilt` first
+    /// (and its response carries `Hub-Rebuilt`) when the rebuild read the session's state
+    /// (``RebuiltHeader``).
     /// Each event's `id` is the view's ETag (a keyed hash of its bytes, ``ViewTags``), so it means
     /// the same view in any replica sharing the session keys: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
@@ -26,17 +28,22 @@ extension ViewEndpoints {
         }
         let components = try state.requestComponents(of: request)
         let wantsPatches = try Self.wantsPatches(request)
-        let session = try await sessions.require(
-            state.engine.presentedToken(token, user: context.user, bearerSuffices: true), request: request, context: context, components: components
-        ).session
+        let found = try await sessions.require(
+            state.engine.presentedToken(token, user: context.user, bearerSuffices: true), request: request, context: context, components: components)
+        let session = found.session
         if request.method == .head {
-            return Self.sessionStream(HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded)
+            return RebuiltHeader.adding(
+                found.stateOutcome,
+                to: Self.sessionStream(HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded))
         }
         let lease = try state.streamLimiter.acquire(session: session.id, client: session.user.map { "user:" + $0.digest } ?? state.client(of: request, context: context))
         let updates = await session.updates()
         let metrics = state.metrics
         let (events, continuation) = AsyncStream.makeStream(
             of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
+        // A stream that rebuilt its session says so before its first view (``RebuiltHeader``):
+        // yielded before the pump starts, so it comes first.
+        if let outcome = found.stateOutcome { continuation.yield(RebuiltHeader.event(outcome)) }
         let streams = state.streams
         // The session's patch history lives while it has a patch listener (``ViewPatches``).
         let patchHistory = wantsPatches ? state.viewPatches : nil
@@ -87,7 +94,8 @@ extension ViewEndpoints {
             pump.cancel()
             continuation.finish()
         }
-        return Self.sessionStream(HTTPResponse.serverSentEvents(encoded: events), token: session.token.encoded)
+        return RebuiltHeader.adding(
+            found.stateOutcome, to: Self.sessionStream(HTTPResponse.serverSentEvents(encoded: events), token: session.token.encoded))
     }
 
     /// A session's event stream head: `Hub-Session`, and `Cache-Control: private, no-store` in

@@ -33,12 +33,14 @@ extension ViewEndpoints {
         var session: ViewSession?
         var viewState: ViewState?
         var operations: [OperationExplanation] = []
+        var rebuilt: RebuiltState?
         if let token, let loaded = try await sessions.loadView(
             state.engine.loadHeld(token, user: context.user, request: sessions.viewRequests(request, context: context, components: components)),
             request: request, context: context, components: components, store: request.method != .head)
         {
             session = loaded.session
             viewState = loaded.state
+            rebuilt = loaded.rebuilt
             operations = await loaded.session.explanation()
         } else {
             if token != nil && uri == nil { throw SessionLookup.notFound }
@@ -61,6 +63,7 @@ extension ViewEndpoints {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
+        if let rebuilt { headers.add(name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt)) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
     }
 

@@ -46,10 +46,10 @@ struct ViewEndpoints {
         }
         return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
-            if let (session, viewState) = try await sessions.loadView(
+            if let (session, viewState, rebuilt) = try await sessions.loadView(
                 held, request: request, context: context, components: components, store: request.method != .head)
             {
-                return try response(session, viewState, token: token, components: components)
+                return RebuiltHeader.adding(rebuilt, to: try response(session, viewState, token: token, components: components))
             }
             guard uri != nil else { throw SessionLookup.notFound }
             switch try open(uri, request: request, context: context, components: components) {
@@ -169,12 +169,14 @@ struct ViewEndpoints {
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
         let components = try state.requestComponents(of: request)
-        let session = try await sessions.require(
-            state.engine.presentedToken(token, user: context.user), request: request, context: context, components: components
-        ).session
+        let found = try await sessions.require(
+            state.engine.presentedToken(token, user: context.user), request: request, context: context, components: components)
+        let session = found.session
         let viewState = await session.loadNextPage()
-        return try responder.response(
-            for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI)
+        return RebuiltHeader.adding(
+            found.stateOutcome,
+            to: try responder.response(
+                for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI))
     }
 
     /// `DELETE /view?session=S` (or the `Hub-Session` header): revokes the token (204): its

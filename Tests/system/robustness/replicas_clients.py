@@ -96,7 +96,8 @@ class Listener(threading.Thread):
                 with self.lock:
                     self.last_id = event.get("id") or self.last_id
                     self.events += 1
-                entry.setdefault("first_event_id", event.get("id"))
+                if event.get("event") != "rebuilt":  # the rebuild's flag (no id) precedes the first view
+                    entry.setdefault("first_event_id", event.get("id"))
             entry["ended"] = now()
             with self.lock:
                 self.stream = None
