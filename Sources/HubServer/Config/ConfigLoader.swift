@@ -97,7 +97,8 @@ public struct ConfigLoader: Sendable {
         let context = FeatureReader.Context(
             directory: directory, schemas: Set(schemas.keys), toggles: toggles, jsonDepth: jsonDepth,
             swiftOperationNames: swiftOperationNames, loader: self,
-            timeouts: (upstreamMs: settings.upstream.timeoutMs, operationSeconds: settings.timeouts.operationSeconds))
+            timeouts: (upstreamMs: settings.upstream.timeoutMs, operationSeconds: settings.timeouts.operationSeconds),
+            identity: settings.identity)
         for file in listJSON(directory, "features") {
             let reader = ConfigReader(file: "features/\(file)")
             if let json = readJSON(directory, "features/\(file)", reader: reader, depth: jsonDepth),

@@ -13,6 +13,8 @@ struct FeatureReader {
         let loader: ConfigLoader
         /// `upstream.timeoutMs` and `timeouts.operationSeconds` (a stale timeout needs the first below the second).
         let timeouts: (upstreamMs: Int, operationSeconds: Double)
+        /// `identity`: what `{user...}` placeholders may name.
+        var identity = IdentitySettings()
     }
 
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
@@ -240,6 +242,7 @@ struct FeatureReader {
             reader.error("\(path).url", error.message)
             return nil
         }
+        checkUserPlaceholders(url, at: "\(path).url")
         if lowered.hasPrefix("file:") {
             if url.parts.count > 1 {
                 let path = String(original.dropFirst(lowered.hasPrefix("file://") ? 7 : 5))
@@ -358,5 +361,16 @@ struct FeatureReader {
             variants[value] = readOperations(elements, at: variantPath)
         }
         return .variant(toggle: toggleName, variants: variants)
+    }
+
+    /// `{user...}` needs `identity` configured, and `{user.claim.NAME}` a claim `identity.claims` lists.
+    func checkUserPlaceholders(_ url: URLTemplate, at path: String) {
+        guard url.usesUser else { return }
+        if !context.identity.isEnabled {
+            reader.error(path, "{user...} names the verified user: configure server.json \"identity\" (docs/SECURITY.md)")
+        }
+        for case .userClaim(let name) in url.parts where !context.identity.claims.contains(name) {
+            reader.error(path, "{user.claim.\(name)}: list '\(name)' in server.json identity.claims")
+        }
     }
 }

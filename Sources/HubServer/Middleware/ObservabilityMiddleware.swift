@@ -1,4 +1,5 @@
 import HubMetrics
+import HubEngine
 import HubHTTP
 import HubPrimitives
 
@@ -58,7 +59,17 @@ struct ObservabilityMiddleware: HTTPMiddleware {
         }
         let duration = LogValue.double((milliseconds * 1000).rounded() / 1000)
         let methodValue = LogValue.string(method)
-        if let problemCode {
+        // A verified user is logged as the keyed digest of their subject (the same for every
+        // request of theirs), never the subject or the token.
+        if let user = context.user {
+            logger.log(
+                level, "request",
+                [
+                    "request_id": .string(context.requestId), "trace_id": traceID, "method": methodValue,
+                    "route": .string(route), "path": .string(path), "status": .int(status), "duration_ms": duration,
+                    "code": .string(problemCode ?? ""), "user": .string(user.digest),
+                ])
+        } else if let problemCode {
             logger.log(
                 level, "request",
                 [

@@ -12,7 +12,7 @@ struct HubServerCommand: AsyncParsableCommand {
         commandName: "hub-server",
         abstract: "A server runtime for server-driven UI (HubFramework view models over HTTP).",
         version: HubServerVersion.current,
-        subcommands: [Serve.self, Validate.self, Render.self],
+        subcommands: [Serve.self, Validate.self, Render.self, DevToken.self],
         defaultSubcommand: Serve.self)
 }
 
