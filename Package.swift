@@ -25,6 +25,13 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // JWT verification against JWKS (HubIdentity): a maintained library rather than
+        // hand-written JWS code. Brings swift-crypto, swift-certificates, swift-asn1, swift-log
+        // and swift-extras-base64.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // Already in the graph through jwt-kit; named for HubIdentityTests, which generate RSA
+        // keys with CryptoExtras.
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
     ],
     targets: [
         // C system libraries with typed shims (variadic C functions cannot be called from Swift).
@@ -77,6 +84,13 @@ let package = Package(
         .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
+        // Verifying JWTs (OpenID Connect ID tokens, OAuth access tokens) against each provider's
+        // JWKS with jwt-kit; keys fetched through HubUpstream, refreshed in the background.
+        .target(
+            name: "HubIdentity",
+            dependencies: [.product(name: "JWTKit", package: "jwt-kit"), "HubUpstream", "HubSync", "HubPrimitives"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HubServer",
             dependencies: ["HubModel", "HubEngine", "HubState", "HubUpstream", "HubHTTP", "HubMetrics", "HubSync", "HubPrimitives", "CCrypto"],
@@ -154,6 +168,14 @@ let package = Package(
         .testTarget(
             name: "HubStateTests", dependencies: ["HubState", "HubEngine", "HubModel", "HubSync", "HubTestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HubIdentityTests",
+            dependencies: [
+                "HubIdentity", "HubUpstream", "HubTestSupport", "HubSync", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HubServerTests",
