@@ -1,5 +1,6 @@
 import Foundation
 import HubIdentity
+import HubSync
 import Testing
 
 /// The development issuer: a key made on first use, kept private on disk, shared by every
@@ -74,23 +75,32 @@ import Testing
     }
 
     @Test func racingCreatorsEndWithOneKey() async throws {
-        let directory = freshDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-            for index in 0..<8 {
-                group.addTask {
-                    try await DevelopmentIssuer.token(subject: "u\(index)", claims: [:], issuer: "hub-dev", audience: "hub", directory: directory)
+        // Several rounds, each in a fresh directory: the creators wait at a barrier and start
+        // together, so on two cores at least two find no file and make a key each; the one whose
+        // key is not the file's would sign tokens nothing verifies.
+        for _ in 0..<4 {
+            let directory = freshDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let go = Locked(false)
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        while !go.withLock({ $0 }) { await Task.yield() }
+                        return try await DevelopmentIssuer.token(
+                            subject: "u\(index)", claims: [:], issuer: "hub-dev", audience: "hub", directory: directory)
+                    }
                 }
+                go.withLock { $0 = true }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
             }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
-        }
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
-        #expect(files == [DevelopmentIssuer.keyFileName])
-        let verifier = verifier(directory: directory)
-        await verifier.start()
-        defer { verifier.shutdown() }
-        for token in tokens {
-            #expect(await verifier.verify(Substring(token)).failure == nil)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            #expect(files == [DevelopmentIssuer.keyFileName])
+            let verifier = verifier(directory: directory)
+            await verifier.start()
+            defer { verifier.shutdown() }
+            for token in tokens {
+                #expect(await verifier.verify(Substring(token)).failure == nil)
+            }
         }
     }
 
