@@ -55,7 +55,7 @@ for block in "$work"/block-*.sh; do
     blocks=$((blocks + 1))
     script="$work/run-$(basename "$block")"
     { cat "$work/prelude.sh"
-      sed -E -e "s/localhost:8080/127.0.0.1:$port/g" -e 's/^(curl .*# ([45][0-9][0-9])\b.*)$/EXPECT_STATUS=\2 \1/' "$block"
+      sed -E -e "s/localhost:8080/127.0.0.1:$port/g" -e "s#\.build/release/hub-server#$HUB_BIN#g" -e 's/^(curl .*# ([45][0-9][0-9])\b.*)$/EXPECT_STATUS=\2 \1/' "$block"
     } >"$script"
     if ! bash -euo pipefail "$script" >"$script.out" 2>&1; then
         echo "readme: FAILED block $(basename "$block"):"; cat "$block"; echo "--- output:"; tail -20 "$script.out"

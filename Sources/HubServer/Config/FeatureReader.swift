@@ -74,7 +74,12 @@ struct FeatureReader {
             identifier: identifier, title: title, titles: titles, order: order, file: file, predicate: predicate,
             schema: schema, reloadPolicy: reload, vetoedActions: vetoed, operations: operations,
             sources: sources.files, templatedDirectories: sources.templatedDirectories,
-            access: root["access"].flatMap { AccessRuleReader.read($0, reader: reader) })
+            access: root["access"].flatMap { access in
+                if !context.identity.isEnabled {
+                    reader.warning("$.access", "server.json names no identity (\"identity\"): no request has a user, so every one is 401")
+                }
+                return AccessRuleReader.read(access, reader: reader)
+            })
     }
 
     private func readMatch(_ value: JSONValue?) -> ViewURIPredicate? {
