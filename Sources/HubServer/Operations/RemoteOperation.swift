@@ -223,7 +223,10 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         while true {
             do {
                 let response = try await settings.services.client.sendExpectingSuccess(request)
-                if definition.forwardHeaders.isEmpty {
+                // The freshness of a URL is everyone's: not for a response made for one caller
+                // (its forwarded headers, or the user `forwardIdentity` names, which the HTTP
+                // cache keys on as it keys on every request header).
+                if definition.forwardHeaders.isEmpty, definition.forwardIdentity == nil {
                     settings.services.freshness.record(url: url, body: response.body, freshUntil: response.freshUntil)
                 }
                 return response
