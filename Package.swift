@@ -74,7 +74,12 @@ let package = Package(
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubPrimitives", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
-        .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "HubPrimitives", "CCrypto"], swiftSettings: swiftSettings),
+        // The one home of the crypto library (OpenSSL's libcrypto): HMAC-SHA256 contexts, SHA-256,
+        // base64url and constant-time comparison, for session tokens, view tags, forwarded-header
+        // fingerprints, idempotency keys and the preview's CSP. No other target imports CCrypto;
+        // JWT signatures are HubIdentity's (jwt-kit, on swift-crypto).
+        .target(name: "HubCrypto", dependencies: ["CCrypto", "HubSync"], swiftSettings: swiftSettings),
+        .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "HubPrimitives", "HubCrypto"], swiftSettings: swiftSettings),
         // The state store's database backends (SQLite, PostgreSQL); the engine sees only its
         // StateStore protocol.
         .target(name: "HubState", dependencies: ["HubEngine", "HubModel", "HubSync", "HubPrimitives", "CSQLite", "CPostgres"], swiftSettings: swiftSettings),
@@ -95,7 +100,7 @@ let package = Package(
             name: "HubServer",
             dependencies: [
                 "HubModel", "HubEngine", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubSync", "HubPrimitives",
-                "CCrypto",
+                "HubCrypto",
             ],
             // Data files embedded in the binary as `PackageResources` byte arrays: the contract
             // documents Tools/contracts.py writes (the same bytes as docs/), and the preview page's
@@ -165,6 +170,7 @@ let package = Package(
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics", "HubSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "HubCryptoTests", dependencies: ["HubCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "HubSyncTests", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
@@ -182,7 +188,7 @@ let package = Package(
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HubServerTests",
-            dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport"],
+            dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport", "HubCrypto"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,3 +1,4 @@
+import HubCrypto
 import Foundation
 import HubDemo
 import HubModel

@@ -1,3 +1,4 @@
+import HubCrypto
 #if canImport(Glibc)
 import Glibc
 #endif

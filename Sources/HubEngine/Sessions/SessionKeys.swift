@@ -1,4 +1,4 @@
-import CCrypto
+import HubCrypto
 import HubPrimitives
 
 /// The secrets session tokens are signed with (HMAC-SHA256, OpenSSL's libcrypto). The first key
@@ -102,7 +102,7 @@ public struct SessionKeys: Sendable, Equatable {
         guard mac.count == 32 else { return false }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { expected in
             for index in keys.indices where contexts.mac(prefix: prefix, message, key: index, into: expected.baseAddress!) {
-                if hub_constant_time_compare(expected.baseAddress, mac, 32) == 0 { return true }
+                if MACContexts.equal(expected.baseAddress!, mac) { return true }
             }
             return false
         }

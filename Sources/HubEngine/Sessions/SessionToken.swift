@@ -1,3 +1,4 @@
+import HubCrypto
 import HubPrimitives
 
 /// What a client holds for a session (`Hub-Session`): a claim the server made and signed. It

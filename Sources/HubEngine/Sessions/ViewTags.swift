@@ -1,3 +1,4 @@
+import HubCrypto
 /// Keyed identifiers of rendered views: the strong ETag of `GET /view` and the `id:` of view
 /// and patch events. A view's tag is HMAC-SHA256 of its JSON bytes, truncated to 128 bits
 /// (32 hex digits), under a key derived from the session keyring's signing key

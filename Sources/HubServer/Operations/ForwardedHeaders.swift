@@ -1,3 +1,4 @@
+import HubCrypto
 import HubEngine
 import HubPrimitives
 

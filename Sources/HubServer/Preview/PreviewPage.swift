@@ -1,3 +1,4 @@
+import HubCrypto
 import Foundation
 
 /// The browser preview's page, self-contained (inline CSS and JavaScript, no external URL),

@@ -5,7 +5,7 @@ import HubSync
 /// keeps its key's schedule, so a MAC costs one pass over the message (measured 0.5 µs instead
 /// of 2 µs for OpenSSL's one-shot `HMAC()`, which looks the algorithm up and keys it each call).
 /// `GET /view?uri=` signs a token per request, so this is on a hot path.
-final class MACContexts: Sendable {
+public final class MACContexts: Sendable {
     /// One stripe's contexts, made on first use; freed with the stripe.
     private final class Stripe {
         let keys: [[UInt8]]
@@ -30,13 +30,13 @@ final class MACContexts: Sendable {
 
     private let stripes: Striped<Stripe>
 
-    init(keys: [[UInt8]]) {
+    public init(keys: [[UInt8]]) {
         stripes = Striped { Stripe(keys: keys) }
     }
 
     /// Writes the MAC of `prefix` followed by `message` under key `index` into `out` (32 bytes);
     /// `false` when OpenSSL failed (never seen: the caller fails closed).
-    func mac(
+    public func mac(
         prefix: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>, key index: Int,
         into out: UnsafeMutablePointer<UInt8>
     ) -> Bool {
@@ -54,5 +54,11 @@ final class MACContexts: Sendable {
                 UnsafePointer(bitPattern: addresses.message), addresses.messageCount,
                 UnsafeMutablePointer(bitPattern: addresses.out)) == 1
         }
+    }
+
+    /// Whether the 32-byte MACs `expected` and `presented` are equal, compared in constant time
+    /// (OpenSSL's `CRYPTO_memcmp`): the time tells nothing of how many bytes matched.
+    public static func equal(_ expected: UnsafePointer<UInt8>, _ presented: [UInt8]) -> Bool {
+        presented.count == 32 && hub_constant_time_compare(expected, presented, 32) == 0
     }
 }

@@ -1,5 +1,5 @@
 /// base64url without padding (RFC 4648 section 5).
-enum Base64URL {
+public enum Base64URL {
     private static let values: [Int8] = {
         var table = [Int8](repeating: -1, count: 256)
         for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
@@ -8,7 +8,7 @@ enum Base64URL {
         return table
     }()
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         append(bytes, to: &out)
@@ -16,7 +16,7 @@ enum Base64URL {
     }
 
     /// Appends the encoding of `bytes` to `out` (any sequence: a string's UTF-8, a buffer).
-    static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+    public static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         // Contiguous input (a native string's UTF-8, an array, a buffer): three bytes to four
         // characters written in place, one resize of `out` (a token is made per `GET /view`).
         let done: Void? = bytes.withContiguousStorageIfAvailable { input in
@@ -45,11 +45,11 @@ enum Base64URL {
     /// The alphabet's character for the low 6 bits of `value`.
     @inline(__always)
     /// The characters that encode `count` bytes (no padding).
-    static func encodedCount(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+    public static func encodedCount(_ count: Int) -> Int { (count * 4 + 2) / 3 }
 
     /// Writes the encoding of `input` into `output` from `start` (room for
     /// ``encodedCount(_:)`` characters); returns the index after the last one written.
-    static func write(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+    public static func write(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         var read = 0, written = start
         while read + 3 <= input.count {
             let group = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
@@ -81,7 +81,7 @@ enum Base64URL {
     }
 
     /// `nil` for characters outside the alphabet, a length of 1 mod 4, or non-zero pad bits.
-    static func decode<Bytes: Collection<UInt8>>(_ text: Bytes) -> [UInt8]? {
+    public static func decode<Bytes: Collection<UInt8>>(_ text: Bytes) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count * 3 / 4)

@@ -1,5 +1,5 @@
 import Foundation
-@testable import HubEngine
+@testable import HubCrypto
 import Testing
 
 /// base64url without padding: contiguous input (the fast path) and any sequence encode alike,
