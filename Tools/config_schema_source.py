@@ -133,15 +133,20 @@ ORIGIN = {
 def url_template(schemes, schemes_text, actions):
     """A URLTemplate: known placeholders only, no '}' outside one, and no placeholder before the
     scheme and authority are complete (a client never chooses the host)."""
-    names = ["uri", "page", "session", "uri\\.(?:\\+?[0-9]+|-0+)", "query\\.[^}]+", "header\\.[^}]+"]
+    names = ["uri", "page", "session", "uri\\.(?:\\+?[0-9]+|-0+)", "query\\.[^}]+", "header\\.[^}]+", "user\\.sub",
+             "user\\.claim\\.[^}]+"]
     if actions:
         names += ["action\\.name", "action\\.namespace"]
-    placeholders = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}" + (
+    placeholders = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {user.sub}, {user.claim.NAME}" + (
         ", {action.name}, {action.namespace}" if actions else "")
     return {
         "type": "string",
         "description": f"A URL ({schemes_text}) with placeholders {placeholders}; every substitution is "
-        "percent-encoded. Placeholders may not form the scheme, host or port.",
+        "percent-encoded. Placeholders may not form the scheme, host or port. {user.sub} and {user.claim.NAME} are the "
+        "verified user's subject and a claim named in server.json identity.claims (empty when the token lacks it); "
+        + ("an anonymous session's action gets them empty." if actions else
+           "an operation that uses them needs a signed-in user (401 authentication_required without one) and is "
+           "memoized per user."),
         "allOf": [
             {"pattern": schemes},
             {"pattern": "^(?:[^{}]|\\{(?:" + "|".join(names) + ")\\})*$"},
@@ -334,10 +339,55 @@ STATE = obj({
                         "(503 state_unavailable), or serve the view without the state.", "fail"),
 }, "The state store (docs/CONFIG.md \"State\").")
 
+IDENTITY_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+
+IDENTITY_DEFS = {
+    "JWTProvider": obj({
+        "issuer": text("The exact iss of this provider's tokens: a token's iss picks its provider."),
+        "audiences": one_or_list({"type": "string"}, "Required. A token's aud (a string or a list) must name one of "
+                                 "these, such as \"hubserver\".", min_items=1),
+        "jwks": text("Where the provider's public keys come from: an http(s) JWKS URL; file:PATH, a JWKS file "
+                     "relative to the config directory; \"discover\", OpenID Connect discovery (ISSUER/.well-known/"
+                     "openid-configuration, then its jwks_uri); or \"dev\", the development issuer (an Ed25519 key the "
+                     "server makes in dataDirectory; never beside another provider, never in production).",
+                     pattern="^(?:dev|discover|file:[\\s\\S]*|https?://[\\s\\S]*)$"),
+        "algorithms": {**one_or_list(enum(IDENTITY_ALGORITHMS, "A JWS algorithm."), "The alg values accepted: "
+                                     "asymmetric ones only (never none or an HMAC algorithm).", min_items=1),
+                       "default": ["RS256", "ES256", "EdDSA"]},
+        "leewaySeconds": integer(0, 300, "Clock skew allowed on exp, nbf and iat, in seconds.", 60),
+        "jwksRefreshSeconds": integer(
+            10, 86_400, "Seconds between fetches of the keys. A token naming an unknown kid fetches them at once, at most "
+            "once per 30 s; a failed fetch keeps the last good keys (/ready shows its error).", 300),
+    }, "One identity provider whose bearer JWTs are verified (docs/SECURITY.md).",
+        required=["issuer", "audiences", "jwks"]),
+    "IdentityHeader": obj({
+        "name": described(TOKEN, "The header, such as X-User-Id or X-Auth-Request-User."),
+    }, "A header a gateway sets to the user it verified. Believed only from a peer in trustedProxies (from any other "
+       "peer: 400 untrusted_identity); a bearer token wins over it.", required=["name"]),
+}
+
+IDENTITY = obj({
+    "jwt": {
+        "description": "Bearer JWTs (Authorization: Bearer) verified in process: one provider, or a list of them (a "
+        "token's iss picks its provider; issuers unique). A token that does not verify is 401 invalid_token on every "
+        "endpoint.",
+        "anyOf": [{"$ref": "#/$defs/JWTProvider"},
+                  {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/JWTProvider"}}],
+        # The development issuer stands alone.
+        "if": {"type": "array", "contains": {"type": "object", "required": ["jwks"],
+                                             "properties": {"jwks": {"const": "dev"}}}},
+        "then": {"maxItems": 1},
+    },
+    "header": {"$ref": "#/$defs/IdentityHeader", "description": "A header a trusted gateway sets to the user it verified."},
+    "claims": {**one_or_list({"type": "string"}, "The token claims operations may read (context.user.claims, "
+                             "{user.claim.NAME}); access rules read every claim regardless."), "default": []},
+}, "Who the user is (docs/SECURITY.md): bearer JWTs verified against each provider's keys, a header a trusted gateway "
+   "sets, or neither (every request anonymous). Features require a user with \"access\".")
+
 SERVER = root(
     "server.json", "HubServer server.json",
     "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, "
-    "CORS, hot reload, the browser preview, debugging aids. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
+    "CORS, hot reload, the browser preview, debugging aids, the state store, identity. Every key is optional; the defaults are shown. HUB_HOST, HUB_PORT, HUB_LOG_LEVEL, "
     "HUB_LOG_FORMAT, HUB_CONFIG_WATCH and HUB_DATA_DIR override their keys; HUB_SESSION_KEYS sets the session keys.",
     {
         "host": text("Listen address (HUB_HOST and serve --host override it): 127.0.0.1, loopback only, unless set; 0.0.0.0 for every interface.", "127.0.0.1"),
@@ -366,8 +416,10 @@ SERVER = root(
                               "working directory (HUB_DATA_DIR overrides it).", ".hub-data"),
         "trustedProxies": described({"type": "array", "items": {"type": "string", "pattern": "^[0-9A-Fa-f.:]+(?:/[0-9]{1,3})?$"}},
                                     "Proxies (IP addresses or CIDR networks) whose X-Forwarded-For names the client "
-                                    "for per-client limits; nothing else from a client is trusted.", []),
-    })
+                                    "for per-client limits, and whose identity.header names the user; nothing else "
+                                    "from a client is trusted.", []),
+        "identity": IDENTITY,
+    }, **{"$defs": IDENTITY_DEFS})
 
 # --------------------------------------------------------------------------- features/*.json
 
@@ -422,6 +474,13 @@ FORWARDING = {
                               False),
 }
 FORWARDING["forwardHeaders"]["anyOf"][1]["maxItems"] = 16
+FORWARDING["forwardIdentity"] = obj({
+    "header": described({"type": "string", "minLength": 1, "allOf": FORWARD_NAME["allOf"] + [{"not": COOKIE}]},
+                        "The header, such as X-User-Id: not Cookie, hop-by-hop headers, Host, Hub-Session or the trace "
+                        "context, and not also in forwardHeaders."),
+}, "Sends the verified user's subject upstream in this header, whatever the client sent in it. An operation with it "
+   "needs a signed-in user (401 authentication_required without one) and is memoized per user; an anonymous "
+   "session's remote action sends no such header.", required=["header"])
 COOKIE_ONLY_WHEN_ALLOWED = {
     "if": {"not": {"required": ["forwardCookies"], "properties": {"forwardCookies": {"const": True}}}},
     "then": {"properties": {"forwardHeaders": {"not": {"anyOf": [COOKIE, {"type": "array", "contains": COOKIE}]}}}},
@@ -535,6 +594,15 @@ FEATURE = root(
                              "How this feature handles actions."),
         "operations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Operation"},
                        "description": "The chain, in order."},
+        "access": obj({
+            "require": {"const": "user", "description": "Required: \"user\", a verified user (omit access for a "
+                        "public feature)."},
+            "claims": {"type": "object", "description": "Claims the user's token must hold: each named claim one of "
+                       "its listed values (an array claim: any member). A user named by identity.header has no claims.",
+                       "additionalProperties": one_or_list({"type": "string"}, "The values that pass.", min_items=1)},
+        }, "Who may use this feature's views, actions, pages and event streams (docs/SECURITY.md): without a user "
+           "401 authentication_required, without the claims 403 insufficient_claims. Absent: anyone.",
+            required=["require"]),
     },
     required=["id", "title", "match", "operations"],
     **{"$defs": OPERATIONS_DEFS})

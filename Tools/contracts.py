@@ -337,6 +337,10 @@ HEADERS = {
                    "written: a token is issued before any state is). Absent for a held session and for a rebuild that "
                    "read no session state.", "schema": {"type": "string", "enum": ["state-kept", "state-lost"]}},
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
+    "WWWAuthenticate": {"description": "The bearer challenge (RFC 6750): Bearer realm=\"hubserver\" without "
+                        "credentials, with error=\"invalid_token\" for a token that does not verify, error="
+                        "\"insufficient_scope\" for a user without the claims the feature requires.",
+                        "schema": {"type": "string"}},
     "XRequestId": {"description": "The request id.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the route allows.", "schema": {"type": "string"}},
     "ContentSecurityPolicy": {"description": "Only the page's own inline style and script (by hash), same-origin "
@@ -380,9 +384,53 @@ def transport_response(status):
     return response
 
 
-def responses(ok, problems):
+# Who the user is (docs/SECURITY.md): checked before every endpoint, so possible on every operation.
+IDENTITY_PROBLEMS = {
+    "400": ("server.json identity.header came from a peer outside trustedProxies, or names no usable user.",
+            ["untrusted_identity"]),
+    "401": ("The Authorization: Bearer token does not verify (expired, not yet valid, signature, issuer, audience, "
+            "algorithm, unknown key, malformed or over 8 KiB): on every endpoint, public ones too, when server.json "
+            "identity.jwt is set (WWW-Authenticate: Bearer realm=\"hubserver\", error=\"invalid_token\").",
+            ["invalid_token"]),
+}
+
+# What a feature's access rule, or a chain that reads the user, may answer (views, actions, pages, streams).
+USER_PROBLEMS = {
+    "401": ("The feature requires a user (its access rule), or its chain reads one ({user.sub}, {user.claim.NAME}, "
+            "forwardIdentity, context.user, StateScope.user), and the request has none (WWW-Authenticate: Bearer "
+            "realm=\"hubserver\").", ["authentication_required"]),
+    "403": ("The user's token lacks a claim value the feature's access.claims requires (WWW-Authenticate: Bearer "
+            "realm=\"hubserver\", error=\"insufficient_scope\").", ["insufficient_claims"]),
+}
+
+# A session a verified user opened is bound to them (docs/SESSIONS.md).
+BOUND = (" A session a verified user opened is theirs alone: its token with another user's credentials is 404, "
+         "and so is it without credentials (except on GET /view/events).")
+
+
+def with_identity(problems, user):
+    """`problems` with the identity gate's (and, for `user`, the access rules') problems merged in."""
+    merged = dict(problems)
+    added = dict(IDENTITY_PROBLEMS)
+    for status, (description, codes) in (USER_PROBLEMS.items() if user else []):
+        if status in added:
+            description = added[status][0] + " Or: " + description[0].lower() + description[1:]
+            codes = added[status][1] + codes
+        added[status] = (description, codes)
+    for status, (description, codes) in added.items():
+        if status in merged:
+            own_description, own_codes = merged[status]
+            merged[status] = (own_description + " Or: " + description[0].lower() + description[1:], own_codes + codes)
+        else:
+            merged[status] = (description, codes)
+    return merged
+
+
+def responses(ok, problems, user=False):
     """`ok`: the success responses; `problems`: status -> (description, codes) of this operation.
-    Statuses only the HTTP layer answers refer to components/responses/Transport<status>."""
+    Statuses only the HTTP layer answers refer to components/responses/Transport<status>. Every
+    operation may answer the identity gate's problems; `user`: the access rules' too."""
+    problems = with_identity(problems, user)
     result = dict(ok)
     for status in sorted(set(TRANSPORT_PROBLEMS) | set(problems)):
         if status not in problems:
@@ -393,6 +441,8 @@ def responses(ok, problems):
         response = problem(description, merged)
         if status in ("429", "503"):
             response["headers"]["Retry-After"] = h("RetryAfter")
+        if status in ("401", "403"):
+            response["headers"]["WWW-Authenticate"] = h("WWWAuthenticate")
         result[status] = response
     return result
 
@@ -509,9 +559,9 @@ PATHS = {
             "responses": responses(view_ok(SESSION_LINKS, explained=True), {
                 **VIEW_QUERY_PROBLEMS,
                 "404": ("No feature matches the URI, or the token does not verify (forged, tampered, another "
-                        "server's key, expired, revoked; without uri).", ["feature_not_found", "session_not_found"]),
+                        "server's key, expired, revoked; without uri)." + BOUND, ["feature_not_found", "session_not_found"]),
                 **SESSION_LIMIT,
-                **FAILED_VIEW}),
+                **FAILED_VIEW}, user=True),
         },
         "head": {
             "operationId": "headView",
@@ -523,8 +573,8 @@ PATHS = {
                         "headers": VIEW_HEADERS},
                 "304": {"description": "Not modified.", "headers": {"ETag": h("ETag"), "Cache-Control": h("CacheControl")}},
             }, {**VIEW_QUERY_PROBLEMS,
-                "404": ("No feature matches, or the session is unknown.", ["feature_not_found", "session_not_found"]),
-                **FAILED_VIEW}),
+                "404": ("No feature matches, or the session is unknown." + BOUND, ["feature_not_found", "session_not_found"]),
+                **FAILED_VIEW}, user=True),
         },
         "delete": {
             "operationId": "deleteView",
@@ -534,7 +584,8 @@ PATHS = {
                                             "nothing stored: forgotten).", "headers": UNCACHED_HEADERS}}, {
                 "400": ("The session is missing or repeated, or the query and the Hub-Session header name different sessions.",
                         ["missing_session", "duplicate_parameter", "session_mismatch"]),
-                "404": ("The token does not verify (nothing is recorded).", ["session_not_found"]),
+                "404": ("The token does not verify (nothing is recorded)." + BOUND, ["session_not_found"]),
+                "403": USER_PROBLEMS["403"],
                 "503": ("The state store could not record the revocation: the token is refused by this replica at once "
                         "and the revocation is written when the store returns; retry after Retry-After (204 once "
                         "written).", ["state_unavailable"]),
@@ -549,7 +600,8 @@ PATHS = {
             "responses": responses(view_ok(with_session=False), {
                 "400": ("The query is invalid.", ["missing_uri", "invalid_uri", "duplicate_parameter"]),
                 "404": ("No feature matches the URI.", ["feature_not_found"]),
-                "500": ("The feature has no operations or no initial content.", ["no_operations", "no_view_model", "internal_error"])}),
+                "500": ("The feature has no operations or no initial content.", ["no_operations", "no_view_model", "internal_error"])},
+                user=True),
         },
     },
     "/view/next-page": {
@@ -564,9 +616,9 @@ PATHS = {
                         "body and the Hub-Session header name different sessions (or the header is repeated).",
                         ["invalid_json", "unsafe_url", "session_mismatch", "duplicate_parameter"]),
                 "422": ("Valid JSON of the wrong shape, or no session in the body or the Hub-Session header.", ["invalid_body"]),
-                "404": ("No such session.", ["session_not_found"]),
+                "404": ("No such session." + BOUND, ["session_not_found"]),
                 **SESSION_LIMIT,
-                **FAILED_VIEW}),
+                **FAILED_VIEW}, user=True),
         },
     },
     "/view/events": {
@@ -583,7 +635,9 @@ PATHS = {
             "new view's; a change whose patch would be larger than the view is a full 'event: view'. A stream that "
             "rebuilt its session (and read its session-scoped state) sends, once and before its first 'event: view', "
             "'event: rebuilt' with data {\"rebuilt\":\"state-lost\"} or {\"rebuilt\":\"state-kept\"} and no id "
-            "(EventSource cannot read the Hub-Rebuilt response header).",
+            "(EventSource cannot read the Hub-Rebuilt response header). The token of a session a verified user opened "
+            "authorises its stream alone, without credentials (EventSource sends none), while this replica holds the "
+            "session; rebuilding it needs the user's credentials (else 404).",
             "parameters": [p("sessionQueryOrHeader"), p("patchQuery"), p("HubSessionHeader"), p("LastEventID"),
                            p("HubAcceptPatch"), p("HubComponents"), p("HubClient"), p("AcceptEncoding")] + COMMON_HEADERS,
             "responses": responses({
@@ -596,12 +650,12 @@ PATHS = {
                 "400": ("The session is missing or repeated, the query and the Hub-Session header name different sessions, "
                         "or patch is not json-patch.",
                         ["missing_session", "duplicate_parameter", "session_mismatch", "invalid_parameter"]),
-                "404": ("No such session.", ["session_not_found"]),
+                "404": ("No such session." + BOUND, ["session_not_found"]),
                 "429": ("Too many streams for this session or this client (Retry-After: 10), or a rebuild past "
                         "limits.sessionsPerClient (Retry-After).", ["too_many_streams", "too_many_sessions"]),
                 "503": ("Too many streams on this server (Retry-After: 30), or a shared store's revocations are not "
                         "loaded yet and this replica does not hold the session (Retry-After).",
-                        ["stream_limit", "state_unavailable"])}),
+                        ["stream_limit", "state_unavailable"])}, user=True),
         },
     },
     "/action": {
@@ -627,7 +681,7 @@ PATHS = {
                         "structured-field string or token of 1 to 255 bytes.",
                         ["invalid_json", "invalid_uri", "unsafe_url", "session_mismatch", "duplicate_parameter",
                          "invalid_idempotency_key"]),
-                "404": ("Unknown session (without uri), feature, action or component.",
+                "404": ("Unknown session (without uri), feature, action or component." + BOUND,
                         ["session_not_found", "feature_not_found", "action_not_found", "component_not_found"]),
                 "415": JSON_BODY_PROBLEMS["415"],
                 "422": ("Valid JSON of the wrong shape (neither session, the Hub-Session header nor uri; neither action "
@@ -643,7 +697,8 @@ PATHS = {
                 **FAILED_VIEW,
                 "503": ("The state store is unavailable (state_unavailable, Retry-After: nothing was written), or its "
                         "answer to a write was lost (state_outcome_unknown, no Retry-After: the write may have happened; "
-                        "retry with the same Idempotency-Key).", ["state_unavailable", "state_outcome_unknown"])}),
+                        "retry with the same Idempotency-Key).", ["state_unavailable", "state_outcome_unknown"])},
+                user=True),
         },
     },
     "/health": {"get": {
@@ -651,7 +706,7 @@ PATHS = {
         "responses": responses({"200": {"description": "Alive.", "headers": UNCACHED_HEADERS,
                                         "content": {"application/json": {"schema": ref("Health")}}}}, {})}},
     "/ready": {"get": {
-        "operationId": "getReady", "summary": "Readiness: config loaded and not draining (the state store's health is shown, not required)", "parameters": COMMON_HEADERS,
+        "operationId": "getReady", "summary": "Readiness: config loaded and not draining (the state store's and identity providers' health is shown, not required)", "parameters": COMMON_HEADERS,
         "responses": responses({"200": {"description": "Ready.", "headers": UNCACHED_HEADERS,
                                         "content": {"application/json": {"schema": ref("Ready")}}}},
                                {"503": ("Draining.", ["not_ready"])})}},
@@ -768,7 +823,20 @@ API_SCHEMAS = {
                   "properties": {"backend": {"enum": ["memory", "sqlite", "postgres"]}, "available": {"type": "boolean"},
                                  "detail": {"const": "the state store is unavailable",
                                             "description": "Present when it is unavailable; the driver's message goes to the server's log only."},
-                                 "changeFeed": {"type": "boolean", "description": "PostgreSQL: whether the change feed (LISTEN) is connected."}}}}},
+                                 "changeFeed": {"type": "boolean", "description": "PostgreSQL: whether the change feed (LISTEN) is connected."}}},
+        "identity": {
+            "type": "object", "required": ["providers"],
+            "description": "Present when server.json identity.jwt is set: each provider's keys, shown, never failing "
+            "readiness (a provider's outage keeps the keys it had, and tokens signed with them still verify).",
+            "properties": {"providers": {"type": "array", "items": {
+                "type": "object", "required": ["issuer", "keys", "refreshedAt", "error"],
+                "properties": {
+                    "issuer": {"type": "string"},
+                    "keys": {"type": "integer", "minimum": 0, "description": "Usable signature keys held (distinct kids)."},
+                    "refreshedAt": {"type": ["string", "null"], "format": "date-time",
+                                    "description": "When its keys were last loaded successfully; null if never."},
+                    "error": {"type": ["string", "null"],
+                              "description": "Why the last load failed; null when it succeeded (or none ran yet)."}}}}}}}},
     "Features": {
         "type": "object", "required": ["features"],
         "properties": {"features": {"type": "array", "items": {
@@ -780,6 +848,12 @@ API_SCHEMAS = {
                                      {"type": "object", "required": ["maxAgeSeconds"],
                                       "properties": {"maxAgeSeconds": {"type": "integer"}}}]},
                 "schema": {"type": "string"},
+                "access": {
+                    "type": "object", "required": ["require"],
+                    "description": "Who may use the feature's views, as its config says; absent: anyone.",
+                    "properties": {"require": {"const": "user"},
+                                   "claims": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                                              "description": "Each claim the user's token must hold one of these values of."}}},
                 "toggles": {
                     "type": "array", "minItems": 1,
                     "description": "The toggles the feature's chain reads, which Hub-Toggle can force; listed only "
@@ -789,6 +863,18 @@ API_SCHEMAS = {
                                              "values": {"type": "array", "items": {"type": "string"}},
                                              "default": {"type": "string"}}}},
             }}}},
+    },
+}
+
+
+SECURITY_SCHEMES = {
+    "bearerAuth": {
+        "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+        "description": "Authorization: Bearer <JWT> from an identity provider server.json identity.jwt names, verified "
+        "on every endpoint (one that does not verify is 401 invalid_token, public endpoints too). Optional: without "
+        "credentials a request is anonymous, and features with an access rule answer 401 authentication_required. A "
+        "session a user opened is bound to them; GET /view/events accepts its token alone (EventSource sends no "
+        "credentials). A gateway may name the user in identity.header instead (docs/SECURITY.md).",
     },
 }
 
@@ -813,8 +899,10 @@ def openapi_document():
         "externalDocs": {"description": "View-model JSON Schema (2020-12)", "url": SCHEMA_URL},
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
         "servers": [{"url": "/"}],
+        # Optional everywhere: without credentials a request is anonymous (docs/SECURITY.md).
+        "security": [{}, {"bearerAuth": []}],
         "paths": PATHS,
-        "components": {"schemas": schemas, "parameters": PARAMETERS, "headers": HEADERS,
+        "components": {"securitySchemes": SECURITY_SCHEMES, "schemas": schemas, "parameters": PARAMETERS, "headers": HEADERS,
                        "responses": {f"Transport{status}": transport_response(status) for status in sorted(TRANSPORT_PROBLEMS)}},
     }
 

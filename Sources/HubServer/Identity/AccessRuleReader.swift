@@ -19,7 +19,12 @@ enum AccessRuleReader {
         }
         var claims: [String: [String]] = [:]
         if let object = reader.object(object["claims"], at: "\(path).claims") {
-            for (name, _) in object {
+            for (name, value) in object {
+                // One value may be written alone: "tenant": "acme".
+                if let single = value.stringValue, !single.isEmpty {
+                    claims[name] = [single]
+                    continue
+                }
                 guard let values = reader.stringList(object, name, at: "\(path).claims"), !values.isEmpty else {
                     reader.error("\(path).claims.\(name)", "must list the values that pass, such as [\"premium\"]")
                     continue

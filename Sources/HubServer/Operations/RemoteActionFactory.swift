@@ -39,6 +39,8 @@ struct RemoteAction: Action {
     let name: String
 
     func perform(context: ActionContext) async throws -> ActionResult {
+        // An action that names the user upstream needs one, as an operation that does.
+        if context.request.user == nil, factory.forwardIdentity != nil || factory.url.usesUser { _ = try context.user }
         let url = try factory.url.resolve(
             URLTemplate.Values(
                 request: context.request, sessionID: context.sessionID, actionName: name,

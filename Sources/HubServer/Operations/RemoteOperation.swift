@@ -1,3 +1,4 @@
+import Foundation
 import HubEngine
 import HubMetrics
 import HubModel
@@ -137,11 +138,17 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         guard let logger = settings.logger, !(error is CancellationError) else { return }
         let level: JSONLogger.Level = settings.definition.optional ? .debug : .warning
         guard logger.isEnabled(level) else { return }
-        let detail = (error as? UpstreamError).map { $0.logDetail ?? $0.description } ?? "\(error)"
+        var detail = (error as? UpstreamError).map { $0.logDetail ?? $0.description } ?? "\(error)"
+        // A URL that names the user is logged as its template: logs never name a user.
+        var logged = url
+        if settings.definition.url.usesUser {
+            logged = settings.definition.url.source
+            detail = detail.replacingOccurrences(of: url, with: logged)
+        }
         logger.log(
             level, message,
             ["feature": .string(feature), "operation": .int(operation),
-             "url": .string(Self.loggableURL(url)), "page": .int(page), "error": .string(detail),
+             "url": .string(Self.loggableURL(logged)), "page": .int(page), "error": .string(detail),
              "trace_id": .string(TraceContext.traceID(of: traceParent) ?? ""),
              "session": .string(SessionIdentifier.logTag(sessionID))])
     }

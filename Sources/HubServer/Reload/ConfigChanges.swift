@@ -91,6 +91,7 @@ extension ServerSettings {
         if live.reload != new.reload { keys.append("reload") }
         if live.previewEnabled != new.previewEnabled { keys.append("preview") }
         if live.explainEnabled != new.explainEnabled { keys.append("debug") }
+        if live.identity != new.identity { keys.append("identity") }
         return keys
     }
 }

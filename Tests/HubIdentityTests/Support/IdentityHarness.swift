@@ -70,8 +70,11 @@ final class EventRecorder: Sendable {
 }
 
 /// A client of its own for the verifier, as the server makes one: no HTTP cache.
+/// Timeouts far beyond any test's wait: a fetch a test holds (``ThreadGate``) on a loaded
+/// machine must not time out before the test releases it.
 func identityClient() -> CurlUpstreamClient {
-    CurlUpstreamClient(configuration: UpstreamConfiguration(cacheEntries: 0))
+    CurlUpstreamClient(
+        configuration: UpstreamConfiguration(timeout: .seconds(60), connectTimeout: .seconds(10), cacheEntries: 0))
 }
 
 /// The claims of a token valid at `clock`'s time for `issuer` and audience `hub`.
