@@ -94,6 +94,13 @@ extension ViewEngine {
                 sessions.remove(session.id)
                 continue
             }
+            // An access rule the reload added (or narrowed) that refuses the session's user: the
+            // session ends here, and its token rebuilds nothing for them (the rule is checked).
+            if after.access(for: session.user) != .allowed {
+                report.sessionsEnded += 1
+                sessions.remove(session.id)
+                continue
+            }
             if let before, before.identifier == after.identifier, before.revision == after.revision {
                 report.sessionsUntouched += 1
             } else if listened {
