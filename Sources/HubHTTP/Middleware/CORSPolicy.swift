@@ -31,7 +31,7 @@ public struct CORSPolicy: Sendable, Equatable {
     ]
     /// Response headers a script may read by default.
     public static let defaultExposedHeaders = [
-        "Hub-Session", "ETag", "Server-Timing", "Hub-Version", "X-Request-Id", "Retry-After", "Hub-Rebuilt",
+        HubHeaderName.session, "ETag", "Server-Timing", HubHeaderName.version, "X-Request-Id", "Retry-After", HubHeaderName.rebuilt,
     ]
     /// The default preflight cache lifetime (Chromium caps it at 7200 s).
     public static let defaultMaxAgeSeconds = 600

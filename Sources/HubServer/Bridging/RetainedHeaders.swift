@@ -79,6 +79,12 @@ struct RetainedHeaders: Sendable {
         for toggle in configuration.toggles.values {
             if case .header(let name)? = toggle.key { names.insert(name) }
         }
+        // The gateway's identity header names the user only as the verified user (`{user.sub}`,
+        // `forwardIdentity`): a client's own value of it never crosses, not even beside a
+        // bearer token (whose request never checks where that header came from).
+        if let identity = configuration.settings.identity.headerName {
+            names = names.filter { $0.lowercased() != identity.lowercased() }
+        }
         self.init(names: names)
     }
 

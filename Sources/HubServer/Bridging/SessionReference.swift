@@ -18,7 +18,7 @@ import HubPrimitives
 /// - The header given twice is 400 `duplicate_parameter`, like a repeated `session`.
 enum SessionReference {
     /// The request header that names a session.
-    static let headerName = "Hub-Session"
+    static let headerName = HubHeaderName.session
 
     /// Where an endpoint's own `session` comes from, for the problem's detail.
     enum Source {

@@ -248,6 +248,7 @@ struct FeatureReader {
             return nil
         }
         checkUserPlaceholders(url, at: "\(path).url")
+        checkIdentityHeader(url, at: "\(path).url")
         if lowered.hasPrefix("file:") {
             if url.parts.count > 1 {
                 let path = String(original.dropFirst(lowered.hasPrefix("file://") ? 7 : 5))
@@ -376,6 +377,14 @@ struct FeatureReader {
         }
         for case .userClaim(let name) in url.parts where !context.identity.claims.contains(name) {
             reader.error(path, "{user.claim.\(name)}: list '\(name)' in server.json identity.claims")
+        }
+    }
+
+    /// `{header.NAME}` of the gateway's identity header is always empty: say so.
+    func checkIdentityHeader(_ url: URLTemplate, at path: String) {
+        guard let identity = context.identity.headerName else { return }
+        for case .header(let name) in url.parts where name.lowercased() == identity.lowercased() {
+            reader.warning(path, "{header.\(name)} is always empty: the identity header reaches operations only as {user.sub}")
         }
     }
 }

@@ -145,7 +145,7 @@ struct ActionEndpoint {
         bytes.append(contentsOf: rendered.bytes)
         bytes.append(UInt8(ascii: "}"))
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        headers.add(name: "Hub-Session", value: session.token.encoded)
+        headers.add(name: HubHeaderName.session, value: session.token.encoded)
         headers.add(name: "Hub-Version", value: String(viewState.version))
         if let stale = ViewResponder.staleHeader(viewState.timings) { headers.add(name: "Hub-Stale", value: stale) }
         headers.add(name: "ETag", value: rendered.etag)

@@ -25,7 +25,7 @@ enum IdempotentActions {
     /// How long a running action holds its key when it never finishes (a process that died).
     static let leaseSeconds: Int64 = 60
     /// The response fields an answer keeps (with its status and body).
-    static let keptHeaders = ["Content-Type", "Cache-Control", "Hub-Session", "Hub-Version", "Hub-Stale", "ETag"]
+    static let keptHeaders = ["Content-Type", "Cache-Control", HubHeaderName.session, HubHeaderName.version, HubHeaderName.stale, "ETag"]
 
     /// A key taken for one request: the state key its record lives under and that record's version.
     struct Claim: Sendable {

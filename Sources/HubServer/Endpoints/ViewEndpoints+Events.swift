@@ -104,7 +104,7 @@ extension ViewEndpoints {
     static func sessionStream(_ stream: HTTPResponse, token: String) -> HTTPResponse {
         var response = stream
         response.headers.replaceOrAdd(name: "Cache-Control", value: "private, no-store")
-        response.headers.add(name: "Hub-Session", value: token)
+        response.headers.add(name: HubHeaderName.session, value: token)
         return response
     }
 

@@ -61,7 +61,7 @@ extension ViewEndpoints {
         let client = responder.clientViewModel(original, for: components, viewURI: viewURI)
         let body = Self.explainedBody(view: client.jsonBytes(), operations: operations)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        if let sessionID { headers.add(name: "Hub-Session", value: sessionID) }
+        if let sessionID { headers.add(name: HubHeaderName.session, value: sessionID) }
         headers.add(name: "Hub-Version", value: String(viewState.version))
         if let rebuilt { headers.add(name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt)) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))

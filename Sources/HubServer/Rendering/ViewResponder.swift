@@ -68,7 +68,7 @@ struct ViewResponder {
     /// engine (a failed first load), so its id names nothing and the client retries with `uri`.
     func viewModel(of viewState: ViewState, sessionID: String?) throws -> ViewModel {
         // The session is named on an error only when the view was made (the usual case needs none).
-        var headers: HTTPHeaders { sessionID.map { viewState.viewModel != nil ? ["Hub-Session": $0] : [:] } ?? [:] }
+        var headers: HTTPHeaders { sessionID.map { viewState.viewModel != nil ? [HubHeaderName.session: $0] : [:] } ?? [:] }
         if let failure = viewState.failure {
             let error = ProblemMapping.viewLoadError(failure)
             // The mapping's own headers (`Retry-After` of a 503 state_unavailable) are kept.
@@ -94,7 +94,7 @@ struct ViewResponder {
         fields.reserveCapacity(8)
         fields.append((name: "Content-Type", value: "application/json"))
         fields.append((name: "Cache-Control", value: "private, no-cache"))
-        if let sessionID { fields.append((name: "Hub-Session", value: sessionID)) }
+        if let sessionID { fields.append((name: HubHeaderName.session, value: sessionID)) }
         fields.append((name: "Hub-Version", value: String(viewState.version)))
         if !viewState.timings.isEmpty {
             // The same timings repeat on every request for a shared view model (memoized) and on
