@@ -29,8 +29,8 @@ let package = Package(
         // hand-written JWS code. Brings swift-crypto, swift-certificates, swift-asn1, swift-log
         // and swift-extras-base64.
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
-        // Already in the graph through jwt-kit; named for HubIdentityTests, which generate RSA
-        // keys with CryptoExtras.
+        // Already in the graph through jwt-kit; named for the tests, which generate RSA keys
+        // with CryptoExtras.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
     ],
     targets: [
@@ -188,7 +188,10 @@ let package = Package(
         .testTarget(name: "HubHTTPTests", dependencies: ["HubHTTP", "HubSync", "HubTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HubServerTests",
-            dependencies: ["HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport", "HubCrypto"],
+            dependencies: [
+                "HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport", "HubCrypto",
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]
