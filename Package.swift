@@ -111,7 +111,7 @@ let package = Package(
                 "schema/toggles.json",
             ].map { .embedInCode("Resources/" + $0) }
                 + ["preview.html", "preview.css", "preview-render.js", "preview-session.js", "preview-panel.js"].map {
-                    .embedInCode("Preview/Page/" + $0)
+                    .embedInCode("Endpoints/Preview/Page/" + $0)
                 },
             swiftSettings: swiftSettings
         ),

@@ -46,7 +46,7 @@ app)
     python3 - "$mods/HubServerResources.swift" <<'PY'
 import os, re, sys
 lines = ["struct PackageResources {"]
-for root in ("Sources/HubServer/Resources", "Sources/HubServer/Preview/Page"):
+for root in ("Sources/HubServer/Resources", "Sources/HubServer/Endpoints/Preview/Page"):
     for directory, _, names in sorted(os.walk(root)):
         for name in sorted(names):
             data = open(os.path.join(directory, name), "rb").read()

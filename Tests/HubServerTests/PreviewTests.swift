@@ -107,7 +107,7 @@ struct PreviewTests {
         // SHA-256 known answer (FIPS 180-2, "abc").
         #expect(SHA256.digest(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
             == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        func file(_ name: String) throws -> String { try BuildContext.read("Sources/HubServer/Preview/Page/" + name) }
+        func file(_ name: String) throws -> String { try BuildContext.read("Sources/HubServer/Endpoints/Preview/Page/" + name) }
         let template = try file("preview.html")
         let css = try file("preview.css")
         let scripts = try ["preview-render.js", "preview-session.js", "preview-panel.js"].map(file)
