@@ -89,6 +89,9 @@ let package = Package(
         .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
+        // The logger: JSON (or text) lines on standard error through a writer that never blocks
+        // its caller and never ends the process on a closed pipe.
+        .target(name: "HubLogging", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
         // Verifying JWTs (OpenID Connect ID tokens, OAuth access tokens) against each provider's
         // JWKS with jwt-kit; keys fetched through HubUpstream, refreshed in the background.
         .target(
@@ -99,8 +102,8 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: [
-                "HubModel", "HubEngine", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubSync", "HubPrimitives",
-                "HubCrypto",
+                "HubModel", "HubEngine", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubLogging", "HubSync",
+                "HubPrimitives", "HubCrypto",
             ],
             // Data files embedded in the binary as `PackageResources` byte arrays: the contract
             // documents Tools/contracts.py writes (the same bytes as docs/), and the preview page's

@@ -1,3 +1,4 @@
+import HubLogging
 import HubEngine
 import HubUpstream
 

@@ -1,3 +1,4 @@
+@_exported import HubLogging
 import Dispatch
 import Foundation
 import HubEngine

@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubLogging
 import HubModel
 import HubPrimitives
 import HubUpstream
@@ -109,17 +110,10 @@ public struct ServerSettings: Sendable, Equatable {
         public var maxConcurrentReruns = upstreamDefaults.maxConnectionsPerHost
     }
 
-    public enum LogLevel: String, Sendable, CaseIterable, Comparable {
-        case debug, info, warning, error
-
-        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
-            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-        }
-    }
-
-    public enum LogFormat: String, Sendable, CaseIterable {
-        case json, text
-    }
+    /// Log levels (HubLogging's ``HubLogging/LogLevel``).
+    public typealias LogLevel = HubLogging.LogLevel
+    /// Log line formats (HubLogging's ``HubLogging/LogFormat``).
+    public typealias LogFormat = HubLogging.LogFormat
 
     public var host = httpDefaults.host
     public var port = httpDefaults.port

@@ -1,3 +1,4 @@
+import HubLogging
 import HubHTTP
 import HubMetrics
 import HubPrimitives

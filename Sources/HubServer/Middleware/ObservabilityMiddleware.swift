@@ -1,3 +1,4 @@
+import HubLogging
 import HubMetrics
 import HubEngine
 import HubHTTP

@@ -1,3 +1,4 @@
+import HubLogging
 import Foundation
 import HubEngine
 import HubMetrics

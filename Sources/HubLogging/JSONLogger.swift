@@ -7,15 +7,15 @@ import HubModel
 /// pipe and never ends the process when the pipe is closed; lines that cannot be written are
 /// dropped and counted (`hub_log_lines_dropped_total`).
 public final class JSONLogger: Sendable {
-    public typealias Level = ServerSettings.LogLevel
+    public typealias Level = LogLevel
 
     public let level: Level
-    public let format: ServerSettings.LogFormat
+    public let format: LogFormat
     private let sink: @Sendable (String) -> Void
     private let writer: StandardErrorWriter?
 
     /// A logger writing to standard error, or to `sink` (called on the logging thread; tests).
-    public init(level: Level, format: ServerSettings.LogFormat = .json, sink: (@Sendable (String) -> Void)? = nil) {
+    public init(level: Level, format: LogFormat = .json, sink: (@Sendable (String) -> Void)? = nil) {
         self.level = level
         self.format = format
         if let sink {
@@ -44,7 +44,7 @@ public final class JSONLogger: Sendable {
         writer?.flush()
     }
 
-    func line(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, LogValue>) -> String {
+    public func line(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, LogValue>) -> String {
         switch format {
         case .json:
             var object = JSONObject()
@@ -60,7 +60,7 @@ public final class JSONLogger: Sendable {
         }
     }
 
-    static func timestamp() -> String {
+    public static func timestamp() -> String {
         Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))  // UTC, e.g. 2026-11-21T08:12:42.221Z
     }
 }

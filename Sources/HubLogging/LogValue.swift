@@ -14,7 +14,7 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
-    var json: JSONValue {
+    public var json: JSONValue {
         switch self {
         case .string(let text): return .string(text)
         case .int(let number): return .int(number)
@@ -25,7 +25,7 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
 
     /// The value in a `text` line: bare when it is a plain token, else a JSON string literal,
     /// so a client-chosen value (a path with `%0A`, a header) can never start a forged line.
-    var text: String {
+    public var text: String {
         switch self {
         case .int(let number): return String(number)
         case .double(let number): return String(number)
