@@ -135,6 +135,8 @@ public final class HubApplication: Sendable {
                     ["request_id": .string(context.requestId), "trace_id": .string(TraceContext.traceID(of: context.traceParent) ?? ""),
                      "path": .string(request.path), "error": .string("\(error)")])
             },
+            // Inside the error middleware: the layers' errors become problems here, in one place.
+            ProblemMiddleware(),
             RepresentationMiddleware(minBytes: settings.gzip.minBytes, level: settings.gzip.level),
         ])
         self.responder = responder

@@ -4,6 +4,19 @@ import HubUpstream
 
 /// Maps engine and operation errors onto statuses and stable problem codes (DESIGN.md).
 enum ProblemMapping {
+    /// The problem `error` is, for the errors of the layers below the endpoints: the engine's,
+    /// the state store's, a view's load, the upstream client's; `nil` for any other (an
+    /// ``HTTPError`` answers itself). ``ProblemMiddleware`` asks it for every error an endpoint throws.
+    static func problem(for error: any Error) -> HTTPError? {
+        switch error {
+        case let engine as EngineError: return engineError(engine)
+        case let state as StateError: return stateError(state)
+        case let failure as ViewLoadError: return viewLoadError(failure)
+        case is UpstreamError, is UnsafeURLError, is OperationTimeoutError: return operationError(error, operation: "operation")
+        default: return nil
+        }
+    }
+
     static func engineError(_ error: EngineError) -> HTTPError {
         switch error.code {
         case .featureNotFound, .sessionNotFound, .actionNotFound, .componentNotFound:

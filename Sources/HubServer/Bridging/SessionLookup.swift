@@ -30,7 +30,7 @@ struct SessionLookup {
         _ presented: PresentedToken, request: HTTPRequest, context: RequestContext, components: ClientComponents?,
         store: Bool = true
     ) async throws -> Found? {
-        if let refusal = presented.refusal { throw ProblemMapping.engineError(refusal) }
+        if let refusal = presented.refusal { throw refusal }
         if let held = presented.heldSession { return Found(session: held, rebuiltState: nil) }
         guard let token = presented.token else { return nil }
         let resolved: ViewEngine.ResolvedSession?
@@ -43,7 +43,7 @@ struct SessionLookup {
         } catch where error.code == .featureNotFound {
             return nil  // a reload removed the view's feature: the token names nothing now
         } catch {
-            throw ProblemMapping.engineError(error)
+            throw error  // a problem (ProblemMiddleware)
         }
         switch resolved {
         case nil:

@@ -101,10 +101,10 @@ enum IdempotentActions {
             } catch where error.code == .conflict {
                 // Taken: by this request's first attempt (done, or still running), or another body.
             } catch {
-                throw ProblemMapping.stateError(error)
+                throw error  // a problem (ProblemMiddleware)
             }
             let record: StateRecord?
-            do { record = try await store.read(stateKey, now: now) } catch { throw ProblemMapping.stateError(error) }
+            record = try await store.read(stateKey, now: now)
             guard let record else { continue }  // expired or freed meanwhile: take it
             let kept = try? JSONParser().parse(record.bytes)
             guard kept?["digest"]?.stringValue == digest else {
@@ -161,11 +161,7 @@ enum IdempotentActions {
 
     /// The state key of `key` on session `session`: hashed, so any key fits.
     static func stateKey(for key: String, session: String) throws -> StateKey {
-        do {
-            return try StateKey("hub:idempotency:" + hex(SHA256.digest(Array(key.utf8))), in: .session, sessionID: session)
-        } catch {
-            throw ProblemMapping.stateError(error)
-        }
+        try StateKey("hub:idempotency:" + hex(SHA256.digest(Array(key.utf8))), in: .session, sessionID: session)
     }
 
     /// The kept answer, marked as replayed.

@@ -46,13 +46,9 @@ extension ViewEndpoints {
             if token != nil && uri == nil { throw SessionLookup.notFound }
             let viewRequest = state.bridge.viewRequest(
                 viewURI: try QueryParameters.viewURI(uri), from: request, context: context, components: components)
-            do throws(EngineError) {
-                // A run that is not a memo hit takes a token of the client's session budget.
-                (viewState, operations) = try await state.engine.explainView(
-                    for: viewRequest, admission: state.admission(for: request, context: context))
-            } catch {
-                throw ProblemMapping.engineError(error)
-            }
+            // A run that is not a memo hit takes a token of the client's session budget.
+            (viewState, operations) = try await state.engine.explainView(
+                for: viewRequest, admission: state.admission(for: request, context: context))
         }
         guard let viewState else { throw HTTPError.internalError }
         let sessionID = session?.token.encoded

@@ -66,36 +66,21 @@ struct ViewEndpoints {
         let viewRequest = state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
         if request.method == .head {
             return .later { [self] in
-                let viewState: ViewState
-                do throws(EngineError) {
-                    // A run that is not a memo hit takes a token of the client's session budget.
-                    viewState = try await state.engine.loadView(for: viewRequest, admission: state.admission(for: request, context: context))
-                } catch {
-                    throw ProblemMapping.engineError(error)
-                }
+                // A run that is not a memo hit takes a token of the client's session budget.
+                let viewState = try await state.engine.loadView(
+                    for: viewRequest, admission: state.admission(for: request, context: context))
                 return try responder.response(
                     for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI)
             }
         }
-        let opening: ViewEngine.ViewOpening
-        do {
-            opening = try state.engine.openView(for: viewRequest)
-        } catch {
-            throw ProblemMapping.engineError(error)
-        }
-        switch opening {
+        switch try state.engine.openView(for: viewRequest) {
         case .ready(let token, let viewState):
             return .now(
                 try responder.response(
                     for: viewState, sessionID: token.encoded, components: components, viewURI: viewRequest.viewURI))
         case .pending(let pending):
             return .later { [self] in
-                let opened: (token: SessionToken, state: ViewState)
-                do throws(EngineError) {
-                    opened = try await pending.run(admission: state.admission(for: request, context: context))
-                } catch {
-                    throw ProblemMapping.engineError(error)
-                }
+                let opened = try await pending.run(admission: state.admission(for: request, context: context))
                 return try responder.response(
                     for: opened.state, sessionID: opened.token.encoded, components: components,
                     viewURI: viewRequest.viewURI)
@@ -130,26 +115,17 @@ struct ViewEndpoints {
     nonisolated(nonsending) func openSession(
         viewURI: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState) {
-        do {
-            return try await state.engine.openSession(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
-                admission: state.admission(for: request, context: context))
-        } catch {
-            throw ProblemMapping.engineError(error)
-        }
+        try await state.engine.openSession(
+            for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
+            admission: state.admission(for: request, context: context))
     }
 
     /// `GET /view/initial?uri=U`: the initial content only.
     nonisolated(nonsending) func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
         let components = try state.requestComponents(of: request)
-        let viewModel: ViewModel
-        do {
-            viewModel = try state.engine.initialViewModel(
-                for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
-        } catch {
-            throw ProblemMapping.engineError(error)
-        }
+        let viewModel = try state.engine.initialViewModel(
+            for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
         let bytes = responder.clientViewModel(viewModel, for: components, viewURI: viewURI).jsonBytes()
         return HTTPResponse(
             status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
@@ -197,20 +173,15 @@ struct ViewEndpoints {
         // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
         let presented = state.engine.presentedToken(text, user: context.user)
-        if let refusal = presented.refusal { throw ProblemMapping.engineError(refusal) }
+        if let refusal = presented.refusal { throw refusal }
         // Revoked already: DELETE is idempotent (the retry of one answered 503 during an outage).
         guard presented.token != nil || presented.rejection == .revoked else { throw SessionLookup.notFound }
         if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request, context: context)() {
-            throw ProblemMapping.engineError(
-                EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter))
+            throw EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter)
         }
-        let revoked: Result<Bool, SessionToken.Rejection>
-        do {
-            revoked = try await state.engine.revoke(presented)
-        } catch {
-            // Refused here already and kept: the store (so the other replicas) records it when it returns.
-            throw ProblemMapping.stateError(error)
-        }
+        // A store that cannot record it: refused here already and kept (the store, so the other
+        // replicas, records it when it returns); the answer is 503 state_unavailable.
+        let revoked = try await state.engine.revoke(presented)
         guard case .success = revoked else { throw SessionLookup.notFound }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
