@@ -37,15 +37,18 @@ final class UserIdentity: Sendable {
     }
 
     /// The request's credentials. Throws 400 `untrusted_identity` for the identity header from
-    /// a peer outside `trustedProxies` (when no bearer token names the user instead), 401
+    /// a peer outside `trustedProxies` (with a bearer token too), 401
     /// `invalid_token` for a bearer token no provider could accept without reading it (too
     /// large, not a Bearer credential).
     func credentials(of request: HTTPRequest) throws -> Credentials {
+        // The identity header from a peer that may not set it is refused first, bearer token or not.
+        let named = try headerCredentials(of: request)
         // Another scheme (Basic...) is not this server's to judge: it may be forwarded upstream.
+        // A bearer token outranks a trusted gateway's header.
         if verifier != nil, let authorization = request.headers["Authorization"], let token = Self.bearerToken(authorization) {
             return .bearer(token)
         }
-        return try headerCredentials(of: request)
+        return named
     }
 
     private func headerCredentials(of request: HTTPRequest) throws -> Credentials {

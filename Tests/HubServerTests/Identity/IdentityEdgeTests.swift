@@ -9,7 +9,7 @@ import Testing
 /// session, and a reload that puts an access rule on a feature with live anonymous sessions.
 @Suite("Identity: the ways around it")
 struct IdentityEdgeTests {
-    @Test("a bearer token from an untrusted peer beside its own X-User-Id: forwardHeaders naming it never sends the client's value")
+    @Test("X-User-Id beside a bearer token: 400 from an untrusted peer; from a trusted one the token's user, and forwardHeaders naming it send nothing")
     func clientHeaderBesideToken() async throws {
         let content = try contentUpstream()
         defer { content.stop() }
@@ -17,13 +17,19 @@ struct IdentityEdgeTests {
         let key = try await SigningKey.rsa(kid: "rsa-1")
         provider.publish([key])
         var config = IdentityConfig.config(
-            server: IdentityConfig.server(identity: #""jwt": \#(provider.providerJSON()), "header": { "name": "X-User-Id" }"#))
+            server: IdentityConfig.server(
+                identity: #""jwt": \#(provider.providerJSON()), "header": { "name": "X-User-Id" }"#, trusted: #"["127.0.0.1"]"#))
         config.feature("echo", """
             { "id": "echo", "title": "Echo", "match": { "root": "hub:echo" },
               "operations": [ { "kind": "remote", "url": "\(content.url("/echo"))", "forwardHeaders": ["X-User-Id"] } ] }
             """)
-        try await withHub(config, extensions: IdentityConfig.extensions, transport: .socket) { client, _ in
+        try await withHub(config, extensions: IdentityConfig.extensions, transport: .socket) { hub, _ in
             let token = try key.token(provider.claims("alice"))
+            try expectProblem(
+                try await hub.from("127.0.0.2").view("hub:echo", headers: bearer(token) + [("X-User-Id", "bob")]), 400,
+                "untrusted_identity")
+            #expect(content.log.all.isEmpty)
+            let client = hub.from("127.0.0.1")
             let response = try await client.view("hub:echo", headers: bearer(token) + [("X-User-Id", "bob")])
             #expect(response.status == 200, "\(response)")
             #expect(try response.json().component("feed")?["text"]?["title"]?.stringValue == "q:-,h:-")
