@@ -146,8 +146,8 @@ struct ActionEndpoint {
         bytes.append(UInt8(ascii: "}"))
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         headers.add(name: HubHeaderName.session, value: session.token.encoded)
-        headers.add(name: "Hub-Version", value: String(viewState.version))
-        if let stale = ViewResponder.staleHeader(viewState.timings) { headers.add(name: "Hub-Stale", value: stale) }
+        headers.add(name: HubHeaderName.version, value: String(viewState.version))
+        if let stale = ViewResponder.staleHeader(viewState.timings) { headers.add(name: HubHeaderName.stale, value: stale) }
         headers.add(name: "ETag", value: rendered.etag)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
     }

@@ -58,7 +58,7 @@ extension ViewEndpoints {
         let body = Self.explainedBody(view: client.jsonBytes(), operations: operations)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         if let sessionID { headers.add(name: HubHeaderName.session, value: sessionID) }
-        headers.add(name: "Hub-Version", value: String(viewState.version))
+        headers.add(name: HubHeaderName.version, value: String(viewState.version))
         if let rebuilt { headers.add(name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt)) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
     }

@@ -14,7 +14,7 @@ import HubHTTP
 /// `EventSource` listening only for `view` never sees.
 enum RebuiltHeader {
     /// The header's name.
-    static let name = "Hub-Rebuilt"
+    static let name = HubHeaderName.rebuilt
 
     /// The header's value for `outcome`.
     static func value(_ outcome: RebuiltState) -> String {

@@ -95,13 +95,13 @@ struct ViewResponder {
         fields.append((name: "Content-Type", value: "application/json"))
         fields.append((name: "Cache-Control", value: "private, no-cache"))
         if let sessionID { fields.append((name: HubHeaderName.session, value: sessionID)) }
-        fields.append((name: "Hub-Version", value: String(viewState.version)))
+        fields.append((name: HubHeaderName.version, value: String(viewState.version)))
         if !viewState.timings.isEmpty {
             // The same timings repeat on every request for a shared view model (memoized) and on
             // every reload-free load of a held session: each list is formatted once per view.
             fields.append((name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming)))
         }
-        if let stale = Self.staleHeader(viewState.timings) { fields.append((name: "Hub-Stale", value: stale)) }
+        if let stale = Self.staleHeader(viewState.timings) { fields.append((name: HubHeaderName.stale, value: stale)) }
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
         return HTTPResponse(status: .ok, headers: HTTPHeaders(fields), body: .representation(rendered.representation))
     }
