@@ -51,7 +51,7 @@ struct SessionLookup {
         case .held(let session):
             return Found(session: session, rebuiltState: nil)
         case .rebuilt(let session, let viewState, _, let outcome):
-            _ = try ViewResponder(state: state).viewModel(of: viewState, sessionID: nil)
+            _ = try ViewRenderer(state: state).viewModel(of: viewState, sessionID: nil)
             return Found(session: session, rebuiltState: viewState, stateOutcome: outcome)
         }
     }
@@ -69,7 +69,7 @@ struct SessionLookup {
     /// `nil` when it names nothing this process can serve (a held session whose load ended it,
     /// its feature removed by a reload, included: its identifier is remembered as ended, so its
     /// token rebuilds nothing). `rebuilt`: a rebuild's ``Found/stateOutcome``.
-    nonisolated(nonsending) func loadView(
+    nonisolated(nonsending) func resolveView(
         _ held: ViewEngine.HeldLoad, request: HTTPRequest, context: RequestContext,
         components: ClientComponents?, store: Bool = true
     ) async throws -> (session: ViewSession, state: ViewState, rebuilt: RebuiltState?)? {

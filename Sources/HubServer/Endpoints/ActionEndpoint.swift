@@ -64,7 +64,7 @@ struct ActionEndpoint {
             let opened = try await views.openSession(
                 viewURI: try QueryParameters.viewURI(uri), request: request, context: context, components: components)
             // A failed first load answers like GET /view would (502/504/500).
-            _ = try views.responder.viewModel(of: opened.state, sessionID: nil)
+            _ = try views.renderer.viewModel(of: opened.state, sessionID: nil)
             session = opened.session
         }
         guard let session else { throw HTTPError.internalError }
@@ -136,8 +136,8 @@ struct ActionEndpoint {
     private func answer(
         performed: Bool, viewState: ViewState, session: ViewSession, components: ClientComponents?
     ) throws -> HTTPResponse {
-        let viewModel = try views.responder.viewModel(of: viewState, sessionID: session.token.encoded)
-        let rendered = views.responder.rendered(
+        let viewModel = try views.renderer.viewModel(of: viewState, sessionID: session.token.encoded)
+        let rendered = views.renderer.rendered(
             viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rendered.bytes.count + 32)
@@ -147,7 +147,7 @@ struct ActionEndpoint {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         headers.add(name: HubHeaderName.session, value: session.token.encoded)
         headers.add(name: HubHeaderName.version, value: String(viewState.version))
-        if let stale = ViewResponder.staleHeader(viewState.timings) { headers.add(name: HubHeaderName.stale, value: stale) }
+        if let stale = ViewRenderer.staleHeader(viewState.timings) { headers.add(name: HubHeaderName.stale, value: stale) }
         headers.add(name: "ETag", value: rendered.etag)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
     }

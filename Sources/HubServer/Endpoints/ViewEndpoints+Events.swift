@@ -49,7 +49,7 @@ extension ViewEndpoints {
         let patchHistory = wantsPatches ? state.viewPatches : nil
         patchHistory?.join(session: session.id)
         let cursor = ListenerCursor(
-            sessionID: session.id, viewURI: session.viewURI, request: request, state: state, responder: responder,
+            sessionID: session.id, viewURI: session.viewURI, request: request, state: state, renderer: renderer,
             patches: patchHistory)
         let state = self.state
         let sessionID = session.id

@@ -34,7 +34,7 @@ extension ViewEndpoints {
         var viewState: ViewState?
         var operations: [OperationExplanation] = []
         var rebuilt: RebuiltState?
-        if let token, let loaded = try await sessions.loadView(
+        if let token, let loaded = try await sessions.resolveView(
             state.engine.loadHeld(token, user: context.user, request: sessions.viewRequests(request, context: context, components: components)),
             request: request, context: context, components: components, store: request.method != .head)
         {
@@ -52,9 +52,9 @@ extension ViewEndpoints {
         }
         guard let viewState else { throw HTTPError.internalError }
         let sessionID = session?.token.encoded
-        let original = try responder.viewModel(of: viewState, sessionID: sessionID)
+        let original = try renderer.viewModel(of: viewState, sessionID: sessionID)
         let viewURI = try session?.viewURI ?? QueryParameters.viewURI(uri)
-        let client = responder.clientViewModel(original, for: components, viewURI: viewURI)
+        let client = renderer.clientViewModel(original, for: components, viewURI: viewURI)
         let body = Self.explainedBody(view: client.jsonBytes(), operations: operations)
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         if let sessionID { headers.add(name: HubHeaderName.session, value: sessionID) }

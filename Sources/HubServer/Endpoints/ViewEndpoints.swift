@@ -6,7 +6,7 @@ import HubModel
 /// `GET /view`, `GET /view/initial`, `POST /view/next-page`, `DELETE /view`, `GET /view/events`.
 struct ViewEndpoints {
     let state: ServerState
-    var responder: ViewResponder { ViewResponder(state: state) }
+    var renderer: ViewRenderer { ViewRenderer(state: state) }
     var sessions: SessionLookup { SessionLookup(state: state) }
 
     /// `GET /view?uri=U` opens a session; `GET /view?session=S` (or the `Hub-Session` header,
@@ -46,7 +46,7 @@ struct ViewEndpoints {
         }
         return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
-            if let (session, viewState, rebuilt) = try await sessions.loadView(
+            if let (session, viewState, rebuilt) = try await sessions.resolveView(
                 held, request: request, context: context, components: components, store: request.method != .head)
             {
                 return RebuiltHeader.adding(rebuilt, to: try response(session, viewState, token: token, components: components))
@@ -69,19 +69,19 @@ struct ViewEndpoints {
                 // A run that is not a memo hit takes a token of the client's session budget.
                 let viewState = try await state.engine.loadView(
                     for: viewRequest, admission: state.admission(for: request, context: context))
-                return try responder.response(
+                return try renderer.response(
                     for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI)
             }
         }
         switch try state.engine.openView(for: viewRequest) {
         case .ready(let token, let viewState):
             return .now(
-                try responder.response(
+                try renderer.response(
                     for: viewState, sessionID: token.encoded, components: components, viewURI: viewRequest.viewURI))
         case .pending(let pending):
             return .later { [self] in
                 let opened = try await pending.run(admission: state.admission(for: request, context: context))
-                return try responder.response(
+                return try renderer.response(
                     for: opened.state, sessionID: opened.token.encoded, components: components,
                     viewURI: viewRequest.viewURI)
             }
@@ -106,12 +106,12 @@ struct ViewEndpoints {
         _ session: ViewSession, _ viewState: ViewState, token: String, components: ClientComponents?
     ) throws -> HTTPResponse {
         let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
-        return try responder.response(
+        return try renderer.response(
             for: viewState, sessionID: sessionID, components: components, viewURI: session.viewURI)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
-    /// is `nil`); ``ViewResponder`` then answers the problem without naming it.
+    /// is `nil`); ``ViewRenderer`` then answers the problem without naming it.
     nonisolated(nonsending) func openSession(
         viewURI: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState) {
@@ -126,7 +126,7 @@ struct ViewEndpoints {
         let components = try state.requestComponents(of: request)
         let viewModel = try state.engine.initialViewModel(
             for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
-        let bytes = responder.clientViewModel(viewModel, for: components, viewURI: viewURI).jsonBytes()
+        let bytes = renderer.clientViewModel(viewModel, for: components, viewURI: viewURI).jsonBytes()
         return HTTPResponse(
             status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
             body: .representation(Representation(bytes: bytes, etag: state.viewTags.etag(for: bytes))))
@@ -151,7 +151,7 @@ struct ViewEndpoints {
         let viewState = await session.loadNextPage()
         return RebuiltHeader.adding(
             found.stateOutcome,
-            to: try responder.response(
+            to: try renderer.response(
                 for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI))
     }
 

@@ -13,7 +13,7 @@ struct ListenerCursor {
     let viewURI: String
     let request: HTTPRequest
     let state: ServerState
-    let responder: ViewResponder
+    let renderer: ViewRenderer
     /// The patch tables when the listener asked for patches.
     let patches: ViewPatches?
     /// The event id the client already has (`Last-Event-ID`), until the first view.
@@ -21,12 +21,12 @@ struct ListenerCursor {
     /// What the listener has: a view the client named in `Last-Event-ID`, then each one sent.
     private var base: ViewPatches.View?
 
-    init(sessionID: String, viewURI: String, request: HTTPRequest, state: ServerState, responder: ViewResponder, patches: ViewPatches?) {
+    init(sessionID: String, viewURI: String, request: HTTPRequest, state: ServerState, renderer: ViewRenderer, patches: ViewPatches?) {
         self.sessionID = sessionID
         self.viewURI = viewURI
         self.request = request
         self.state = state
-        self.responder = responder
+        self.renderer = renderer
         self.patches = patches
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         skip = lastEventID
@@ -68,7 +68,7 @@ struct ListenerCursor {
     /// One rendering (and one encoding) of this view for all of the session's listeners; a
     /// session's only listener renders for itself, keeping no slot.
     private func rendering(of viewModel: ViewModel, components: ClientComponents?, variant: String, memoized: Bool) -> RenderedView {
-        let render = { responder.rendered(viewModel, for: components, shared: memoized, viewURI: viewURI) }
+        let render = { renderer.rendered(viewModel, for: components, shared: memoized, viewURI: viewURI) }
         guard state.streamLimiter.openStreams(session: sessionID) > 1 else { return render() }
         let (rendered, fresh) = state.listenerRenderings.rendered(
             viewModel, for: .init(session: sessionID, variant: variant), render: render)

@@ -7,7 +7,7 @@ import HubPrimitives
 /// Turns a session's ``ViewState`` into an HTTP response: JSON (cached per view model) as a
 /// ``Representation`` (``RepresentationMiddleware`` sends its ETag and decides 304 and gzip),
 /// `Hub-Session`, `Hub-Version`, `Server-Timing`, or a problem for a failed view.
-struct ViewResponder {
+struct ViewRenderer {
     let state: ServerState
 
     /// The rendered form of `original` for this client: component fallback applied when it
