@@ -20,7 +20,8 @@ extension ViewSession {
             if let index = reads.firstIndex(where: { $0.operation == touch.operation && $0.key == touch.key }) {
                 reads[index].version = touch.version
             } else {
-                reads.append(StateRead(operation: touch.operation, key: touch.key, version: touch.version))
+                reads.append(
+                    StateRead(operation: touch.operation, key: touch.key, version: touch.version, seen: touch.replaced ?? touch.version))
             }
             awaited[touch.key] = nil
         }
@@ -99,7 +100,9 @@ extension ViewSession {
 
     private func firstReader(of key: StateKey, notAt version: Int64) -> Int? {
         var lowest: Int?
-        for read in stateReads where read.key == key && read.version != version {
+        // A version the operation's latest run saw (it read it, then wrote the next one) is not
+        // news: its change report can arrive after the run, late, and must not re-run it.
+        for read in stateReads where read.key == key && read.version != version && read.seen != version {
             lowest = min(lowest ?? read.operation, read.operation)
         }
         return lowest
@@ -111,5 +114,8 @@ extension ViewSession {
 struct StateRead {
     let operation: Int
     let key: StateKey
+    /// The version the run left the key at (the last it read or wrote).
     var version: Int64
+    /// The version the run first saw (read) of the key.
+    var seen: Int64
 }

@@ -117,7 +117,7 @@ public struct StateAccess: Sendable {
                 guard let value else {
                     if version > 0 {
                         _ = try await store.delete(key, expected: version)
-                        log?.record(operation: operationIndex, key: key, version: 0, wrote: true)
+                        log?.record(operation: operationIndex, key: key, version: 0, wrote: true, replaced: version)
                     }
                     return nil
                 }
@@ -159,7 +159,7 @@ public struct StateAccess: Sendable {
         let quota = StateQuota(scope: scope, sessionID: sessionID, user: user, settings: settings)
         let written = try await store.write(
             key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now, quota: quota)
-        log?.record(operation: operationIndex, key: key, version: written, wrote: true)
+        log?.record(operation: operationIndex, key: key, version: written, wrote: true, replaced: version)
         return written
     }
 

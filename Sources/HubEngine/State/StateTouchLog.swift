@@ -12,13 +12,18 @@ final class StateTouchLog: Sendable {
         var wrote = false
         /// A read the store could not answer, served as "no value" (`serve-without-state`).
         var unanswered = false
+        /// For a write: the version it replaced (the one the run saw before it wrote).
+        var replaced: Int64?
     }
 
     private let touches = Locked<[Touch]>([])
 
-    func record(operation: Int, key: StateKey, version: Int64, wrote: Bool = false, unanswered: Bool = false) {
+    func record(
+        operation: Int, key: StateKey, version: Int64, wrote: Bool = false, unanswered: Bool = false, replaced: Int64? = nil
+    ) {
         touches.withLock {
-            $0.append(Touch(operation: operation, key: key, version: version, wrote: wrote, unanswered: unanswered))
+            $0.append(
+                Touch(operation: operation, key: key, version: version, wrote: wrote, unanswered: unanswered, replaced: replaced))
         }
     }
 
