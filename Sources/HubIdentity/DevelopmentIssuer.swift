@@ -74,14 +74,34 @@ public enum DevelopmentIssuer {
 
     /// The key stored at `path`, or nil when there is no file.
     private static func readKey(_ path: String) throws -> EdDSA.PrivateKey? {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if access(path, F_OK) == 0 { throw DevelopmentKeyError("cannot read \(path)") }
-            return nil
-        }
+        guard let data = try readFile(path) else { return nil }
         guard let jwk = try? JSONDecoder().decode(JWK.self, from: data), jwk.keyType == .octetKeyPair,
             jwk.curve?.rawValue == "Ed25519", let d = jwk.privateExponent
         else { throw DevelopmentKeyError("\(path) is not an Ed25519 JWK with its private key") }
         return try EdDSA.PrivateKey(d: d, curve: .ed25519)
+    }
+
+    /// The bytes of the file at `path`, or nil when there is none. Read with `open`/`read`,
+    /// retried on `EINTR` (a signal to the process, such as a child's exit, interrupts a read;
+    /// Foundation's `contents(atPath:)` then answered nil for a file that was there).
+    private static func readFile(_ path: String) throws -> Data? {
+        var fd: Int32
+        repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw DevelopmentKeyError("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 65_536 {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw DevelopmentKeyError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if count == 0 { return Data(bytes) }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+        throw DevelopmentKeyError("\(path) is larger than a key file")
     }
 
     /// Writes `bytes` to a new file at `path`, mode 0600, flushed to disk.
