@@ -1,3 +1,4 @@
+import HubIdentity
 import HubModel
 
 /// `server.json` `"identity"`: who the user is (docs/SECURITY.md). Bearer JWTs verified against
@@ -51,11 +52,11 @@ public struct IdentitySettings: Sendable, Equatable {
     public var developmentProvider: Provider? { providers.first(where: \.isDevelopment) }
 
     /// `"jwks": "dev"`.
-    public static let developmentKeys = "dev"
+    public static let developmentKeys = DevelopmentIssuer.keysKeyword
     /// `algorithms` when not given.
-    public static let defaultAlgorithms = ["RS256", "ES256", "EdDSA"]
+    public static let defaultAlgorithms = JWTProviderSettings.defaultAlgorithms
     /// Every algorithm `algorithms` may list: asymmetric JWS algorithms only.
-    public static let allowedAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+    public static let allowedAlgorithms = JWTProviderSettings.allowedAlgorithms
 
     /// Reads `"identity"`; problems are reported on `reader`.
     init(_ object: JSONObject, reader: ConfigReader) {
@@ -129,8 +130,8 @@ public struct IdentitySettings: Sendable, Equatable {
             }
             provider.algorithms = algorithms
         }
-        if let value = reader.int(object, "leewaySeconds", at: path, range: 0...300) { provider.leewaySeconds = value }
-        if let value = reader.int(object, "jwksRefreshSeconds", at: path, range: 10...86_400) { provider.refreshSeconds = value }
+        if let value = reader.int(object, "leewaySeconds", at: path, range: JWTProviderSettings.leewayRange) { provider.leewaySeconds = value }
+        if let value = reader.int(object, "jwksRefreshSeconds", at: path, range: JWTProviderSettings.refreshRange) { provider.refreshSeconds = value }
         return provider
     }
 }
