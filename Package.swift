@@ -92,6 +92,12 @@ let package = Package(
         // The logger: JSON (or text) lines on standard error through a writer that never blocks
         // its caller and never ends the process on a closed pipe.
         .target(name: "HubLogging", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
+        // The content operations a config names (static, remote, patch), their URL templates and
+        // definitions, stale content and the trace context sent upstream: no HTTP server type.
+        .target(
+            name: "HubOperations",
+            dependencies: ["HubEngine", "HubModel", "HubUpstream", "HubMetrics", "HubLogging", "HubSync", "HubPrimitives", "HubCrypto"],
+            swiftSettings: swiftSettings),
         // Verifying JWTs (OpenID Connect ID tokens, OAuth access tokens) against each provider's
         // JWKS with jwt-kit; keys fetched through HubUpstream, refreshed in the background.
         .target(
@@ -102,7 +108,7 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: [
-                "HubModel", "HubEngine", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubLogging", "HubSync",
+                "HubModel", "HubEngine", "HubOperations", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubLogging", "HubSync",
                 "HubPrimitives", "HubCrypto",
             ],
             // Data files embedded in the binary as `PackageResources` byte arrays: the contract
@@ -192,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "HubServer", "HubEngine", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport", "HubCrypto",
+                "HubServer", "HubEngine", "HubOperations", "HubModel", "HubHTTP", "HubDemo", "HubSync", "HubTestSupport", "HubCrypto",
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -1,7 +1,8 @@
+import HubModel
+import HubOperations
+import Testing
 @testable import HubEngine
 @testable import HubHTTP
-import HubModel
-import Testing
 @testable import HubServer
 
 /// `RequestBridge.isSameClientRequest`: the in-place check that lets a held session's poll be

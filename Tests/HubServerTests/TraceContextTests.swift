@@ -1,6 +1,7 @@
 import Foundation
 import HubHTTP
 import HubModel
+import HubOperations
 import HubServer
 import HubSync
 import HubTestSupport

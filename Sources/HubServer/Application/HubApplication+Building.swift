@@ -1,9 +1,10 @@
-import HubLogging
 import Foundation
 import HubEngine
 import HubHTTP
+import HubLogging
 import HubMetrics
 import HubModel
+import HubOperations
 import HubUpstream
 
 extension HubApplication {

@@ -1,5 +1,6 @@
-import HubLogging
 import HubEngine
+import HubLogging
+import HubOperations
 import HubUpstream
 
 extension HubApplication {
@@ -21,7 +22,7 @@ extension HubApplication {
         let remote = RemoteServices(
             client: InstrumentedUpstreamClient(base: upstream, metrics: metrics), clock: .system,
             cacheEntries: settings.upstreamConfiguration.cacheEntries, cacheBytes: settings.upstreamConfiguration.cacheBytes,
-            metrics: metrics)
+            staleServed: metrics.upstreamStaleServed)
         _ = try makeEngine(
             configuration: configuration, extensions: extensions, remote: remote, metrics: metrics, logger: nil,
             keys: SessionKeys.ephemeral(), stateStore: MemoryStateStore())

@@ -6,6 +6,7 @@ import HubHTTP
 import HubIdentity
 import HubMetrics
 import HubModel
+import HubOperations
 import HubSync
 import HubUpstream
 
@@ -90,7 +91,7 @@ public final class HubApplication: Sendable {
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
         let remote = RemoteServices(
             client: client, clock: upstreamClock, cacheEntries: upstreamConfiguration.cacheEntries,
-            cacheBytes: upstreamConfiguration.cacheBytes, metrics: metrics)
+            cacheBytes: upstreamConfiguration.cacheBytes, staleServed: metrics.upstreamStaleServed)
         self.remote = remote
 
         let (keys, keySource) = try SessionKeyring.resolve(settings, configDirectory: configuration.directory)

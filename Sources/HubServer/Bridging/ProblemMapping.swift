@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubOperations
 import HubUpstream
 
 /// Maps engine and operation errors onto statuses and stable problem codes (DESIGN.md).

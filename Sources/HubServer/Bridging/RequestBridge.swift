@@ -1,6 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubOperations
 import HubPrimitives
 
 /// Turns HTTP requests into what the engine reads (docs/API.md "Request headers the engine

@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubOperations
 import HubPrimitives
 
 /// Which request headers a ``ViewRequest`` carries into the engine, and how much of them.

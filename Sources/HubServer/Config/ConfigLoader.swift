@@ -1,6 +1,7 @@
 import Foundation
 import HubEngine
 import HubModel
+import HubOperations
 
 /// Reads and validates a configuration directory (DESIGN.md "Config format v1"), collecting
 /// every problem with its file and JSON path, so `hub-server validate` can list them all.

@@ -1,5 +1,6 @@
 import HubEngine
 import HubModel
+import HubOperations
 
 /// One `Config/features/*.json` file, validated.
 package struct FeatureDefinition: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import HubEngine
 import HubModel
+import HubOperations
 
 /// Reads one feature file into a ``FeatureDefinition``, reporting every problem.
 struct FeatureReader {

@@ -1,8 +1,9 @@
-import HubPrimitives
-import HubMetrics
 import HubEngine
 import HubHTTP
+import HubMetrics
 import HubModel
+import HubOperations
+import HubPrimitives
 
 /// `GET /health`, `GET /ready`, `GET /metrics`, `GET /features`.
 ///

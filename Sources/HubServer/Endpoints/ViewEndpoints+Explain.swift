@@ -1,6 +1,7 @@
 import HubEngine
 import HubHTTP
 import HubModel
+import HubOperations
 import HubPrimitives
 
 extension ViewEndpoints {

@@ -1,7 +1,8 @@
-import HubLogging
-import HubMetrics
 import HubEngine
 import HubHTTP
+import HubLogging
+import HubMetrics
+import HubOperations
 import HubPrimitives
 
 /// Records every request's route template, status and duration in metrics and one log line.

@@ -1,5 +1,6 @@
 import HubEngine
 import HubHTTP
+import HubOperations
 
 /// Accepts or starts the request's W3C trace (``TraceContext``): records this server's span and
 /// the `tracestate` on the ``RequestContext`` (log lines carry its trace id). The request goes
@@ -34,20 +35,3 @@ struct TraceContextMiddleware: HTTPMiddleware {
 /// The engine reads a request's trace from its context (``RequestContext/trace``), which makes a
 /// new trace only when first read.
 extension RequestContext: RequestTrace {}
-
-extension TraceContext {
-    /// The trace id of a `traceparent` value this server wrote (nil when there is none).
-    static func traceID(of traceParent: String?) -> String? {
-        guard let traceParent, traceParent.utf8.count == 55 else { return nil }
-        let utf8 = traceParent.utf8
-        let start = utf8.index(utf8.startIndex, offsetBy: 3)
-        return String(traceParent[start..<utf8.index(start, offsetBy: 32)])
-    }
-
-    /// The trace headers for one upstream fetch on behalf of `traceParent` (this server's span
-    /// as the engine's request carries it): a child span; none when the request has no trace.
-    static func upstreamHeaders(traceParent: String?, traceState: String?) -> [(name: String, value: String)] {
-        guard let traceParent, TraceContext.parse(traceParent) != nil else { return [] }
-        return TraceContext(traceParent: traceParent, traceState: traceState).headers
-    }
-}

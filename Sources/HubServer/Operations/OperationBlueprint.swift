@@ -1,6 +1,7 @@
-import HubLogging
 import HubEngine
+import HubLogging
 import HubModel
+import HubOperations
 import HubUpstream
 
 /// A configured operation prepared at start-up: stateless kinds are built once and shared by

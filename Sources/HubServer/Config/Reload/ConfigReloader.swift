@@ -1,7 +1,8 @@
-import HubLogging
 import Foundation
 import HubEngine
+import HubLogging
 import HubMetrics
+import HubOperations
 import HubPrimitives
 import HubSync
 import HubUpstream

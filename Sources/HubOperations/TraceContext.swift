@@ -5,24 +5,24 @@ import HubPrimitives
 /// A request's valid `traceparent` is continued (same trace id, a new span id for this server);
 /// an absent or invalid one starts a new trace, and its `tracestate` is then dropped, as the
 /// specification requires. Every upstream fetch gets a child: same trace id, a fresh span id.
-struct TraceContext: Sendable, Equatable {
-    static let parentHeader = "traceparent"
-    static let stateHeader = "tracestate"
+package struct TraceContext: Sendable, Equatable {
+    package static let parentHeader = "traceparent"
+    package static let stateHeader = "tracestate"
 
     /// 32 lowercase hex digits, not all zero.
-    let traceID: String
+    package let traceID: String
     /// This span's 16 lowercase hex digits, not all zero.
-    let spanID: String
+    package let spanID: String
     /// The trace flags byte as 2 hex digits (`01` sampled).
-    let flags: String
+    package let flags: String
     /// The vendor `tracestate`, kept only with a valid `traceparent`.
-    let state: String?
+    package let state: String?
 
     /// The `traceparent` value naming this span.
-    var traceParent: String { "00-\(traceID)-\(spanID)-\(flags)" }
+    package var traceParent: String { "00-\(traceID)-\(spanID)-\(flags)" }
 
     /// Continues the request's trace, or starts one; this server's span gets a new id either way.
-    init(traceParent: String?, traceState: String?) {
+    package init(traceParent: String?, traceState: String?) {
         if let parsed = traceParent.flatMap(Self.parse) {
             traceID = parsed.traceID
             flags = parsed.flags
@@ -44,12 +44,12 @@ struct TraceContext: Sendable, Equatable {
     }
 
     /// A child span (the same trace, a fresh span id), for one upstream fetch.
-    func child() -> TraceContext {
+    package func child() -> TraceContext {
         TraceContext(traceID: traceID, spanID: Self.randomHex(bytes: 8), flags: flags, state: state)
     }
 
     /// The headers that carry this span to an upstream.
-    var headers: [(name: String, value: String)] {
+    package var headers: [(name: String, value: String)] {
         var headers = [(name: Self.parentHeader, value: traceParent)]
         if let state { headers.append((name: Self.stateHeader, value: state)) }
         return headers
@@ -57,7 +57,7 @@ struct TraceContext: Sendable, Equatable {
 
     /// Parses a `traceparent` value; nil when invalid. Version `ff` is invalid; a future version
     /// is read by its version-00 prefix (and must then be followed by `-` or end).
-    static func parse(_ value: String) -> (traceID: String, parentID: String, flags: String)? {
+    package static func parse(_ value: String) -> (traceID: String, parentID: String, flags: String)? {
         let text = Array(value.trimmingOWS().utf8)
         guard text.count >= 55, text[2] == UInt8(ascii: "-"), text[35] == UInt8(ascii: "-"), text[52] == UInt8(ascii: "-")
         else { return nil }
@@ -83,7 +83,7 @@ struct TraceContext: Sendable, Equatable {
     /// The `traceparent` of a new trace (flags `00`) and this server's span in it, as one string
     /// built in place: what a request without a valid `traceparent` gets, so the common case
     /// makes one allocation instead of an id, a span and their interpolation.
-    static func newTraceParent() -> String {
+    package static func newTraceParent() -> String {
         while true {
             let (traceHigh, traceLow, span, _) = SecureRandom.next256()
             // The specification forbids all-zero ids (a 2^-64 event at worst: draw again).
@@ -112,10 +112,27 @@ struct TraceContext: Sendable, Equatable {
         }
     }
 
-    static func randomHex(bytes: Int) -> String {
+    package static func randomHex(bytes: Int) -> String {
         while true {
             let text = SecureRandom.hex(bytes: bytes)
             if text.utf8.contains(where: { $0 != UInt8(ascii: "0") }) { return text }
         }
+    }
+}
+
+extension TraceContext {
+    /// The trace id of a `traceparent` value this server wrote (nil when there is none).
+    package static func traceID(of traceParent: String?) -> String? {
+        guard let traceParent, traceParent.utf8.count == 55 else { return nil }
+        let utf8 = traceParent.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: 3)
+        return String(traceParent[start..<utf8.index(start, offsetBy: 32)])
+    }
+
+    /// The trace headers for one upstream fetch on behalf of `traceParent` (this server's span
+    /// as the engine's request carries it): a child span; none when the request has no trace.
+    package static func upstreamHeaders(traceParent: String?, traceState: String?) -> [(name: String, value: String)] {
+        guard let traceParent, TraceContext.parse(traceParent) != nil else { return [] }
+        return TraceContext(traceParent: traceParent, traceState: traceState).headers
     }
 }

@@ -5,26 +5,36 @@ import HubUpstream
 /// `actions.json` `remote` namespace: every action name POSTs the action context as JSON
 /// to the URL. 2xx means performed, 4xx not performed, 5xx or a timeout is an error the
 /// server answers with 502/504 (DESIGN.md).
-struct RemoteActionFactory: ActionFactory {
-    let namespace: String
-    let url: URLTemplate
-    let timeout: Duration
-    let headers: [(name: String, value: String)]
+package struct RemoteActionFactory: ActionFactory {
+    package let namespace: String
+    package let url: URLTemplate
+    package let timeout: Duration
+    package let headers: [(name: String, value: String)]
     /// Caller request headers sent on (``ForwardedHeaders``).
-    let forwardHeaders: [String]
+    package let forwardHeaders: [String]
     /// The header that carries the verified user's subject (`forwardIdentity`); `nil`: none.
-    let forwardIdentity: String?
-    let client: any UpstreamClient
+    package let forwardIdentity: String?
+    package let client: any UpstreamClient
+
+    package init(namespace: String, url: URLTemplate, timeout: Duration, headers: [(name: String, value: String)], forwardHeaders: [String], forwardIdentity: String?, client: any UpstreamClient) {
+        self.namespace = namespace
+        self.url = url
+        self.timeout = timeout
+        self.headers = headers
+        self.forwardHeaders = forwardHeaders
+        self.forwardIdentity = forwardIdentity
+        self.client = client
+    }
 
     /// Names are restricted to `[A-Za-z0-9_-]{1,128}`: the name becomes part of the upstream
     /// URL (`{action.name}`), so a client must not be able to add path segments, a query or
     /// anything that needs encoding. Other names are unknown actions (404 `action_not_found`).
-    func makeAction(name: String) -> (any Action)? {
+    package func makeAction(name: String) -> (any Action)? {
         guard Self.isValidName(name) else { return nil }
         return RemoteAction(factory: self, name: name)
     }
 
-    static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let utf8 = name.utf8
         return !utf8.isEmpty && utf8.count <= 128
             && utf8.allSatisfy { byte in
@@ -34,11 +44,11 @@ struct RemoteActionFactory: ActionFactory {
     }
 }
 
-struct RemoteAction: Action {
-    let factory: RemoteActionFactory
-    let name: String
+package struct RemoteAction: Action {
+    package let factory: RemoteActionFactory
+    package let name: String
 
-    func perform(context: ActionContext) async throws -> ActionResult {
+    package func perform(context: ActionContext) async throws -> ActionResult {
         // An action that names the user upstream needs one, as an operation that does.
         if context.request.user == nil, factory.forwardIdentity != nil || factory.url.usesUser { _ = try context.user }
         let url = try factory.url.resolve(

@@ -11,21 +11,21 @@ import HubUpstream
 /// the upstream again.
 extension RemoteOperation {
     /// `hub:reload`: what a session answered stale performs when the content recovers.
-    static let reloadAction = ComponentIdentifier(namespace: ActionRegistry.builtInNamespace, name: "reload")
+    package static let reloadAction = ComponentIdentifier(namespace: ActionRegistry.builtInNamespace, name: "reload")
 
     /// The first and the longest pause between background retries of a failing upstream.
-    static let retryDelays: (first: Duration, longest: Duration) = (.seconds(1), .seconds(30))
+    package static let retryDelays: (first: Duration, longest: Duration) = (.seconds(1), .seconds(30))
 
     /// The fetch identity of the stale store: the URL, plus a SHA-256 of the forwarded caller
     /// headers (their values are never kept beside it). Nil for methods other than GET.
-    func staleKey(_ url: String, _ inputs: Inputs) -> String? {
+    package func staleKey(_ url: String, _ inputs: Inputs) -> String? {
         guard settings.definition.method == "GET" else { return nil }
         guard !inputs.forwarded.isEmpty else { return url }
         return url + "\n" + ForwardedHeaders.fingerprint(inputs.forwarded)
     }
 
     /// Fetches and parses `url`, standing in last good content where the policy allows it.
-    func load(_ url: String, _ inputs: Inputs) async throws -> Loaded {
+    package func load(_ url: String, _ inputs: Inputs) async throws -> Loaded {
         let store = settings.services.stale
         let key = staleKey(url, inputs)
         if let key, let body = store.reusable(key) {
@@ -55,7 +55,7 @@ extension RemoteOperation {
     /// The failures last good content may stand in for: the upstream's (5xx, refused, reset,
     /// timed out, too large, empty or unreadable), never a 4xx (the upstream's answer) or a
     /// refused URL.
-    static func staleMayStandIn(for error: UpstreamError) -> Bool {
+    package static func staleMayStandIn(for error: UpstreamError) -> Bool {
         switch error.kind {
         case .timeout, .connectFailed, .connectionReset, .tooLarge, .invalidJSON, .emptyBody, .other: return true
         case .httpStatus(let status): return status >= 500
@@ -65,7 +65,7 @@ extension RemoteOperation {
 
     /// Keeps `response`'s body as `key`'s last good content and reloads the sessions that were
     /// answered stale meanwhile.
-    func recordGood(_ key: String, _ response: UpstreamResponse) {
+    package func recordGood(_ key: String, _ response: UpstreamResponse) {
         let waiters = settings.services.stale.recordGood(
             key, body: response.body, response: response, policy: settings.definition.stalePolicy,
             confirmed: response.cacheStatus != .hit)
@@ -77,7 +77,7 @@ extension RemoteOperation {
 
     /// Starts `key`'s one background refresh unless one runs. `retrying`: after a failure, wait
     /// and try again (1 s, doubling to 30 s) while a session waits and the error window lasts.
-    func refreshInBackground(_ url: String, key: String, inputs: Inputs, retrying: Bool) {
+    package func refreshInBackground(_ url: String, key: String, inputs: Inputs, retrying: Bool) {
         let store = settings.services.stale
         guard store.beginRefresh(key) else { return }
         var inputs = inputs

@@ -4,10 +4,10 @@ import HubSync
 /// Which remote URLs currently have a fresh upstream response, and a fingerprint of it,
 /// shared by every session: a remote operation whose response is fresh is deterministic,
 /// so its chain can be memoized (DESIGN.md "Performance").
-final class RemoteFreshness: Sendable {
+package final class RemoteFreshness: Sendable {
     private struct Entry {
-        let freshUntil: ContinuousClock.Instant
-        let fingerprint: UInt64
+        package let freshUntil: ContinuousClock.Instant
+        package let fingerprint: UInt64
     }
 
     private let entries = Locked<[String: Entry]>([:])
@@ -15,13 +15,13 @@ final class RemoteFreshness: Sendable {
     /// The upstream client's clock: freshness is measured as its cache measures it.
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    package init(capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.capacity = capacity
         self.now = now
     }
 
     /// The fingerprint of `url`'s response while it is fresh.
-    func fingerprint(for url: String) -> UInt64? {
+    package func fingerprint(for url: String) -> UInt64? {
         let now = now()
         return entries.withLock { entries in
             guard let entry = entries[url] else { return nil }
@@ -34,7 +34,7 @@ final class RemoteFreshness: Sendable {
     }
 
     /// Records a response that stays fresh until `freshUntil`.
-    func record(url: String, body: [UInt8], freshUntil: ContinuousClock.Instant?) {
+    package func record(url: String, body: [UInt8], freshUntil: ContinuousClock.Instant?) {
         let now = now()
         guard let freshUntil, freshUntil > now else {
             entries.withLock { _ = $0.removeValue(forKey: url) }
@@ -50,7 +50,7 @@ final class RemoteFreshness: Sendable {
         }
     }
 
-    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+    package static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         FNV1a.hash(bytes)
     }
 }

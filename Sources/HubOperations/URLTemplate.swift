@@ -25,7 +25,7 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
     public let parts: [Part]
     /// For a `file:` URL with placeholders: the directory (real path, symlinks resolved) an
     /// expansion must resolve inside (the config directory); see ``resolve(_:)``.
-    public internal(set) var fileRoot: String?
+    public package(set) var fileRoot: String?
 
     /// What a substitution can draw on.
     public struct Values: Sendable {

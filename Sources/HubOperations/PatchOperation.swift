@@ -4,14 +4,19 @@ import HubModel
 /// `patch`: merges component JSON into components by id (header, body, overlays), like a
 /// second JSON document; an id not present is appended as a new body component. Then
 /// `remove` drops ids and `move` sets preferred indexes.
-struct PatchOperation: ContentOperation {
-    let definition: PatchDefinition
-    let memoKey: String
+package struct PatchOperation: ContentOperation {
+    package let definition: PatchDefinition
+    package let memoKey: String
 
-    var name: String { "patch" }
-    var completesSynchronously: Bool { true }
+    package init(definition: PatchDefinition, memoKey: String) {
+        self.definition = definition
+        self.memoKey = memoKey
+    }
 
-    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+    package var name: String { "patch" }
+    package var completesSynchronously: Bool { true }
+
+    package func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
         for (id, component) in definition.set {
             if builder.header?.identifier == id {
                 builder.withHeader { header in try? header.add(json: component) }
@@ -35,6 +40,6 @@ struct PatchOperation: ContentOperation {
         }
     }
 
-    func memoizationKey(context: ContentContext) -> String? { memoKey }
-    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
+    package func memoizationKey(context: ContentContext) -> String? { memoKey }
+    package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .untilDefinitionsChange }
 }

@@ -7,11 +7,11 @@ import HubPrimitives
 /// ``ViewRequest`` (kept as long as the session, bounded by ``RetainedHeaders``) and reach the
 /// upstream request, nothing else: no log line, metric, token or problem carries them, caches
 /// key on a SHA-256 fingerprint of them or are bypassed.
-enum ForwardedHeaders {
+package enum ForwardedHeaders {
     /// Headers `validate` refuses to forward: hop-by-hop (RFC 9110 7.6.1), `Host` (it names
     /// this server), the session token (`Hub-Session`) and the trace context (this server
     /// sends its own span).
-    static let refused: Set<String> = [
+    package static let refused: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
         "trailer", "transfer-encoding", "upgrade", "host", "content-length", "hub-session",
         TraceContext.parentHeader, TraceContext.stateHeader,
@@ -19,12 +19,12 @@ enum ForwardedHeaders {
 
     /// Refused unless the config also says `"forwardCookies": true`: a browser's cookies are
     /// every credential it holds for this origin.
-    static let cookie = "cookie"
+    package static let cookie = "cookie"
 
     /// The caller's values of `names`, in that order (the first value of each; absent ones skipped).
     /// `identity` (`forwardIdentity.header`): that header carries the verified user's subject,
     /// whatever the client sent in it.
-    static func values(
+    package static func values(
         _ names: [String], identity: String? = nil, from request: ViewRequest
     ) -> [(name: String, value: String)] {
         guard !names.isEmpty || identity != nil else { return [] }
@@ -34,7 +34,7 @@ enum ForwardedHeaders {
     }
 
     /// The configured headers with any the caller's forwarded values replace, then those values.
-    static func merge(
+    package static func merge(
         configured: [(name: String, value: String)], forwarded: [(name: String, value: String)]
     ) -> [(name: String, value: String)] {
         guard !forwarded.isEmpty else { return configured }
@@ -45,7 +45,7 @@ enum ForwardedHeaders {
     }
 
     /// A SHA-256 (hex) of the forwarded names and values: what a cache may key on.
-    static func fingerprint(_ forwarded: [(name: String, value: String)]) -> String {
+    package static func fingerprint(_ forwarded: [(name: String, value: String)]) -> String {
         var bytes: [UInt8] = []
         for (name, value) in forwarded {
             bytes += Array(name.lowercased().utf8) + [0] + Array(value.utf8) + [0]
@@ -55,7 +55,7 @@ enum ForwardedHeaders {
     }
 
     /// Why `name` may not be forwarded, or nil when it may (`allowCookie`: `forwardCookies`).
-    static func refusal(_ name: String, allowCookie: Bool) -> String? {
+    package static func refusal(_ name: String, allowCookie: Bool) -> String? {
         let lowered = name.lowercased()
         if name.isEmpty || name.utf8.contains(where: { $0 <= 32 || $0 >= 127 || $0 == UInt8(ascii: ":") }) {
             return "'\(name)' is not a header name"

@@ -14,39 +14,48 @@ import HubUpstream
 /// independent upstreams overlap; `perform` waits for it and applies it in chain order.
 /// A GET may stand in last good content for a failing or refreshing upstream
 /// (`RemoteOperation+Stale.swift`), and may forward caller headers (``ForwardedHeaders``).
-final class RemoteOperation: ContentOperationWithPaginatedContent {
-    struct Settings: Sendable {
-        let definition: RemoteOperationDefinition
-        let schema: JSONSchema
-        let services: RemoteServices
-        let defaultTimeout: Duration
-        let jsonDepth: Int
+package final class RemoteOperation: ContentOperationWithPaginatedContent {
+    package struct Settings: Sendable {
+        package let definition: RemoteOperationDefinition
+        package let schema: JSONSchema
+        package let services: RemoteServices
+        package let defaultTimeout: Duration
+        package let jsonDepth: Int
         /// Failures are logged at warning level, or debug for `optional` operations.
-        let logger: JSONLogger?
+        package let logger: JSONLogger?
+
+        package init(definition: RemoteOperationDefinition, schema: JSONSchema, services: RemoteServices, defaultTimeout: Duration, jsonDepth: Int, logger: JSONLogger?) {
+            self.definition = definition
+            self.schema = schema
+            self.services = services
+            self.defaultTimeout = defaultTimeout
+            self.jsonDepth = jsonDepth
+            self.logger = logger
+        }
     }
 
     /// What a fetch takes from the run that starts it (`prepare` runs before `perform`).
-    struct Inputs: Sendable {
+    package struct Inputs: Sendable {
         /// This server's span of the request's trace (W3C trace context).
-        var trace: [(name: String, value: String)]
+        package var trace: [(name: String, value: String)]
         /// The caller's values of the operation's `forwardHeaders`, in config order.
-        var forwarded: [(name: String, value: String)]
-        var feature: String
+        package var forwarded: [(name: String, value: String)]
+        package var feature: String
         /// Reloads the session when content served stale recovers.
-        var session: ActionPerformer
+        package var session: ActionPerformer
         /// For logs: the operation's index, the session and the request's `traceparent`.
-        var operationIndex: Int
-        var sessionID: String
-        var traceParent: String?
+        package var operationIndex: Int
+        package var sessionID: String
+        package var traceParent: String?
     }
 
     /// The parsed upstream JSON, and its age when it is last good content standing in.
-    struct Loaded: Sendable {
-        let value: JSONValue
-        let staleAgeSeconds: Int?
+    package struct Loaded: Sendable {
+        package let value: JSONValue
+        package let staleAgeSeconds: Int?
     }
 
-    let settings: Settings
+    package let settings: Settings
     /// Loads started by `prepare`, by URL; made by the first `prepare` (an operation made only
     /// for its memo key, by every memoized `GET /view?uri=`, never allocates it).
     private let prefetches = WriteOnceReference<Locked<[String: Task<Loaded, any Error>]>>()
@@ -55,14 +64,14 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         prefetches.load() ?? prefetches.storeIfNil(Locked([:]))
     }
 
-    init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
     }
 
-    var name: String { "remote" }
+    package var name: String { "remote" }
 
     /// The expanded URL, refused when the client's values would take it out of bounds.
-    func url(for context: ContentContext, page: Int) throws(UnsafeURLError) -> String {
+    package func url(for context: ContentContext, page: Int) throws(UnsafeURLError) -> String {
         // The session identifier is read only when the URL names it (reading it marks a memo key
         // as one session's: ``ContentContext/sessionID``).
         let template = settings.definition.url
@@ -70,7 +79,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             URLTemplate.Values(request: context.request, page: page, sessionID: template.usesSession ? context.sessionID : ""))
     }
 
-    func inputs(_ context: ContentContext) -> Inputs {
+    package func inputs(_ context: ContentContext) -> Inputs {
         Inputs(
             trace: Self.traceHeaders(context),
             forwarded: ForwardedHeaders.values(
@@ -79,7 +88,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader))
     }
 
-    func prepare(context: ContentContext) {
+    package func prepare(context: ContentContext) {
         guard let url = try? url(for: context, page: 0) else { return }
         let inputs = inputs(context)
         let task = Task { try await self.load(url, inputs) }
@@ -87,7 +96,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         replaced?.cancel()
     }
 
-    func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
+    package func perform(builder: inout ViewModelBuilder, context: ContentContext) async throws {
         let url = try url(for: context, page: 0)
         do {
             let loaded: Loaded
@@ -114,7 +123,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         }
     }
 
-    func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
+    package func appendContent(forPage pageIndex: Int, builder: inout ViewModelBuilder, context: ContentContext) async throws {
         guard settings.definition.paginated else { return }
         let url = try url(for: context, page: pageIndex)
         do {
@@ -126,13 +135,13 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// The error flows on as `previousError` either way; `optional` only lowers the log level.
-    func log(_ error: any Error, url: String, context: ContentContext) {
+    package func log(_ error: any Error, url: String, context: ContentContext) {
         log(error, url: url, feature: context.feature.identifier, operation: context.operationIndex,
             page: context.pageIndex, traceParent: context.request.header(TraceContext.parentHeader),
             sessionID: context.sessionID, message: "remote operation failed")
     }
 
-    func log(
+    package func log(
         _ error: any Error, url: String, feature: String, operation: Int, page: Int, traceParent: String?,
         sessionID: String, message: String
     ) {
@@ -156,7 +165,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     /// The URL as logs may show it: without its query and fragment (config secrets and
     /// `{header.*}` values travel there) and without user information.
-    static func loggableURL(_ url: String) -> String {
+    package static func loggableURL(_ url: String) -> String {
         var text = Substring(url)
         if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
         if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") {
@@ -171,7 +180,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
 
     /// Deterministic while the upstream response for this URL is fresh. Never for an operation
     /// that forwards caller headers: its content is the caller's, so its chain is not shared.
-    func memoizationKey(context: ContentContext) -> String? {
+    package func memoizationKey(context: ContentContext) -> String? {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty else { return nil }
         guard let url = try? url(for: context, page: 0) else { return nil }
         guard let fingerprint = settings.services.freshness.fingerprint(for: url) else { return nil }
@@ -179,7 +188,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// While the upstream response the key names is still the fresh one.
-    func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
+    package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
             let url = try? url(for: context, page: 0), let fingerprint = settings.services.freshness.fingerprint(for: url)
         else { return .unknown }
@@ -196,7 +205,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// The body as view JSON: a view object or a list of body components.
-    func parse(_ body: [UInt8]) throws -> JSONValue {
+    package func parse(_ body: [UInt8]) throws -> JSONValue {
         let value: JSONValue
         do {
             value = try JSONParser(options: .init(maxDepth: settings.jsonDepth, duplicateKeys: .keepLast)).parse(body)
@@ -210,14 +219,14 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     }
 
     /// A child span of the request's trace for one fetch (W3C trace context).
-    static func traceHeaders(_ context: ContentContext) -> [(name: String, value: String)] {
+    package static func traceHeaders(_ context: ContentContext) -> [(name: String, value: String)] {
         TraceContext.upstreamHeaders(
             traceParent: context.request.header(TraceContext.parentHeader),
             traceState: context.request.header(TraceContext.stateHeader))
     }
 
     /// One fetch with bounded retries (idempotent GETs only) and exponential backoff.
-    func fetch(_ url: String, _ inputs: Inputs) async throws -> UpstreamResponse {
+    package func fetch(_ url: String, _ inputs: Inputs) async throws -> UpstreamResponse {
         let definition = settings.definition
         var request = UpstreamRequest(url: url)
         request.method = definition.method
@@ -247,7 +256,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         }
     }
 
-    static func isRetryable(_ error: UpstreamError) -> Bool {
+    package static func isRetryable(_ error: UpstreamError) -> Bool {
         switch error.kind {
         case .timeout, .connectFailed, .connectionReset: return true
         case .httpStatus(let status): return status >= 500

@@ -53,7 +53,21 @@ package struct RemoteOperationDefinition: Sendable {
     package let forwardIdentity: String?
     /// `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`; unset ones follow the upstream's
     /// `Cache-Control` (``StaleContentStore``).
-    let stalePolicy: StaleContentStore.Policy
+    package let stalePolicy: StaleContentStore.Policy
+
+    package init(url: URLTemplate, method: String, headers: [(name: String, value: String)], timeoutMs: Int?, retries: Int, schema: String?, paginated: Bool, optional: Bool, forwardHeaders: [String], forwardIdentity: String?, stalePolicy: StaleContentStore.Policy) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.timeoutMs = timeoutMs
+        self.retries = retries
+        self.schema = schema
+        self.paginated = paginated
+        self.optional = optional
+        self.forwardHeaders = forwardHeaders
+        self.forwardIdentity = forwardIdentity
+        self.stalePolicy = stalePolicy
+    }
 }
 
 /// A `patch` operation's settings.
@@ -64,11 +78,17 @@ package struct PatchDefinition: Sendable {
     package let remove: [String]
     /// Preferred indexes by component id.
     package let move: [(id: String, index: Int)]
+
+    package init(set: JSONObject, remove: [String], move: [(id: String, index: Int)]) {
+        self.set = set
+        self.remove = remove
+        self.move = move
+    }
 }
 
 extension OperationDefinition.Kind {
     /// The `kind` as written in config.
-    var configName: String {
+    package var configName: String {
         switch self {
         case .staticContent: "static"
         case .remote: "remote"

@@ -85,7 +85,7 @@ extension URLTemplate {
     }
 
     /// Percent-decodes `%XX` escapes (invalid escapes stay as they are).
-    static func percentDecoded(_ text: String) -> String {
+    package static func percentDecoded(_ text: String) -> String {
         guard text.contains("%") else { return text }
         var bytes: [UInt8] = []
         let utf8 = Array(text.utf8)
@@ -115,7 +115,7 @@ extension URLTemplate {
 
     /// The file URL's path resolved with `realpath` (symlinks too); it must be `root` or inside it.
     /// A file that does not exist keeps its URL (the fetch reports it missing, reading nothing).
-    static func confine(fileURL url: String, to root: String) throws(UnsafeURLError) -> String {
+    package static func confine(fileURL url: String, to root: String) throws(UnsafeURLError) -> String {
         guard url.lowercased().hasPrefix("file://") else { return url }
         var rest = Substring(url.dropFirst(7))
         if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
@@ -140,7 +140,7 @@ extension URLTemplate {
     }
 
     /// The real path of `directory` (symlinks resolved), for ``fileRoot``; nil when it does not exist.
-    static func realDirectory(_ directory: String) -> String? {
+    package static func realDirectory(_ directory: String) -> String? {
         guard let resolved = realpath(directory, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -12,71 +12,76 @@ import HubUpstream
 /// their session weakly, at most ``maximumWaiters`` per entry): when good content arrives again
 /// they reload, so a view followed over SSE moves to the fresh content. At most one background
 /// refresh runs per entry (``beginRefresh(_:)``).
-final class StaleContentStore: Sendable {
+package final class StaleContentStore: Sendable {
     /// What one operation's config says; nil leaves it to the upstream's `Cache-Control`.
-    struct Policy: Sendable, Equatable {
-        var ifErrorSeconds: Int?
-        var whileRevalidateSeconds: Int?
+    package struct Policy: Sendable, Equatable {
+        package var ifErrorSeconds: Int?
+        package var whileRevalidateSeconds: Int?
+
+        package init(ifErrorSeconds: Int?, whileRevalidateSeconds: Int?) {
+            self.ifErrorSeconds = ifErrorSeconds
+            self.whileRevalidateSeconds = whileRevalidateSeconds
+        }
 
         /// True when the config turns neither on (the upstream still may).
-        var isUnset: Bool { ifErrorSeconds == nil && whileRevalidateSeconds == nil }
+        package var isUnset: Bool { ifErrorSeconds == nil && whileRevalidateSeconds == nil }
     }
 
     /// Content served stale: the body and how old it is.
-    struct Served: Sendable {
-        let body: [UInt8]
-        let ageSeconds: Int
+    package struct Served: Sendable {
+        package let body: [UInt8]
+        package let ageSeconds: Int
     }
 
     private struct Entry {
-        var body: [UInt8]
+        package var body: [UInt8]
         /// When the upstream last confirmed this body.
-        var receivedAt: ContinuousClock.Instant
+        package var receivedAt: ContinuousClock.Instant
         /// Fresh strictly before this instant (`receivedAt` when the upstream gave no lifetime).
-        var freshUntil: ContinuousClock.Instant
-        var ifErrorSeconds: Int
-        var whileRevalidateSeconds: Int
-        var waiters: [ActionPerformer] = []
-        var refreshing = false
+        package var freshUntil: ContinuousClock.Instant
+        package var ifErrorSeconds: Int
+        package var whileRevalidateSeconds: Int
+        package var waiters: [ActionPerformer] = []
+        package var refreshing = false
         /// Set when good content arrived while sessions waited: they reload now, and take this
         /// body until then instead of asking the upstream once each (``reusable(_:)``).
-        var reuseUntil: ContinuousClock.Instant?
+        package var reuseUntil: ContinuousClock.Instant?
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
-        var bytes = 0
-        var closed = false
+        package var entries: [String: Entry] = [:]
+        package var bytes = 0
+        package var closed = false
     }
 
     /// Most sessions remembered per entry for a reload when the content recovers.
-    static let maximumWaiters = 1024
+    package static let maximumWaiters = 1024
 
     /// How long the sessions reloading after good content arrived take it from here.
-    static let reuseWindow = Duration.seconds(1)
+    package static let reuseWindow = Duration.seconds(1)
 
     private let state = Locked(State())
     private let clock: UpstreamClock
-    let maximumEntries: Int
-    let maximumBytes: Int
+    package let maximumEntries: Int
+    package let maximumBytes: Int
 
-    init(clock: UpstreamClock, maximumEntries: Int, maximumBytes: Int) {
+    package init(clock: UpstreamClock, maximumEntries: Int, maximumBytes: Int) {
         self.clock = clock
         self.maximumEntries = max(1, maximumEntries)
         self.maximumBytes = max(1, maximumBytes)
     }
 
     /// The current instant of the upstream clock (what every window is measured with).
-    var now: ContinuousClock.Instant { clock.now() }
+    package var now: ContinuousClock.Instant { clock.now() }
 
     /// Entries and body bytes held now.
-    var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
+    package var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
 
     /// Records `body` as `key`'s last good content, confirmed by the upstream now (`confirmed`;
     /// a fresh cache hit keeps the time already recorded). Nothing is kept when neither the
     /// config nor the upstream allows stale serving, or the upstream said `no-store`. Returns
     /// the sessions that were waiting for good content: the caller reloads them.
-    func recordGood(
+    package func recordGood(
         _ key: String, body: [UInt8], response: UpstreamResponse, policy: Policy, confirmed: Bool
     ) -> [ActionPerformer] {
         let directives = response.staleDirectives
@@ -104,7 +109,7 @@ final class StaleContentStore: Sendable {
 
     /// `key`'s content just after it arrived for waiting sessions (``reuseWindow``): fresh, so
     /// the sessions reloading for it do not each go upstream again (nor start another refresh).
-    func reusable(_ key: String) -> [UInt8]? {
+    package func reusable(_ key: String) -> [UInt8]? {
         let now = clock.now()
         return state.withLock { state -> [UInt8]? in
             guard let entry = state.entries[key], let until = entry.reuseUntil, now < until else { return nil }
@@ -114,7 +119,7 @@ final class StaleContentStore: Sendable {
 
     /// `key`'s content when it is past its freshness and within its revalidate window: served
     /// at once while a refresh runs in the background.
-    func whileRevalidating(_ key: String) -> Served? {
+    package func whileRevalidating(_ key: String) -> Served? {
         let now = clock.now()
         return state.withLock { state -> Served? in
             guard let entry = state.entries[key], entry.whileRevalidateSeconds > 0, now >= entry.freshUntil,
@@ -126,7 +131,7 @@ final class StaleContentStore: Sendable {
 
     /// `key`'s content when its upstream just failed and it is within its error window
     /// (freshness plus `stale-if-error`); `waiter` is reloaded when good content arrives.
-    func ifError(_ key: String, waiter: ActionPerformer?) -> Served? {
+    package func ifError(_ key: String, waiter: ActionPerformer?) -> Served? {
         let now = clock.now()
         return state.withLock { state -> Served? in
             guard var entry = state.entries[key], entry.ifErrorSeconds > 0,
@@ -142,7 +147,7 @@ final class StaleContentStore: Sendable {
     }
 
     /// Adds `waiter` to `key`'s sessions reloaded when good content arrives.
-    func wait(_ key: String, waiter: ActionPerformer) {
+    package func wait(_ key: String, waiter: ActionPerformer) {
         state.withLock { state in
             guard state.entries[key] != nil else { return }
             if state.entries[key]!.waiters.count >= Self.maximumWaiters { state.entries[key]!.waiters.removeFirst() }
@@ -152,7 +157,7 @@ final class StaleContentStore: Sendable {
 
     /// True when the caller may start `key`'s one background refresh (none is running, the store
     /// is open); it must call ``endRefresh(_:)`` when done.
-    func beginRefresh(_ key: String) -> Bool {
+    package func beginRefresh(_ key: String) -> Bool {
         state.withLock { state in
             guard !state.closed, let entry = state.entries[key], !entry.refreshing else { return false }
             state.entries[key]!.refreshing = true
@@ -160,13 +165,13 @@ final class StaleContentStore: Sendable {
         }
     }
 
-    func endRefresh(_ key: String) {
+    package func endRefresh(_ key: String) {
         state.withLock { state in state.entries[key]?.refreshing = false }
     }
 
     /// Whether a failed background retry should try again: the store is open, the entry is still
     /// within its error window and some session waits for it.
-    func shouldRetry(_ key: String) -> Bool {
+    package func shouldRetry(_ key: String) -> Bool {
         let now = clock.now()
         return state.withLock { state in
             guard !state.closed, let entry = state.entries[key], !entry.waiters.isEmpty else { return false }
@@ -175,7 +180,7 @@ final class StaleContentStore: Sendable {
     }
 
     /// Drops everything and refuses new entries and refreshes (the server is shutting down).
-    func close() {
+    package func close() {
         state.withLock { state in
             state.closed = true
             state.entries.removeAll()
@@ -195,7 +200,7 @@ final class StaleContentStore: Sendable {
     }
 
     /// Whole seconds from `start` to `end` (0 when `end` is earlier).
-    static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Int {
+    package static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Int {
         max(0, Int(start.duration(to: end).components.seconds))
     }
 }
