@@ -69,9 +69,10 @@ final class ServerState: Sendable {
         self.metrics = metrics
         self.viewPatches = ViewPatches(registry: metrics.registry, budgetBytes: settings.limits.patchHistoryBytes)
         self.logger = logger
+        let forwarding = IgnoredForwardingReport(registry: metrics.registry, logger: logger)
         self.clientAddress = ClientAddress(
-            trustedProxies: settings.trustedProxies, ipv6Prefix: settings.limits.clientIPv6Prefix, registry: metrics.registry,
-            logger: logger)
+            trustedProxies: settings.trustedProxies, ipv6Prefix: settings.limits.clientIPv6Prefix,
+            ignoredForwarding: { peer in forwarding.note(peer: peer) })
         self.sessionLimiter = ClientRateLimiter(limit: settings.limits.sessionsPerClient)
         self.actionLimiter = ClientRateLimiter(limit: settings.limits.actionsPerClient)
         let limited = metrics.registry.counter(

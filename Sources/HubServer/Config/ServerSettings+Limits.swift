@@ -1,4 +1,8 @@
+import HubHTTP
 import HubModel
+
+/// A token bucket's settings; defined in HubHTTP beside the limiter that uses it.
+public typealias RateLimit = HubHTTP.RateLimit
 
 extension ServerSettings.Limits {
     /// Reads `server.json`'s `limits` object at `path` over these values (unknown keys are

@@ -10,7 +10,7 @@ public struct RateLimit: Sendable, Equatable {
     }
 
     /// Seconds a refused client waits for one token (at least 1: `Retry-After` is whole seconds).
-    var retryAfterSeconds: Int {
+    package var retryAfterSeconds: Int {
         max(1, Int((1 / perSecond).rounded(.up)))
     }
 }

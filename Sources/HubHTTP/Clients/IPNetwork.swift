@@ -7,9 +7,9 @@ import Glibc
 /// networks.
 public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The network's address, its host bits zero.
-    let address: IPAddress
+    package let address: IPAddress
     /// Prefix length in bits of the 128-bit form (an IPv4 /8 is 104).
-    let prefixLength: Int
+    package let prefixLength: Int
     public let description: String
 
     /// Parses `text`; `nil` when it is not an address with an optional valid prefix length.
@@ -34,22 +34,22 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `address` is in this network.
-    func contains(_ other: IPAddress) -> Bool {
+    package func contains(_ other: IPAddress) -> Bool {
         other.masked(toPrefix: prefixLength) == address
     }
 }
 
 /// An IPv4 or IPv6 address as 128 bits (IPv4 as IPv4-mapped IPv6, `::ffff:a.b.c.d`), parsed
 /// without allocating.
-struct IPAddress: Sendable, Hashable {
-    var high: UInt64
-    var low: UInt64
+package struct IPAddress: Sendable, Hashable {
+    package var high: UInt64
+    package var low: UInt64
 
     /// Whether the address is IPv4 (written so, or IPv4-mapped IPv6).
-    var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
+    package var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
 
     /// Parses an address in its numeric form (`203.0.113.7`, `2001:db8::1`, `::ffff:10.0.0.1`).
-    init?(_ text: String) {
+    package init?(_ text: String) {
         var text = text
         let parsed: (UInt64, UInt64)? = text.withUTF8 { bytes in
             guard bytes.count <= 45 else { return nil }  // INET6_ADDRSTRLEN - 1
@@ -60,7 +60,7 @@ struct IPAddress: Sendable, Hashable {
         self.low = low
     }
 
-    init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
@@ -87,7 +87,7 @@ struct IPAddress: Sendable, Hashable {
     }
 
     /// This address with every bit past the first `prefixLength` (of 128) zero.
-    func masked(toPrefix prefixLength: Int) -> IPAddress {
+    package func masked(toPrefix prefixLength: Int) -> IPAddress {
         let length = max(0, min(128, prefixLength))
         let highMask: UInt64 = length >= 64 ? .max : length == 0 ? 0 : ~(UInt64.max >> length)
         let lowMask: UInt64 = length <= 64 ? 0 : length == 128 ? .max : ~(UInt64.max >> (length - 64))
@@ -95,7 +95,7 @@ struct IPAddress: Sendable, Hashable {
     }
 
     /// The address as text: dotted IPv4 for IPv4 (mapped ones too), else IPv6's shortest form.
-    var text: String {
+    package var text: String {
         if isIPv4 {
             let value = UInt32(truncatingIfNeeded: low)
             return "\(value >> 24).\(value >> 16 & 0xFF).\(value >> 8 & 0xFF).\(value & 0xFF)"
@@ -112,7 +112,7 @@ struct IPAddress: Sendable, Hashable {
 
     /// An `X-Forwarded-For` entry's address: a bare address, `ip:port` (IPv4) or `[v6]:port`
     /// and `[v6]` (what several load balancers write); `nil` when it is none of these.
-    static func forwarded(_ entry: Substring) -> IPAddress? {
+    package static func forwarded(_ entry: Substring) -> IPAddress? {
         var text = entry
         if text.first == "[" {
             guard let close = text.firstIndex(of: "]") else { return nil }

@@ -1,8 +1,4 @@
-import HubLogging
-import HubHTTP
-import HubMetrics
 import HubPrimitives
-import Synchronization
 
 /// Which client a request comes from, for per-client limits: the peer's address, or, when the
 /// peer is a trusted proxy (`trustedProxies`), the address that proxy names in
@@ -12,34 +8,27 @@ import Synchronization
 /// `[v6]:port`). IPv6 clients are one client per prefix (`limits.clientIPv6Prefix`, a /64 by
 /// default): a host is given a whole /64 and picks any address in it.
 ///
-/// `X-Forwarded-For` from a peer that is not trusted is ignored, counted
-/// (`hub_forwarded_for_ignored_total`) and logged at most once a minute: behind a balancer that
-/// is a `trustedProxies` setting that misses it, and every user shares the balancer's budgets.
-final class ClientAddress: Sendable {
-    let trustedProxies: [IPNetwork]
+/// `X-Forwarded-For` from a peer that is not trusted is ignored and reported to
+/// `ignoredForwarding` (the server counts it and logs it now and then: behind a balancer that is
+/// a `trustedProxies` setting that misses it, and every user shares the balancer's budgets).
+package final class ClientAddress: Sendable {
+    package let trustedProxies: [IPNetwork]
     /// The prefix length that makes one IPv6 client.
-    let ipv6Prefix: Int
-    private let ignored: Counter?
-    private let logger: JSONLogger?
-    /// When the last warning was logged (nanoseconds since `origin`; `Int64.min`: never).
-    private let lastWarning = Atomic<Int64>(.min)
-    private let origin = ContinuousClock.now
+    package let ipv6Prefix: Int
+    /// Told the peer's address of each request whose `X-Forwarded-For` was ignored.
+    private let ignoredForwarding: (@Sendable (_ peer: String) -> Void)?
 
-    /// How often the misconfiguration warning is logged at most.
-    static let warningInterval = Duration.seconds(60)
-
-    init(trustedProxies: [IPNetwork], ipv6Prefix: Int = 64, registry: MetricsRegistry? = nil, logger: JSONLogger? = nil) {
+    package init(
+        trustedProxies: [IPNetwork], ipv6Prefix: Int = 64, ignoredForwarding: (@Sendable (_ peer: String) -> Void)? = nil
+    ) {
         self.trustedProxies = trustedProxies
         self.ipv6Prefix = ipv6Prefix
-        self.ignored = registry?.counter(
-            "hub_forwarded_for_ignored_total",
-            help: "Requests whose X-Forwarded-For was ignored: the peer is not in trustedProxies.").labels()
-        self.logger = logger
+        self.ignoredForwarding = ignoredForwarding
     }
 
     /// The client of `request` as a limit key; `"unknown"` when there is no peer address (an
     /// in-memory request).
-    func of(_ request: HTTPRequest) -> String {
+    package func of(_ request: HTTPRequest) -> String {
         guard let peerText = request.remoteAddress else { return "unknown" }
         guard let peer = IPAddress(peerText) else { return peerText }
         guard !trustedProxies.isEmpty, isTrusted(peer) else { return key(peer) }
@@ -55,29 +44,19 @@ final class ClientAddress: Sendable {
         return key(hops.first ?? peer)
     }
 
-    /// Counts (and now and then logs) a request that carries `X-Forwarded-For` from a peer that
-    /// is not a trusted proxy. Cheap for a request without the header: one header lookup.
-    func noteForwarding(of request: HTTPRequest) {
-        guard let ignored, request.headers["X-Forwarded-For"] != nil, let peerText = request.remoteAddress else { return }
+    /// Reports a request that carries `X-Forwarded-For` from a peer that is not a trusted proxy
+    /// to `ignoredForwarding`. Cheap for a request without the header: one header lookup.
+    package func noteForwarding(of request: HTTPRequest) {
+        guard let ignoredForwarding, request.headers["X-Forwarded-For"] != nil, let peerText = request.remoteAddress else {
+            return
+        }
         if let peer = IPAddress(peerText), isTrusted(peer) { return }
-        ignored.increment()
-        let now = Int64((ContinuousClock.now - origin).nanoseconds)
-        let last = lastWarning.load(ordering: .relaxed)
-        guard last == .min || now - last >= Int64(Self.warningInterval.nanoseconds),
-            lastWarning.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
-        else { return }
-        logger?.log(
-            .warning, "X-Forwarded-For ignored: the peer is not in trustedProxies",
-            [
-                "peer": .string(peerText),
-                "hint": .string(
-                    "behind a load balancer or proxy, list its addresses in server.json trustedProxies, or every user shares its per-client limits"),
-            ])
+        ignoredForwarding(peerText)
     }
 
     /// Whether `request`'s peer is a trusted proxy (`trustedProxies`): what may name a user in
     /// `identity.header`. A request with no peer address (in process) is not.
-    func isTrustedPeer(_ request: HTTPRequest) -> Bool {
+    package func isTrustedPeer(_ request: HTTPRequest) -> Bool {
         guard let peerText = request.remoteAddress, let peer = IPAddress(peerText) else { return false }
         return isTrusted(peer)
     }

@@ -5,27 +5,27 @@ import HubSync
 /// rebuilt sessions, a lazy token's first use, revocations recorded). A client's bucket is
 /// forgotten once it would be full again, so memory follows the clients active in the last
 /// `burst / perSecond` seconds, not every address ever seen.
-final class ClientRateLimiter: Sendable {
+package final class ClientRateLimiter: Sendable {
     private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
+        package var tokens: Double
+        package var updated: ContinuousClock.Instant
     }
 
     private struct State {
-        var buckets: [String: Bucket] = [:]
+        package var buckets: [String: Bucket] = [:]
         /// Size at which the next sweep of full buckets runs (doubles with what stays).
-        var sweepAt = 1024
+        package var sweepAt = 1024
     }
 
-    let limit: RateLimit
+    package let limit: RateLimit
     private let state = Locked(State())
 
-    init(limit: RateLimit) {
+    package init(limit: RateLimit) {
         self.limit = limit
     }
 
     /// Takes one token from `client`'s bucket; `false` when it is empty.
-    func take(_ client: String, now: ContinuousClock.Instant = .now) -> Bool {
+    package func take(_ client: String, now: ContinuousClock.Instant = .now) -> Bool {
         let limit = self.limit
         return state.withLock { state in
             var bucket = state.buckets[client] ?? Bucket(tokens: Double(limit.burst), updated: now)
@@ -44,7 +44,7 @@ final class ClientRateLimiter: Sendable {
     }
 
     /// Clients with a bucket now.
-    var trackedClients: Int { state.withLock { $0.buckets.count } }
+    package var trackedClients: Int { state.withLock { $0.buckets.count } }
 
     /// Drops buckets that have refilled by `now` (they are the same as no bucket). Amortized:
     /// runs when the table has doubled since the last sweep.

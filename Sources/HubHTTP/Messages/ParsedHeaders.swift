@@ -1,4 +1,3 @@
-import HubHTTP
 import HubPrimitives
 import HubSync
 
@@ -14,16 +13,16 @@ import HubSync
 ///
 /// `parse` must be a pure function of the header's text: a kept value is returned for as long
 /// as it is kept.
-final class ParsedHeaders<Parsed: Sendable>: Sendable {
+package final class ParsedHeaders<Parsed: Sendable>: Sendable {
     /// Values kept per stripe.
-    static var capacity: Int { 16 }
+    package static var capacity: Int { 16 }
     /// Longest header text kept.
-    static var maximumHeaderBytes: Int { 1024 }
+    package static var maximumHeaderBytes: Int { 1024 }
 
     /// A header's bytes and what they parse to.
     private struct Last: Sendable {
-        let bytes: [UInt8]
-        let parsed: Parsed
+        package let bytes: [UInt8]
+        package let parsed: Parsed
     }
 
     private let recent = RecentHits<String, Parsed>(capacity: ParsedHeaders.capacity)
@@ -34,17 +33,17 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
     /// emptied when full.
     private let shared = Locked<[String: Parsed]>([:])
     /// Values ``shared`` keeps.
-    static var sharedCapacity: Int { 256 }
+    package static var sharedCapacity: Int { 256 }
     /// Each stripe's last header (``parsed(field:of:)``), at most ``maximumHeaderBytes`` long.
     private let last = Striped<Last?> { nil }
     private let parse: @Sendable (String) -> Parsed
 
-    init(_ parse: @escaping @Sendable (String) -> Parsed) {
+    package init(_ parse: @escaping @Sendable (String) -> Parsed) {
         self.parse = parse
     }
 
     /// What `header` parses to: a recent one, or parsed now (and kept when short enough).
-    func parsed(_ header: String) -> Parsed {
+    package func parsed(_ header: String) -> Parsed {
         guard header.utf8.count <= Self.maximumHeaderBytes else { return parse(header) }
         if let parsed = recent.value(for: header) { return parsed }
         let parsed = shared.withLock { shared -> Parsed in
@@ -61,7 +60,7 @@ final class ParsedHeaders<Parsed: Sendable>: Sendable {
     /// What the first field `name` of `headers` parses to; nil when there is none. Its bytes are
     /// read in place and answered from the calling thread's last header when they equal it;
     /// otherwise as ``parsed(_:)`` answers, and remembered as the last.
-    func parsed(field name: String, of headers: HTTPHeaders) -> Parsed? {
+    package func parsed(field name: String, of headers: HTTPHeaders) -> Parsed? {
         var result: Parsed?
         headers.withFirstValueBytes(named: name) { bytes in
             guard let bytes else { return }

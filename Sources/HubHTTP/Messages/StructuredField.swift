@@ -1,8 +1,8 @@
 /// Writing RFC 8941 structured-field items from arbitrary text.
-enum StructuredField {
+package enum StructuredField {
     /// `text` as a token when it is one (`ALPHA / "*"` then `tchar / ":" / "/"`), else as an
     /// sf-string with `"` and `\` escaped and characters outside printable ASCII dropped.
-    static func item(_ text: String) -> String {
+    package static func item(_ text: String) -> String {
         if isToken(text) { return text }
         var quoted = "\""
         for scalar in text.unicodeScalars where scalar.value >= 0x20 && scalar.value < 0x7F {
@@ -12,7 +12,7 @@ enum StructuredField {
         return quoted + "\""
     }
 
-    static func isToken(_ text: String) -> Bool {
+    package static func isToken(_ text: String) -> Bool {
         guard let first = text.utf8.first, first == UInt8(ascii: "*") || isAlpha(first) else { return false }
         return text.utf8.allSatisfy { byte in
             isAlpha(byte) || (byte >= 0x30 && byte <= 0x39) || Array("!#$%&'*+-.^_`|~:/".utf8).contains(byte)
