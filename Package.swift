@@ -94,6 +94,15 @@ let package = Package(
         .target(name: "HubLogging", dependencies: ["HubModel", "HubSync"], swiftSettings: swiftSettings),
         // The content operations a config names (static, remote, patch), their URL templates and
         // definitions, stale content and the trace context sent upstream: no HTTP server type.
+        // Reading Config/: server.json into settings, features, toggles and actions into
+        // definitions, validation issues, session keys, the watcher of the config directory.
+        .target(
+            name: "HubConfig",
+            dependencies: [
+                "HubOperations", "HubEngine", "HubModel", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubLogging",
+                "HubSync", "HubPrimitives",
+            ],
+            swiftSettings: swiftSettings),
         .target(
             name: "HubOperations",
             dependencies: ["HubEngine", "HubModel", "HubUpstream", "HubMetrics", "HubLogging", "HubSync", "HubPrimitives", "HubCrypto"],
@@ -108,7 +117,7 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: [
-                "HubModel", "HubEngine", "HubOperations", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubLogging", "HubSync",
+                "HubModel", "HubEngine", "HubConfig", "HubOperations", "HubState", "HubUpstream", "HubIdentity", "HubHTTP", "HubMetrics", "HubLogging", "HubSync",
                 "HubPrimitives", "HubCrypto",
             ],
             // Data files embedded in the binary as `PackageResources` byte arrays: the contract

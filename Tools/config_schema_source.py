@@ -6,7 +6,7 @@
     actions.json        Config/actions.json
     custom-schema.json  Config/schemas/*.json (custom JSON schemas: declarative paths)
 
-They state what the loader (Sources/HubServer/Config/) accepts, as far as JSON Schema can:
+They state what the loader (Sources/HubConfig/) accepts, as far as JSON Schema can:
 types, required keys, enums, every range (ServerSettings and its Ranges), the shape of URL
 templates, origins and header names. What needs another file or the running app (a toggle
 or schema name that must exist, duplicate ids, default among values, Swift names, a regular

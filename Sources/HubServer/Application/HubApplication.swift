@@ -1,3 +1,6 @@
+// The config types (ServerSettings, LoadedConfiguration, ConfigurationError, ...) are part of the
+// API an embedder uses through `import HubServer`, as before they had a module of their own.
+@_exported import HubConfig
 @_exported import HubLogging
 import Dispatch
 import Foundation

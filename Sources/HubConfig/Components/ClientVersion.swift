@@ -5,13 +5,13 @@
 /// dot-separated numbers (missing ones are 0), optionally followed by `-prerelease` (which
 /// orders it below the same numbers without one) and `+build` (ignored). A header of another
 /// shape names no version: no kill switch applies to it.
-struct ClientVersion: Sendable, Equatable {
+package struct ClientVersion: Sendable, Equatable {
     /// Lowercased platform name.
-    let platform: String
-    let version: SemanticVersion
+    package let platform: String
+    package let version: SemanticVersion
 
     /// The version of a `Hub-Client` header value, or `nil` when it is not `platform/semver`.
-    init?(header: String) {
+    package init?(header: String) {
         let parts = header.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let platform = parts[0].trimmingCharacters(in: " \t")

@@ -59,7 +59,7 @@ public struct IdentitySettings: Sendable, Equatable {
     public static let allowedAlgorithms = JWTProviderSettings.allowedAlgorithms
 
     /// Reads `"identity"`; problems are reported on `reader`.
-    init(_ object: JSONObject, reader: ConfigReader) {
+    package init(_ object: JSONObject, reader: ConfigReader) {
         let path = "$.identity"
         reader.checkKeys(object, at: path, known: ["jwt", "header", "claims"])
         switch object["jwt"] {
@@ -91,7 +91,7 @@ public struct IdentitySettings: Sendable, Equatable {
     }
 
     /// RFC 9110 token characters (a field name).
-    static func isFieldName(_ name: String) -> Bool {
+    package static func isFieldName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):

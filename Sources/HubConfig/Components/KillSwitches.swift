@@ -5,28 +5,28 @@ import HubModel
 /// client whose `Hub-Client` is `ios/` a version below 5.2 the card's fallback component, as if
 /// it had not listed the card in `Hub-Components` (counted with `reason="kill_switch"`).
 /// A config reload replaces the rules; the next response of every session follows them.
-struct KillSwitches: Sendable, Equatable {
+package struct KillSwitches: Sendable, Equatable {
     /// One rule.
-    struct Rule: Sendable, Equatable {
-        let component: ComponentIdentifier
+    package struct Rule: Sendable, Equatable {
+        package let component: ComponentIdentifier
         /// Lowercased platform.
-        let platform: String
+        package let platform: String
         /// Clients of ``platform`` below this version get the fallback.
-        let below: SemanticVersion
+        package let below: SemanticVersion
     }
 
     /// At most this many rules are read (a longer list is a config error).
-    static let maximumRules = 1000
+    package static let maximumRules = 1000
 
-    let rules: [Rule]
+    package let rules: [Rule]
 
-    init(rules: [Rule] = []) {
+    package init(rules: [Rule] = []) {
         self.rules = rules
     }
 
     /// The components switched off for a client sending `Hub-Client: header`; empty when no
     /// rule applies (or the header is absent or not `platform/semver`).
-    func killed(forClient header: String?) -> Set<ComponentIdentifier> {
+    package func killed(forClient header: String?) -> Set<ComponentIdentifier> {
         guard !rules.isEmpty, let header, let client = ClientVersion(header: header) else { return [] }
         var killed: Set<ComponentIdentifier> = []
         for rule in rules where rule.platform == client.platform && client.version < rule.below {
@@ -36,7 +36,7 @@ struct KillSwitches: Sendable, Equatable {
     }
 
     /// Reads `components.killSwitches` (`path` names the list in issues).
-    static func read(_ value: JSONValue?, reader: ConfigReader, at path: String) -> KillSwitches {
+    package static func read(_ value: JSONValue?, reader: ConfigReader, at path: String) -> KillSwitches {
         guard let value else { return KillSwitches() }
         guard let list = value.arrayValue else {
             reader.error(path, "must be a list of {component, client, below} rules")

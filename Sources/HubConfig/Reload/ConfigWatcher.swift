@@ -18,10 +18,10 @@ import Glibc
 /// the latest `maximumDelay` after the first event of a burst). Only names that can matter
 /// wake it: `*.json`, directories and `..data`; editors' swap and backup files do not. Runs
 /// on a thread of its own; ``stop()`` ends it.
-final class ConfigWatcher: Sendable {
+package final class ConfigWatcher: Sendable {
     /// Why watching could not start.
-    struct StartError: Error, CustomStringConvertible {
-        let description: String
+    package struct StartError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private let directory: String
@@ -35,7 +35,7 @@ final class ConfigWatcher: Sendable {
 
     /// Starts watching `directory`. Throws when inotify is not available (no kernel support,
     /// or the per-user instance limit `fs.inotify.max_user_instances` is reached).
-    init(
+    package init(
         directory: String, debounce: Duration, maximumDelay: Duration = .seconds(1),
         onChange: @escaping @Sendable () -> Void
     ) throws {
@@ -65,7 +65,7 @@ final class ConfigWatcher: Sendable {
     }
 
     /// Stops watching (the thread exits and closes its descriptors).
-    func stop() {
+    package func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
@@ -145,7 +145,7 @@ final class ConfigWatcher: Sendable {
         }
     }
 
-    static func matters(name: String, mask: UInt32) -> Bool {
+    package static func matters(name: String, mask: UInt32) -> Bool {
         if mask & UInt32(IN_Q_OVERFLOW) != 0 || mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 { return true }
         if mask & UInt32(IN_IGNORED) != 0 { return false }
         if name.isEmpty || name == "..data" { return true }

@@ -1,12 +1,12 @@
 /// A semantic version as `Hub-Client` and kill switches write it: `MAJOR[.MINOR[.PATCH]]`, an
 /// optional `-prerelease` and an ignored `+build`.
-struct SemanticVersion: Sendable, Equatable, Comparable {
+package struct SemanticVersion: Sendable, Equatable, Comparable {
     /// Exactly three numbers: major, minor, patch.
-    let numbers: [Int]
-    let isPrerelease: Bool
+    package let numbers: [Int]
+    package let isPrerelease: Bool
 
     /// Parses `5`, `5.2`, `5.2.1`, `5.2.1-beta.1`, `5.2.1+42`; `nil` for anything else.
-    init?(_ text: String) {
+    package init?(_ text: String) {
         guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
         var core = Substring(text)
         if let plus = core.firstIndex(of: "+") { core = core[..<plus] }
@@ -29,7 +29,7 @@ struct SemanticVersion: Sendable, Equatable, Comparable {
         self.isPrerelease = prerelease
     }
 
-    static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+    package static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
         if lhs.numbers != rhs.numbers { return lhs.numbers.lexicographicallyPrecedes(rhs.numbers) }
         return lhs.isPrerelease && !rhs.isPrerelease
     }

@@ -8,15 +8,15 @@ import HubPrimitives
 /// Bounded: at most ``maximumFiles`` files and ``maximumBytes`` bytes are read; past that the
 /// digest also covers each remaining file's size and modification time (a change still shows,
 /// without reading a huge tree on every reload).
-enum DirectoryDigest {
-    static let maximumFiles = 10_000
-    static let maximumBytes = 64 << 20
+package enum DirectoryDigest {
+    package static let maximumFiles = 10_000
+    package static let maximumBytes = 64 << 20
 
     /// The ledger key of a directory's digest.
-    static func key(_ directory: String) -> String { "dir:" + directory }
+    package static func key(_ directory: String) -> String { "dir:" + directory }
 
     /// The digest of `directory` (relative to `root`, or absolute); 0 when it cannot be listed.
-    static func digest(_ directory: String, in root: String) -> UInt64 {
+    package static func digest(_ directory: String, in root: String) -> UInt64 {
         let path = directory.hasPrefix("/") ? directory : (root as NSString).appendingPathComponent(directory)
         guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
         var files: [String] = []

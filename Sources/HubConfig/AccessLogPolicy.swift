@@ -39,7 +39,7 @@ public struct AccessLogPolicy: Sendable, Equatable {
     }
 
     /// Reads `log.access`; wrong types and ranges are errors.
-    init(json: JSONValue?, reader: ConfigReader, at path: String) {
+    package init(json: JSONValue?, reader: ConfigReader, at path: String) {
         guard let object = reader.object(json, at: path) else { return }
         reader.checkKeys(object, at: path, known: ["mode", "slowMs", "sampleRatio"])
         if let text = reader.string(object, "mode", at: path) {

@@ -17,5 +17,5 @@ public struct LoadedConfiguration: Sendable {
     public let warnings: [ConfigIssue]
     /// FNV-1a digests of the files read, by path relative to ``directory``: what a reload
     /// compares to tell which features changed.
-    let fileDigests: [String: UInt64]
+    package let fileDigests: [String: UInt64]
 }

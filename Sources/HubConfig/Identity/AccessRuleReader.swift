@@ -7,8 +7,8 @@ import HubModel
 /// "access": { "require": "user" }
 /// "access": { "require": "user", "claims": { "plan": ["premium", "family"] } }
 /// ```
-enum AccessRuleReader {
-    static func read(_ value: JSONValue, reader: ConfigReader) -> AccessRule? {
+package enum AccessRuleReader {
+    package static func read(_ value: JSONValue, reader: ConfigReader) -> AccessRule? {
         let path = "$.access"
         guard let object = reader.object(value, at: path) else { return nil }
         reader.checkKeys(object, at: path, known: ["require", "claims"])
@@ -36,7 +36,7 @@ enum AccessRuleReader {
     }
 
     /// The rule in the config's form, for `GET /features`.
-    static func json(_ rule: AccessRule) -> JSONValue {
+    package static func json(_ rule: AccessRule) -> JSONValue {
         var object: JSONObject = ["require": "user"]
         if !rule.claims.isEmpty {
             var claims = JSONObject()

@@ -2,39 +2,39 @@ import HubModel
 
 /// Typed reads from one config file's JSON, recording an issue for every wrong or unknown
 /// field instead of stopping at the first.
-final class ConfigReader {
-    let file: String
+package final class ConfigReader {
+    package let file: String
     private(set) var issues: [ConfigIssue] = []
 
-    init(file: String) {
+    package init(file: String) {
         self.file = file
     }
 
-    func error(_ path: String, _ message: String) {
+    package func error(_ path: String, _ message: String) {
         issues.append(ConfigIssue(file: file, path: path, message: message))
     }
 
-    func warning(_ path: String, _ message: String) {
+    package func warning(_ path: String, _ message: String) {
         issues.append(ConfigIssue(file: file, path: path, message: message, severity: .warning))
     }
 
-    var hasErrors: Bool { issues.contains { $0.severity == .error } }
+    package var hasErrors: Bool { issues.contains { $0.severity == .error } }
 
     /// Warns about keys outside `known` (typos would otherwise be silently ignored).
-    func checkKeys(_ object: JSONObject, at path: String, known: Set<String>) {
+    package func checkKeys(_ object: JSONObject, at path: String, known: Set<String>) {
         for key in object.orderedKeys where !known.contains(key) {
             warning(Self.join(path, key), "unknown key, ignored (known: \(known.sorted().joined(separator: ", ")))")
         }
     }
 
     /// The top-level key an editor reads to find a file's JSON Schema (docs/schema/).
-    static let schemaKey = "$schema"
+    package static let schemaKey = "$schema"
 
     /// `root` without its `$schema` (editor support, otherwise ignored), which must be a string
     /// when present; for readers that treat every key as data (toggle names, namespaces, sections).
     /// A `$comment` (JSON Schema's comment keyword: a note for whoever edits the file, such as
     /// why a setting has its value) is dropped the same way; it too must be a string.
-    func removingSchemaReference(_ root: JSONObject) -> JSONObject {
+    package func removingSchemaReference(_ root: JSONObject) -> JSONObject {
         guard root[Self.schemaKey] != nil || root[Self.commentKey] != nil else { return root }
         var rest = root
         if let value = root[Self.schemaKey] {
@@ -51,11 +51,11 @@ final class ConfigReader {
     }
 
     /// The top-level key of a note for the file's readers (ignored, like `$schema`).
-    static let commentKey = "$comment"
+    package static let commentKey = "$comment"
 
     /// An integer: an integer literal, or a number without a fraction that fits (`8e3`, `8080.0`),
     /// as JSON Schema's `integer` reads it, so the config schemas and the loader agree.
-    static func integer(_ value: JSONValue) -> Int? {
+    package static func integer(_ value: JSONValue) -> Int? {
         switch value {
         case .int(let integer): return integer
         case .double(let double): return Int(exactly: double)
@@ -63,7 +63,7 @@ final class ConfigReader {
         }
     }
 
-    func object(_ value: JSONValue?, at path: String) -> JSONObject? {
+    package func object(_ value: JSONValue?, at path: String) -> JSONObject? {
         guard let value else { return nil }
         guard let object = value.objectValue else {
             error(path, "must be an object")
@@ -72,7 +72,7 @@ final class ConfigReader {
         return object
     }
 
-    func string(_ object: JSONObject, _ key: String, at path: String, required: Bool = false, nonEmpty: Bool = true) -> String? {
+    package func string(_ object: JSONObject, _ key: String, at path: String, required: Bool = false, nonEmpty: Bool = true) -> String? {
         let fieldPath = Self.join(path, key)
         guard let value = object[key] else {
             if required { error(fieldPath, "is required") }
@@ -89,7 +89,7 @@ final class ConfigReader {
         return string
     }
 
-    func int(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Int>? = nil) -> Int? {
+    package func int(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Int>? = nil) -> Int? {
         let fieldPath = Self.join(path, key)
         guard let value = object[key] else { return nil }
         guard let integer = Self.integer(value) else {
@@ -106,7 +106,7 @@ final class ConfigReader {
     /// A number of seconds (integer or decimal) within `range`. Every duration in the config
     /// has a range, so a value `validate` accepts can always become a `Duration` (1e300 once
     /// trapped `serve` in the conversion), and `validate` and `serve` read the same rules.
-    func seconds(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
+    package func seconds(_ object: JSONObject, _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
         let fieldPath = Self.join(path, key)
         guard let value = object[key] else { return nil }
         let number: Double
@@ -128,7 +128,7 @@ final class ConfigReader {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
-    func bool(_ object: JSONObject, _ key: String, at path: String) -> Bool? {
+    package func bool(_ object: JSONObject, _ key: String, at path: String) -> Bool? {
         guard let value = object[key] else { return nil }
         guard let flag = value.boolValue else {
             error(Self.join(path, key), "must be true or false")
@@ -137,7 +137,7 @@ final class ConfigReader {
         return flag
     }
 
-    func stringList(_ object: JSONObject, _ key: String, at path: String) -> [String]? {
+    package func stringList(_ object: JSONObject, _ key: String, at path: String) -> [String]? {
         let fieldPath = Self.join(path, key)
         guard let value = object[key] else { return nil }
         if let single = value.stringValue { return [single] }
@@ -157,7 +157,7 @@ final class ConfigReader {
     }
 
     /// A list of `namespace:name` identifiers.
-    func actionIdentifiers(_ object: JSONObject, _ key: String, at path: String) -> [ComponentIdentifier]? {
+    package func actionIdentifiers(_ object: JSONObject, _ key: String, at path: String) -> [ComponentIdentifier]? {
         guard let strings = stringList(object, key, at: path) else { return nil }
         var identifiers: [ComponentIdentifier] = []
         for (index, string) in strings.enumerated() {
@@ -171,7 +171,7 @@ final class ConfigReader {
         return identifiers
     }
 
-    static func join(_ path: String, _ key: String) -> String {
+    package static func join(_ path: String, _ key: String) -> String {
         let isPlain = key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
         return isPlain ? "\(path).\(key)" : "\(path)[\"\(key)\"]"
     }

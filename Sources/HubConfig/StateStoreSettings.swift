@@ -33,13 +33,13 @@ public struct StateStoreSettings: Sendable, Equatable {
     public init() {}
 
     /// The engine's view of these settings.
-    var engineSettings: StateSettings {
+    package var engineSettings: StateSettings {
         StateSettings(
             maxValueBytes: maxValueBytes, onReadError: onReadError, maxSessionBytes: maxSessionBytes, maxSubjectBytes: maxSubjectBytes)
     }
 
     /// Reads the `"state"` object.
-    init(_ object: JSONObject, reader: ConfigReader) {
+    package init(_ object: JSONObject, reader: ConfigReader) {
         let path = "$.state"
         reader.checkKeys(object, at: path, known: [
             "backend", "path", "url", "poolSize", "maxValueBytes", "maxSessionBytes", "maxSubjectBytes", "onReadError",
@@ -63,7 +63,7 @@ public struct StateStoreSettings: Sendable, Equatable {
     }
 
     /// `HUB_STATE_BACKEND` and `HUB_STATE_URL` (a Kubernetes Secret).
-    mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
+    package mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let text = environment["HUB_STATE_BACKEND"], !text.isEmpty {
             if let backend = Backend(rawValue: text.lowercased()) { self.backend = backend } else {
                 reader.error("HUB_STATE_BACKEND", "must be one of memory, sqlite, postgres, got '\(text)'")
@@ -73,7 +73,7 @@ public struct StateStoreSettings: Sendable, Equatable {
     }
 
     /// After the environment: the postgres backend needs a connection string from one or the other.
-    func checkComplete(reader: ConfigReader) {
+    package func checkComplete(reader: ConfigReader) {
         if backend == .postgres, (url ?? "").isEmpty {
             reader.error("$.state.url", "the postgres state backend needs a connection string: state.url or HUB_STATE_URL")
         }
@@ -82,7 +82,7 @@ public struct StateStoreSettings: Sendable, Equatable {
     /// Opens the store these settings describe. SQLite opens (creating) its file now, mode 0600 in
     /// a directory created 0700: an
     /// unwritable data directory is a start-up error naming it. PostgreSQL connects lazily.
-    func makeStore(dataDirectory: String) throws -> any StateStore {
+    package func makeStore(dataDirectory: String) throws -> any StateStore {
         switch backend {
         case .memory:
             return MemoryStateStore()

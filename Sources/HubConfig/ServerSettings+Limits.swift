@@ -8,7 +8,7 @@ extension ServerSettings.Limits {
     /// Reads `server.json`'s `limits` object at `path` over these values (unknown keys are
     /// warnings, wrong types and ranges errors). `sseStreams` follows a lower `connections`
     /// when not given.
-    mutating func read(_ limits: JSONObject, reader: ConfigReader, at path: String) {
+    package mutating func read(_ limits: JSONObject, reader: ConfigReader, at path: String) {
         reader.checkKeys(
             limits, at: path,
             known: ["requestLineBytes", "headerBytes", "headerCount", "bodyBytes", "jsonDepth", "connections",

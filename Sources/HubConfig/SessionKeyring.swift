@@ -11,17 +11,17 @@ import HubState
 ///    (`<dataDirectory>/session-keys`, mode 0600, in a directory created 0700), so a restart of the same server in the same
 ///    working directory accepts its old tokens. Replicas must not rely on this: each would make
 ///    its own key (docs/DEPLOYMENT.md).
-enum SessionKeyring {
+package enum SessionKeyring {
     /// The name of the generated key file inside the data directory.
-    static let generatedFileName = "session-keys"
+    package static let generatedFileName = "session-keys"
 
     /// Which of the three gave the keys (logged at start-up; never the keys themselves).
-    enum Source: Equatable {
+    package enum Source: Equatable {
         case environment
         case keyFile(String)
         case generated(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .environment: return "HUB_SESSION_KEYS"
             case .keyFile(let path): return "sessions.keyFile \(path)"
@@ -30,7 +30,7 @@ enum SessionKeyring {
         }
 
         /// What `/ready` names (`"sessionKeys"`): `environment`, `file` or `generated`, no path.
-        var kind: String {
+        package var kind: String {
             switch self {
             case .environment: return "environment"
             case .keyFile: return "file"
@@ -43,7 +43,7 @@ enum SessionKeyring {
     /// generated key on the shared `postgres` state backend, as a warning: replicas sharing a
     /// database serve one set of sessions, but each generates a key of its own and refuses the
     /// tokens the others signed.
-    static func log(_ source: Source, count: Int, backend: StateStoreSettings.Backend, logger: JSONLogger) {
+    package static func log(_ source: Source, count: Int, backend: StateStoreSettings.Backend, logger: JSONLogger) {
         guard case .generated = source, backend == .postgres else {
             logger.log(.debug, "session keys", ["source": .string(source.description), "keys": .int(count)])
             return
@@ -59,7 +59,7 @@ enum SessionKeyring {
 
     /// The keys `settings` name, reading (or making) files as needed. Throws
     /// ``ConfigurationError`` naming the key file or data directory when neither works.
-    static func resolve(_ settings: ServerSettings, configDirectory: String) throws -> (keys: SessionKeys, source: Source) {
+    package static func resolve(_ settings: ServerSettings, configDirectory: String) throws -> (keys: SessionKeys, source: Source) {
         if !settings.sessions.keyTexts.isEmpty {
             do {
                 return (try SessionKeys(texts: settings.sessions.keyTexts), .environment)

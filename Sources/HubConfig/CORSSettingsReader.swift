@@ -9,8 +9,8 @@ import HubModel
 ///           "maxAgeSeconds": 600 }
 /// ```
 /// `origins` is required; the rest default to ``CORSPolicy``'s defaults.
-enum CORSSettingsReader {
-    static func read(_ value: JSONValue?, reader: ConfigReader) -> CORSPolicy? {
+package enum CORSSettingsReader {
+    package static func read(_ value: JSONValue?, reader: ConfigReader) -> CORSPolicy? {
         let path = "$.cors"
         guard let cors = reader.object(value, at: path) else { return nil }
         reader.checkKeys(cors, at: path, known: ["origins", "allowCredentials", "allowedHeaders", "exposedHeaders", "maxAgeSeconds"])

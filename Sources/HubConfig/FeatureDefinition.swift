@@ -21,17 +21,17 @@ package struct FeatureDefinition: Sendable {
     /// Files besides ``file`` whose bytes make the feature's content, relative to the config
     /// directory (or absolute, for `file://` URLs): `static` files and fixed `file:` URLs. A
     /// reload re-runs the feature's sessions when one of them changed.
-    let sources: [String]
+    package let sources: [String]
     /// Directories whose files a templated `file:` URL may read (chosen by the request), relative
     /// to the config directory (or absolute): a reload counts the feature as changed when a file
     /// under one of them changed (``ConfigLoader`` digests them; ``DirectoryDigest``).
-    let templatedDirectories: [String]
+    package let templatedDirectories: [String]
     /// Who may open its views (`"access"`); `nil`: anyone.
     package var access: AccessRule? = nil
 
     /// Whether its chain reads the user from config: a remote URL with `{user...}`, or
     /// `forwardIdentity` (a Swift operation's `context.user` is found when it runs).
-    var readsUser: Bool { Self.readsUser(operations) }
+    package var readsUser: Bool { Self.readsUser(operations) }
 
     private static func readsUser(_ operations: [OperationDefinition]) -> Bool {
         operations.contains { operation in

@@ -4,15 +4,15 @@ import HubPrimitives
 /// What changed between the config a server runs and a newly loaded one: which features'
 /// output may differ, which `server.json` keys changed but apply only at the next start, and
 /// the settings to run with.
-struct ConfigChanges {
+package struct ConfigChanges {
     /// Features (by identifier) whose definition or content changed: their sessions re-run.
-    var changedFeatures: Set<String> = []
+    package var changedFeatures: Set<String> = []
     /// `server.json` keys that changed but cannot change live; they keep their old value.
-    var restartRequired: [String] = []
+    package var restartRequired: [String] = []
     /// The new settings that apply live, the old values of the rest.
-    var effectiveSettings: ServerSettings
+    package var effectiveSettings: ServerSettings
 
-    init(old: LoadedConfiguration, new: LoadedConfiguration) {
+    package init(old: LoadedConfiguration, new: LoadedConfiguration) {
         effectiveSettings = old.settings.applyingLiveSettings(of: new.settings)
         restartRequired = old.settings.restartOnlyDifferences(from: new.settings)
         // What every feature reads: toggles, schemas and the chain settings.
@@ -31,7 +31,7 @@ struct ConfigChanges {
 
     /// One digest over a feature's file, every file it reads and every directory a templated
     /// `file:` URL of it reads under (as they were when `configuration` was loaded).
-    static func digest(of feature: FeatureDefinition, in configuration: LoadedConfiguration) -> [UInt64] {
+    package static func digest(of feature: FeatureDefinition, in configuration: LoadedConfiguration) -> [UInt64] {
         ([feature.file] + feature.sources).map { file in
             if let recorded = configuration.fileDigests[file] { return recorded }
             let path = file.hasPrefix("/") ? file : (configuration.directory as NSString).appendingPathComponent(file)
@@ -44,7 +44,7 @@ struct ConfigChanges {
     }
 
     /// The digests of the files every feature may read: `toggles.json` and `schemas/`.
-    static func sharedDigest(_ configuration: LoadedConfiguration) -> [String: UInt64] {
+    package static func sharedDigest(_ configuration: LoadedConfiguration) -> [String: UInt64] {
         configuration.fileDigests.filter { $0.key == "toggles.json" || $0.key.hasPrefix("schemas/") }
     }
 }
@@ -53,7 +53,7 @@ extension ServerSettings {
     /// These settings with the values of `new` for everything a running server applies live:
     /// the chain settings (``hasSameChainSettings(as:)``) and the kill switches (applied per
     /// response, so no chain re-runs for them). Every other key keeps its value.
-    func applyingLiveSettings(of new: ServerSettings) -> ServerSettings {
+    package func applyingLiveSettings(of new: ServerSettings) -> ServerSettings {
         var settings = self
         settings.components = new.components
         settings.killSwitches = new.killSwitches
@@ -65,14 +65,14 @@ extension ServerSettings {
 
     /// Whether the settings content operations are built with are the same: component
     /// defaults, the operation deadline, the upstream timeout and toggle overrides.
-    func hasSameChainSettings(as other: ServerSettings) -> Bool {
+    package func hasSameChainSettings(as other: ServerSettings) -> Bool {
         components == other.components && timeouts.operationSeconds == other.timeouts.operationSeconds
             && upstream.timeoutMs == other.upstream.timeoutMs && allowToggleOverride == other.allowToggleOverride
     }
 
     /// The `server.json` keys whose value differs in `new` and that only a restart applies
     /// (the listen address, limits, caches, logging, ...), in file order.
-    func restartOnlyDifferences(from new: ServerSettings) -> [String] {
+    package func restartOnlyDifferences(from new: ServerSettings) -> [String] {
         let live = applyingLiveSettings(of: new)
         var keys: [String] = []
         if live.host != new.host { keys.append("host") }

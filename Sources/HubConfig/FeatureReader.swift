@@ -4,33 +4,33 @@ import HubModel
 import HubOperations
 
 /// Reads one feature file into a ``FeatureDefinition``, reporting every problem.
-struct FeatureReader {
-    struct Context {
-        let directory: String
-        let schemas: Set<String>
-        let toggles: [String: ToggleDefinition]
-        let jsonDepth: Int
-        let swiftOperationNames: Set<String>?
-        let loader: ConfigLoader
+package struct FeatureReader {
+    package struct Context {
+        package let directory: String
+        package let schemas: Set<String>
+        package let toggles: [String: ToggleDefinition]
+        package let jsonDepth: Int
+        package let swiftOperationNames: Set<String>?
+        package let loader: ConfigLoader
         /// `upstream.timeoutMs` and `timeouts.operationSeconds` (a stale timeout needs the first below the second).
-        let timeouts: (upstreamMs: Int, operationSeconds: Double)
+        package let timeouts: (upstreamMs: Int, operationSeconds: Double)
         /// `identity`: what `{user...}` placeholders may name.
-        var identity = IdentitySettings()
+        package var identity = IdentitySettings()
     }
 
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
-    final class Sources {
-        var files: [String] = []
+    package final class Sources {
+        package var files: [String] = []
         /// Directories a templated `file:` URL reads under (the URL's literal part up to its
         /// last `/` before the first placeholder).
-        var templatedDirectories: [String] = []
+        package var templatedDirectories: [String] = []
     }
 
-    let reader: ConfigReader
-    let context: Context
-    let sources = Sources()
+    package let reader: ConfigReader
+    package let context: Context
+    package let sources = Sources()
 
-    func read(_ json: JSONValue, file: String) -> FeatureDefinition? {
+    package func read(_ json: JSONValue, file: String) -> FeatureDefinition? {
         guard let object = reader.object(json, at: "$") else { return nil }
         let root = reader.removingSchemaReference(object)
         reader.checkKeys(
@@ -134,7 +134,7 @@ struct FeatureReader {
         return .always
     }
 
-    func readOperations(_ elements: [JSONValue], at path: String) -> [OperationDefinition] {
+    package func readOperations(_ elements: [JSONValue], at path: String) -> [OperationDefinition] {
         var operations: [OperationDefinition] = []
         for (index, element) in elements.enumerated() {
             if let operation = readOperation(element, at: "\(path)[\(index)]") { operations.append(operation) }
@@ -305,10 +305,10 @@ struct FeatureReader {
     }
 
     /// The longest `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`: a week.
-    static let maximumStaleSeconds = 604_800
+    package static let maximumStaleSeconds = 604_800
 
     /// `directory/relative` as an absolute, percent-encoded path for a file URL.
-    static func absolutePath(_ directory: String, _ relative: String) -> String {
+    package static func absolutePath(_ directory: String, _ relative: String) -> String {
         var base = directory
         if !base.hasPrefix("/") { base = FileManager.default.currentDirectoryPath + "/" + base }
         let joined = (base as NSString).appendingPathComponent(relative)
@@ -371,7 +371,7 @@ struct FeatureReader {
     }
 
     /// `{user...}` needs `identity` configured, and `{user.claim.NAME}` a claim `identity.claims` lists.
-    func checkUserPlaceholders(_ url: URLTemplate, at path: String) {
+    package func checkUserPlaceholders(_ url: URLTemplate, at path: String) {
         guard url.usesUser else { return }
         if !context.identity.isEnabled {
             reader.error(path, "{user...} names the verified user: configure server.json \"identity\" (docs/SECURITY.md)")
@@ -382,7 +382,7 @@ struct FeatureReader {
     }
 
     /// `{header.NAME}` of the gateway's identity header is always empty: say so.
-    func checkIdentityHeader(_ url: URLTemplate, at path: String) {
+    package func checkIdentityHeader(_ url: URLTemplate, at path: String) {
         guard let identity = context.identity.headerName else { return }
         for case .header(let name) in url.parts where name.lowercased() == identity.lowercased() {
             reader.warning(path, "{header.\(name)} is always empty: the identity header reaches operations only as {user.sub}")

@@ -33,7 +33,7 @@ public struct ConfigLoader: Sendable {
 
     /// What to do when the config directory is not there: a relative path is taken from the
     /// current directory, so `hub-server serve` from elsewhere does not find `./Config`.
-    static func missingDirectoryMessage(_ directory: String) -> String {
+    package static func missingDirectoryMessage(_ directory: String) -> String {
         let current = FileManager.default.currentDirectoryPath
         let relative = directory.hasPrefix("/") ? "" : " (relative to the current directory \(current))"
         return "not a directory\(relative); run from the directory that holds it (the repository root for Config), "
@@ -134,14 +134,14 @@ public struct ConfigLoader: Sendable {
 
     // MARK: - Files
 
-    func listJSON(_ directory: String, _ subdirectory: String) -> [String] {
+    package func listJSON(_ directory: String, _ subdirectory: String) -> [String] {
         let path = (directory as NSString).appendingPathComponent(subdirectory)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return files.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
     }
 
     /// Reads and parses one file; a missing optional file is `nil` without an issue.
-    func readJSON(_ directory: String, _ file: String, reader: ConfigReader, optional: Bool = false, depth: Int = 64) -> JSONValue? {
+    package func readJSON(_ directory: String, _ file: String, reader: ConfigReader, optional: Bool = false, depth: Int = 64) -> JSONValue? {
         let path = (directory as NSString).appendingPathComponent(file)
         guard let data = FileManager.default.contents(atPath: path) else {
             if !optional || FileManager.default.fileExists(atPath: path) { reader.error("$", "cannot read the file") }
@@ -158,7 +158,7 @@ public struct ConfigLoader: Sendable {
 
     // MARK: - Toggles
 
-    func readToggles(_ json: JSONValue?, reader: ConfigReader) -> [String: ToggleDefinition] {
+    package func readToggles(_ json: JSONValue?, reader: ConfigReader) -> [String: ToggleDefinition] {
         guard let json, let object = reader.object(json, at: "$") else { return [:] }
         let root = reader.removingSchemaReference(object)
         var toggles: [String: ToggleDefinition] = [:]
@@ -213,7 +213,7 @@ public struct ConfigLoader: Sendable {
 
     // MARK: - Actions
 
-    func readActions(_ json: JSONValue?, reader: ConfigReader) -> [(namespace: String, definition: ActionDefinition)] {
+    package func readActions(_ json: JSONValue?, reader: ConfigReader) -> [(namespace: String, definition: ActionDefinition)] {
         guard let json, let object = reader.object(json, at: "$") else { return [] }
         let root = reader.removingSchemaReference(object)
         var actions: [(String, ActionDefinition)] = []
@@ -266,7 +266,7 @@ public struct ConfigLoader: Sendable {
         return actions
     }
 
-    func readHeaders(_ object: JSONObject, at path: String, reader: ConfigReader) -> [(name: String, value: String)] {
+    package func readHeaders(_ object: JSONObject, at path: String, reader: ConfigReader) -> [(name: String, value: String)] {
         guard let headersObject = reader.object(object["headers"], at: "\(path).headers") else { return [] }
         var headers: [(String, String)] = []
         for (name, value) in headersObject {
@@ -286,11 +286,11 @@ public struct ConfigLoader: Sendable {
     }
 
     /// Most headers one operation or action namespace may forward.
-    static let maximumForwardedHeaders = 16
+    package static let maximumForwardedHeaders = 16
 
     /// `forwardHeaders` (caller headers sent on upstream) checked against what may never be
     /// forwarded, with `forwardCookies` allowing `Cookie`; names deduplicated case-insensitively.
-    func readForwardHeaders(_ object: JSONObject, at path: String, reader: ConfigReader) -> [String] {
+    package func readForwardHeaders(_ object: JSONObject, at path: String, reader: ConfigReader) -> [String] {
         let allowCookie = reader.bool(object, "forwardCookies", at: path) ?? false
         guard let names = reader.stringList(object, "forwardHeaders", at: path) else {
             if allowCookie { reader.warning("\(path).forwardCookies", "has no effect without forwardHeaders: [\"Cookie\"]") }
@@ -314,7 +314,7 @@ public struct ConfigLoader: Sendable {
     /// `"forwardIdentity": {"header": NAME}`: the header that sends the verified user's subject
     /// upstream. Refused for a header that may never be forwarded, and beside `forwardHeaders`
     /// naming it too (the client's own value must never reach the upstream).
-    func readForwardIdentity(_ object: JSONObject, at path: String, reader: ConfigReader) -> String? {
+    package func readForwardIdentity(_ object: JSONObject, at path: String, reader: ConfigReader) -> String? {
         guard let identity = reader.object(object["forwardIdentity"], at: "\(path).forwardIdentity") else { return nil }
         reader.checkKeys(identity, at: "\(path).forwardIdentity", known: ["header"])
         guard let name = reader.string(identity, "header", at: "\(path).forwardIdentity", required: true) else { return nil }

@@ -7,7 +7,7 @@ import HubUpstream
 /// `upstream` keys) in the file and `Duration`s in the modules.
 extension ServerSettings {
     /// Listen address, connection balancing, request limits, connection timeouts and gzip of the HTTP server.
-    var httpConfiguration: HTTPServerConfiguration {
+    package var httpConfiguration: HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port
@@ -27,7 +27,7 @@ extension ServerSettings {
     }
 
     /// Timeouts, connection cap, response cap and HTTP cache of the upstream client.
-    var upstreamConfiguration: UpstreamConfiguration {
+    package var upstreamConfiguration: UpstreamConfiguration {
         var configuration = UpstreamConfiguration()
         configuration.timeout = .milliseconds(upstream.timeoutMs)
         configuration.connectTimeout = .milliseconds(upstream.connectTimeoutMs)
@@ -41,7 +41,7 @@ extension ServerSettings {
     /// the engine; `chainObserver` sees every drained run (metrics).
     /// `keys`: the session keys the application resolved (``SessionKeyring``); `stateStore`: the
     /// store it opened (``StateStoreSettings/makeStore(dataDirectory:)``).
-    func engineConfiguration(
+    package func engineConfiguration(
         keys: SessionKeys = .ephemeral(), stateStore: any StateStore = MemoryStateStore(),
         chainObserver: (@Sendable (ChainReport) -> Void)?
     ) -> ViewEngine.Configuration {

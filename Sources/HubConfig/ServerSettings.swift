@@ -11,11 +11,11 @@ import HubUpstream
 /// source for each number.
 public struct ServerSettings: Sendable, Equatable {
     /// The HTTP server's defaults.
-    static let httpDefaults = HTTPServerConfiguration()
+    package static let httpDefaults = HTTPServerConfiguration()
     /// The upstream client's defaults.
-    static let upstreamDefaults = UpstreamConfiguration()
+    package static let upstreamDefaults = UpstreamConfiguration()
     /// The engine's defaults (sessions, chain memo, operation deadline, token age).
-    static let engineDefaults = ViewEngine.Configuration()
+    package static let engineDefaults = ViewEngine.Configuration()
 
     public struct Limits: Sendable, Equatable {
         public var requestLineBytes = httpDefaults.limits.requestLineBytes
@@ -127,7 +127,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var gzip = Gzip()
     public var components = ComponentDefaults.standard
     /// `components.killSwitches`: components switched off for client versions (``KillSwitches``).
-    var killSwitches = KillSwitches()
+    package var killSwitches = KillSwitches()
     /// `debug.explain`: whether `GET /view?explain=1` answers how each operation made the view
     /// (default `false`: the parameter is then `400 explain_disabled`).
     public var explainEnabled = false
@@ -162,23 +162,23 @@ public struct ServerSettings: Sendable, Equatable {
     public init() {}
 
     /// The accepted range of every number without a range of its own above.
-    enum Ranges {
+    package enum Ranges {
         /// Request, operation and drain deadlines: 1 ms to an hour.
-        static let requestTimeout: ClosedRange<Double> = 0.001...3600
+        package static let requestTimeout: ClosedRange<Double> = 0.001...3600
         /// A kept-alive connection's idle time: 1 ms to a day.
-        static let connectionIdle: ClosedRange<Double> = 0.001...86_400
+        package static let connectionIdle: ClosedRange<Double> = 0.001...86_400
         /// A session's idle time: 1 ms to 30 days.
-        static let sessionIdle: ClosedRange<Double> = 0.001...2_592_000
+        package static let sessionIdle: ClosedRange<Double> = 0.001...2_592_000
         /// A feature's `reload.maxAgeSeconds`: 1 ms to a year.
-        static let maxAge: ClosedRange<Double> = 0.001...31_536_000
+        package static let maxAge: ClosedRange<Double> = 0.001...31_536_000
         /// Byte limits: 1 byte to 1 GiB.
-        static let bytes: ClosedRange<Int> = 1...1 << 30
+        package static let bytes: ClosedRange<Int> = 1...1 << 30
         /// `sessions.maxBytes`: 1 MiB to 1 TiB.
-        static let sessionBytes: ClosedRange<Int> = 1 << 20...1 << 40
+        package static let sessionBytes: ClosedRange<Int> = 1 << 20...1 << 40
     }
 
     /// Reads `server.json`; unknown keys are warnings, wrong types and ranges errors.
-    init(json: JSONValue?, reader: ConfigReader) {
+    package init(json: JSONValue?, reader: ConfigReader) {
         guard let json else { return }
         guard let object = reader.object(json, at: "$") else { return }
         let root = reader.removingSchemaReference(object)
@@ -303,7 +303,7 @@ public struct ServerSettings: Sendable, Equatable {
     /// Applies `HUB_HOST`, `HUB_PORT`, `HUB_LOG_LEVEL`, `HUB_LOG_FORMAT`, `HUB_CONFIG_WATCH`,
     /// `HUB_SESSION_KEYS`, `HUB_DATA_DIR`, `HUB_STATE_BACKEND` and `HUB_STATE_URL` (`HUB_CONFIG` picks the directory and is read by the
     /// loader). Invalid values are issues naming the variable.
-    mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
+    package mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let directory = environment["HUB_DATA_DIR"], !directory.isEmpty { dataDirectory = directory }
         state.applyEnvironment(environment, reader: reader)
         if let keys = environment["HUB_SESSION_KEYS"], !keys.isEmpty {
