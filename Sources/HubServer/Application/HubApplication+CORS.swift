@@ -7,9 +7,7 @@ extension HubApplication {
     /// It belongs outside ``ErrorMiddleware`` so that problem responses carry CORS headers.
     static func corsMiddleware(_ policy: CORSPolicy?, router: Router, registry: MetricsRegistry) -> [any HTTPMiddleware] {
         guard let policy else { return [] }
-        let rejected = registry.counter(
-            "hub_cors_rejected_total", help: "Cross-origin requests from origins cors.origins does not allow, by kind.",
-            labels: ["kind"])
+        let rejected = EdgeMetrics.corsRejected(on: registry)
         let preflight = rejected.labels(CORSMiddleware.Rejection.preflight.rawValue)
         let request = rejected.labels(CORSMiddleware.Rejection.request.rawValue)
         return [

@@ -150,23 +150,9 @@ public final class HubApplication: Sendable {
             configuration: configuration, loader: Self.loader(for: extensions, environment: environment),
             extensions: extensions, engine: engine, state: state, remote: remote, logger: logger)
 
-        Self.registerCollectedMetrics(metrics: metrics, engine: engine, http: http, upstream: upstream)
-        let renderCache = state.renderCache
-        metrics.registry.collectedGauge(
-            "hub_cache_bytes", help: "Bytes charged to the shared caches (estimated from the JSON they hold), by cache."
-        ) {
-            [(labels: [("cache", "render")], value: Double(renderCache.usage.bytes)),
-             (labels: [("cache", "memo")], value: Double(engine.memoUsage.bytes)),
-             (labels: [("cache", "body_files")], value: Double(HTTPServer.sharedBodyFiles.bytes))]
-        }
-        metrics.registry.collectedGauge("hub_cache_entries", help: "Entries in the shared caches, by cache.") {
-            [(labels: [("cache", "render")], value: Double(renderCache.usage.entries)),
-             (labels: [("cache", "memo")], value: Double(engine.memoUsage.entries)),
-             (labels: [("cache", "body_files")], value: Double(HTTPServer.sharedBodyFiles.files))]
-        }
-        metrics.registry.collectedCounter(
-            "hub_log_lines_dropped_total", help: "Log lines dropped: the log pipe was full, slow or closed."
-        ) { [(labels: [], value: Double(logger.droppedLines))] }
+        SessionMetrics.register(on: metrics, engine: engine)
+        ResourceMetrics.register(
+            on: metrics, http: http, upstream: upstream, renderCache: state.renderCache, engine: engine, logger: logger)
         for warning in configuration.warnings {
             logger.log(.warning, "config", ["file": .string(warning.file), "path": .string(warning.path), "problem": .string(warning.message)])
         }

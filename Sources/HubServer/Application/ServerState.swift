@@ -75,8 +75,7 @@ final class ServerState: Sendable {
             ignoredForwarding: { peer in forwarding.note(peer: peer) })
         self.sessionLimiter = ClientRateLimiter(limit: settings.limits.sessionsPerClient)
         self.actionLimiter = ClientRateLimiter(limit: settings.limits.actionsPerClient)
-        let limited = metrics.registry.counter(
-            "hub_client_limited_total", help: "Requests refused by a per-client limit (429), by limit.", labels: ["limit"])
+        let limited = EdgeMetrics.clientLimited(on: metrics.registry)
         self.sessionsRefused = limited.labels("sessions_per_client")
         self.actionsRefused = limited.labels("actions_per_client")
         self.streamLimiter = StreamLimiter(

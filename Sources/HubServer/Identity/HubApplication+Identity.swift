@@ -16,12 +16,8 @@ extension HubApplication {
         registry: MetricsRegistry, logger: JSONLogger
     ) -> TokenVerifier? {
         guard !identity.providers.isEmpty else { return nil }
-        let verified = registry.counter(
-            "hub_identity_verifications_total", help: "Bearer tokens verified, by result: ok, or why the token was refused.",
-            labels: ["result"])
-        let refreshed = registry.counter(
-            "hub_identity_jwks_refreshes_total", help: "Loads of identity providers' keys (JWKS), by result: ok or error.",
-            labels: ["result"])
+        let verified = IdentityMetrics.verifications(on: registry)
+        let refreshed = IdentityMetrics.keyRefreshes(on: registry)
         // Every label shows from the start (a dashboard's rate() needs the zero).
         for result in ["ok"] + VerificationFailure.allCases.map(\.rawValue) { _ = verified.labels(result) }
         for result in ["ok", "error"] { _ = refreshed.labels(result) }

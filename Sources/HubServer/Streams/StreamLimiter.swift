@@ -38,16 +38,12 @@ final class StreamLimiter: Sendable {
         perSessionLimit = perSession
         perClientLimit = perClient
         globalLimit = global
-        let refused = registry.counter(
-            "hub_sse_streams_refused_total",
-            help: "Server-Sent Events streams refused by a cap (per_session and per_client: 429, global: 503).",
-            labels: ["cap"])
+        let refused = StreamMetrics.streamsRefused(on: registry)
         refusedPerSession = refused.labels("per_session")
         refusedPerClient = refused.labels("per_client")
         refusedGlobal = refused.labels("global")
         self.perClientRefusals = perClientRefusals
-        registry.gauge("hub_sse_streams_max", help: "The cap on open Server-Sent Events streams (limits.sseStreams).")
-            .labels().set(Int64(global))
+        StreamMetrics.streamsMax(on: registry).set(Int64(global))
     }
 
     /// Streams open now, in all and for `session`.

@@ -82,12 +82,8 @@ final class ViewPatches: Sendable {
 
     init(registry: MetricsRegistry, budgetBytes: Int) {
         self.budgetBytes = budgetBytes
-        computed = registry.counter(
-            "hub_sse_patches_computed_total",
-            help: "JSON Patches computed for event streams (each is shared by every listener that sends it).").labels()
-        bytesGauge = registry.gauge(
-            "hub_patch_history_bytes",
-            help: "Bytes the patch history keeps for patch listeners (bounded by limits.patchHistoryBytes).").labels()
+        computed = StreamMetrics.patchesComputed(on: registry)
+        bytesGauge = StreamMetrics.patchHistoryBytes(on: registry)
     }
 
     /// Bytes kept now (``hub_patch_history_bytes``).

@@ -43,20 +43,11 @@ actor ConfigReloader {
         self.state = state
         self.remote = remote
         self.logger = logger
-        let registry = state.metrics.registry
-        reloads = registry.counter(
-            "hub_config_reloads_total", help: "Config reloads (SIGHUP, a watched file change), by result.",
-            labels: ["result"])
-        _ = reloads.labels("success")
-        _ = reloads.labels("failure")
-        lastSuccessful = registry.gauge(
-            "hub_config_last_reload_successful", help: "Whether the last config reload succeeded (1) or was refused (0).")
-            .labels()
+        let metrics = ConfigReloadMetrics(registry: state.metrics.registry)
+        reloads = metrics.reloads
+        lastSuccessful = metrics.lastSuccessful
         lastSuccessful.set(1)
-        lastSuccessTimestamp = registry.gauge(
-            "hub_config_last_reload_success_timestamp_seconds",
-            help: "When the config last loaded successfully (start-up or reload), in seconds since the epoch."
-        ).labels()
+        lastSuccessTimestamp = metrics.lastSuccessTimestamp
         lastSuccessTimestamp.set(Int64(Self.epochSeconds()))
     }
 

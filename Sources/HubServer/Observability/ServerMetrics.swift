@@ -19,6 +19,8 @@ final class ServerMetrics: Sendable {
     let sseStreamsFamily: MetricFamily<Gauge>
     let componentFallbacks: MetricFamily<Counter>
     let ssePatchEvents: MetricFamily<Counter>
+    /// `hub_state_rerun_loops_total{feature}`: sessions whose state re-runs were paused.
+    let stateRerunLoops: MetricFamily<Counter>
     /// `hub_sse_view_events_encoded_total`: one per distinct view and client variant, not per listener.
     let sseViewEventsEncoded: Counter
     var sseStreams: Gauge { sseStreamsFamily.labels() }
@@ -106,6 +108,10 @@ final class ServerMetrics: Sendable {
         sseViewEventsEncoded = registry.counter(
             "hub_sse_view_events_encoded_total",
             help: "View events encoded for event streams: once per distinct view and client variant, each written as is to every listener that sends it.").labels()
+        stateRerunLoops = registry.counter(
+            "hub_state_rerun_loops_total",
+            help: "Sessions whose state changes re-ran their chain more than 50 times a second: re-runs paused 10 s, by feature.",
+            labels: ["feature"])
         sseStreamsFamily = registry.gauge("hub_sse_streams", help: "Open Server-Sent Events streams.")
         _ = sseStreamsFamily.labels()  // 0 from the start, not absent until the first stream
         ProcessMetrics.register(on: registry)

@@ -18,9 +18,7 @@ final class IgnoredForwardingReport: Sendable {
     static let warningInterval = Duration.seconds(60)
 
     init(registry: MetricsRegistry, logger: JSONLogger?) {
-        ignored = registry.counter(
-            "hub_forwarded_for_ignored_total",
-            help: "Requests whose X-Forwarded-For was ignored: the peer is not in trustedProxies.").labels()
+        ignored = EdgeMetrics.forwardedForIgnored(on: registry)
         self.logger = logger
     }
 
