@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "HubUpstream", dependencies: ["CCurl", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         // What the HTTP, upstream and server tests (and the upstream benchmark) share: the one
         // TestUpstream, the one raw loopback client, ThreadGate, RefusingPort, blocking, eventually.
-        .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
+        .target(name: "HubTestSupport", dependencies: ["HubHTTP", "HubUpstream", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(name: "HubHTTP", dependencies: ["CZlib", "CEpoll", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         .target(name: "HubMetrics", dependencies: ["HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
         // The logger: JSON (or text) lines on standard error through a writer that never blocks

@@ -11,24 +11,24 @@ import Testing
         let first = try await TestKey.rsa(kid: "first")
         let second = try await TestKey.p256(kid: "second")
         let third = try await TestKey.ed25519(kid: "third")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [first], clock: clock) { verifier, server async throws in
             #expect(server.fetches("/jwks") == 1)
             server.serve("/jwks", jwks([first, second]))
             // Within 30 s of the first load: no fetch, the kid stays unknown.
-            clock.advance(29)
+            clock.advance(seconds: 29)
             #expect(try await verifier.verify(Substring(second.token(claims(issuer: testIssuer, at: clock)))).failure == .unknownKey)
             #expect(server.fetches("/jwks") == 1)
-            clock.advance(1)
+            clock.advance(seconds: 1)
             #expect(try await verifier.verify(Substring(second.token(claims(issuer: testIssuer, at: clock)))).failure == nil)
             #expect(server.fetches("/jwks") == 2)
             #expect(verifier.status().first?.keys == 2)
             // Another unknown kid within 30 s of that fetch: no second fetch.
             server.serve("/jwks", jwks([first, second, third]))
-            clock.advance(20)
+            clock.advance(seconds: 20)
             #expect(try await verifier.verify(Substring(third.token(claims(issuer: testIssuer, at: clock)))).failure == .unknownKey)
             #expect(server.fetches("/jwks") == 2)
-            clock.advance(10)
+            clock.advance(seconds: 10)
             #expect(try await verifier.verify(Substring(third.token(claims(issuer: testIssuer, at: clock)))).failure == nil)
             #expect(server.fetches("/jwks") == 3)
             // The known keys never fetch.
@@ -40,12 +40,12 @@ import Testing
     @Test func concurrentVerificationsWaitingForTheSameKeyShareOneFetch() async throws {
         let first = try await TestKey.rsa(kid: "first")
         let rotated = try await TestKey.ed25519(kid: "rotated")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [first], clock: clock) { verifier, server async throws in
             server.serve("/jwks", jwks([first, rotated]))
             let gate = ThreadGate()
             server.hold(gate)
-            clock.advance(60)
+            clock.advance(seconds: 60)
             let token = try rotated.token(claims(issuer: testIssuer, at: clock))
             async let results = withTaskGroup(of: VerificationFailure?.self) { group in
                 for _ in 0..<12 { group.addTask { await verifier.verify(Substring(token)).failure } }
@@ -65,14 +65,14 @@ import Testing
     @Test func aFailingEndpointKeepsTheKnownKeysAndReportsTheError() async throws {
         let known = try await TestKey.rsa(kid: "known")
         let unknown = try await TestKey.rsa(kid: "unknown")
-        let clock = TestClock()
+        let clock = ManualClock()
         let events = EventRecorder()
         try await withVerifier(keys: [known], clock: clock, events: events) { verifier, server async throws in
             let loaded = try #require(verifier.status().first)
-            #expect(loaded.keys == 1 && loaded.error == nil && loaded.refreshedAt == clock.now)
+            #expect(loaded.keys == 1 && loaded.error == nil && loaded.refreshedAt == clock.date)
             #expect(events.refreshes == [true])
             server.serve("/jwks", Array(#"{"error":"down"}"#.utf8), status: 500)
-            clock.advance(31)
+            clock.advance(seconds: 31)
             #expect(try await verifier.verify(Substring(unknown.token(claims(issuer: testIssuer, at: clock)))).failure == .unknownKey)
             #expect(server.fetches("/jwks") == 2)
             let failed = try #require(verifier.status().first)
@@ -92,10 +92,10 @@ import Testing
             #expect(events.logLines.count == 4)
             // Recovery clears the error.
             server.serve("/jwks", jwks([known, unknown]))
-            clock.advance(5)
+            clock.advance(seconds: 5)
             await verifier.refreshNow()
             let recovered = try #require(verifier.status().first)
-            #expect(recovered.error == nil && recovered.keys == 2 && recovered.refreshedAt == clock.now)
+            #expect(recovered.error == nil && recovered.keys == 2 && recovered.refreshedAt == clock.date)
             #expect(events.refreshes.last == true)
         }
     }
@@ -118,12 +118,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("jwks.json")
         try Data(jwks([first])).write(to: file)
-        let clock = TestClock()
+        let clock = ManualClock()
         let client = identityClient()
         defer { client.shutdown() }
         let verifier = TokenVerifier(
             providers: [JWTProviderSettings(issuer: testIssuer, audiences: ["hub"], keys: .file(file.path), refreshSeconds: 86_400)],
-            upstream: client, clock: clock.function)
+            upstream: client, clock: clock.dateFunction)
         await verifier.start()
         defer { verifier.shutdown() }
         #expect(try await verifier.verify(Substring(first.token(claims(issuer: testIssuer, at: clock)))).failure == nil)

@@ -17,10 +17,10 @@ import Testing
         server.serve("/realms/main/certs", jwks([key]))
         let client = identityClient()
         defer { client.shutdown() }
-        let clock = TestClock()
+        let clock = ManualClock()
         let verifier = TokenVerifier(
             providers: [JWTProviderSettings(issuer: issuer, audiences: ["hub"], keys: .discover, refreshSeconds: 86_400)],
-            upstream: client, clock: clock.function)
+            upstream: client, clock: clock.dateFunction)
         await verifier.start()
         defer { verifier.shutdown() }
         #expect(verifier.status().first?.error == nil)
@@ -44,13 +44,13 @@ import Testing
         server.serve("/beta", jwks([beta]))
         let client = identityClient()
         defer { client.shutdown() }
-        let clock = TestClock()
+        let clock = ManualClock()
         let verifier = TokenVerifier(
             providers: [
                 JWTProviderSettings(issuer: "https://alpha.test", audiences: ["hub"], keys: .url(server.url("/alpha")), refreshSeconds: 86_400),
                 JWTProviderSettings(issuer: "https://beta.test", audiences: ["hub-b"], keys: .url(server.url("/beta")), refreshSeconds: 86_400),
             ],
-            upstream: client, clock: clock.function)
+            upstream: client, clock: clock.dateFunction)
         await verifier.start()
         defer { verifier.shutdown() }
         #expect(verifier.status().map(\.issuer) == ["https://alpha.test", "https://beta.test"])
@@ -70,7 +70,7 @@ import Testing
 
     @Test func aProviderWhoseFirstLoadFailedRetriesOnDemand() async throws {
         let key = try await TestKey.ed25519(kid: "late")
-        let clock = TestClock()
+        let clock = ManualClock()
         let events = EventRecorder()
         let server = try KeyServer()
         server.serve("/jwks", [], status: 503)
@@ -78,14 +78,14 @@ import Testing
         defer { client.shutdown() }
         let verifier = TokenVerifier(
             providers: [JWTProviderSettings(issuer: testIssuer, audiences: ["hub"], keys: .url(server.url("/jwks")), refreshSeconds: 86_400)],
-            upstream: client, events: events.events, clock: clock.function)
+            upstream: client, events: events.events, clock: clock.dateFunction)
         await verifier.start()
         defer { verifier.shutdown() }
         let failed = try #require(verifier.status().first)
         #expect(failed.keys == 0 && failed.refreshedAt == nil && failed.error?.contains("503") == true)
         #expect(events.refreshes == [false] && events.logLines.count == 1)
         server.serve("/jwks", jwks([key]))
-        clock.advance(30)
+        clock.advance(seconds: 30)
         #expect(try await verifier.verify(Substring(key.token(claims(issuer: testIssuer, at: clock)))).failure == nil)
         #expect(verifier.status().first?.error == nil)
         #expect(events.verifications == ["ok"])

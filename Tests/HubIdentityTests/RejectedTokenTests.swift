@@ -1,5 +1,6 @@
 import Foundation
 import HubIdentity
+import HubTestSupport
 import JWTKit
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 @Suite struct RejectedTokenTests {
     @Test func wrongIssuerAndWrongAudienceAreRefused() async throws {
         let key = try await TestKey.rsa(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         let events = EventRecorder()
         try await withVerifier(keys: [key], clock: clock, events: events) { verifier, _ async throws in
             func verify(_ payload: [String: Any]) async throws -> VerificationFailure? {
@@ -30,20 +31,20 @@ import Testing
 
     @Test func expiredAndNotYetValidTokensAreRefused() async throws {
         let key = try await TestKey.ed25519(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], clock: clock) { verifier, _ async throws in
-            let expired = try key.token(claims(issuer: testIssuer, at: clock, extra: ["exp": Int(clock.seconds) - 600]))
+            let expired = try key.token(claims(issuer: testIssuer, at: clock, extra: ["exp": Int(clock.wallSeconds) - 600]))
             #expect(await verifier.verify(Substring(expired)).failure == .expired)
-            let early = try key.token(claims(issuer: testIssuer, at: clock, extra: ["nbf": Int(clock.seconds) + 600]))
+            let early = try key.token(claims(issuer: testIssuer, at: clock, extra: ["nbf": Int(clock.wallSeconds) + 600]))
             #expect(await verifier.verify(Substring(early)).failure == .notYetValid)
-            let future = try key.token(claims(issuer: testIssuer, at: clock, extra: ["iat": Int(clock.seconds) + 600]))
+            let future = try key.token(claims(issuer: testIssuer, at: clock, extra: ["iat": Int(clock.wallSeconds) + 600]))
             #expect(await verifier.verify(Substring(future)).failure == .notYetValid)
         }
     }
 
     @Test func missingExpOrSubIsMalformed() async throws {
         let key = try await TestKey.p256(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], clock: clock) { verifier, _ async throws in
             for name in ["exp", "sub"] {
                 var payload = claims(issuer: testIssuer, at: clock)
@@ -59,7 +60,7 @@ import Testing
 
     @Test func algNoneIsRefusedAsAlgorithm() async throws {
         let key = try await TestKey.rsa(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], clock: clock) { verifier, _ async throws in
             let payload = try TestKey.encode(claims(issuer: testIssuer, at: clock))
             for header in [["alg": "none"], ["alg": "none", "kid": "k"], ["alg": "None"]] {
@@ -76,7 +77,7 @@ import Testing
     @Test func hs256SignedWithTheRSAPublicKeyIsRefusedAsAlgorithm() async throws {
         let rsaKey = try TestKey.rsaPrivateKey()
         let key = try await TestKey.rsa(rsaKey, kid: "rsa", alg: "RS256")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], algorithms: ["RS256", "ES256"], clock: clock) { verifier, _ async throws in
             let secrets = [Array(rsaKey.publicKey.pemRepresentation.utf8), Array(rsaKey.publicKey.derRepresentation)]
             for secret in secrets {
@@ -99,7 +100,7 @@ import Testing
     @Test func symmetricJWKSKeysAreNeverLoaded() async throws {
         let key = try await TestKey.rsa(kid: "rsa")
         let secret = Array("a shared secret of thirty-two by".utf8)
-        let clock = TestClock()
+        let clock = ManualClock()
         let oct = ["kty": "oct", "kid": "sym", "k": base64URL(Data(secret)), "alg": "HS256"]
         try await withVerifier(keys: [key], extra: [oct], clock: clock) { verifier, server async throws in
             #expect(verifier.status().first?.keys == 1)
@@ -108,7 +109,7 @@ import Testing
             let signer = try await hmac.getKey(for: "sym")
             let hs256 = try TestKey.sign(header: ["alg": "HS256", "kid": "sym"], payload: claims(issuer: testIssuer, at: clock), with: signer)
             #expect(await verifier.verify(Substring(hs256)).failure == .algorithm)
-            clock.advance(31)
+            clock.advance(seconds: 31)
             let relabelled = try TestKey.sign(header: ["alg": "RS256", "kid": "sym"], payload: claims(issuer: testIssuer, at: clock), with: signer)
             #expect(await verifier.verify(Substring(relabelled)).failure == .unknownKey)
             #expect(server.fetches("/jwks") == 2)
@@ -118,7 +119,7 @@ import Testing
     @Test func anAlgorithmTheProviderDoesNotListOrTheKeyCannotDoIsRefused() async throws {
         let rsa = try await TestKey.rsa(kid: "rsa")
         let ec = try await TestKey.p256(kid: "ec")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [rsa, ec], algorithms: ["ES256"], clock: clock) { verifier, _ async throws in
             #expect(try await verifier.verify(Substring(ec.token(claims(issuer: testIssuer, at: clock)))).failure == nil)
             #expect(try await verifier.verify(Substring(rsa.token(claims(issuer: testIssuer, at: clock)))).failure == .algorithm)
@@ -145,7 +146,7 @@ import Testing
     @Test func anUnknownKidIsRefused() async throws {
         let known = try await TestKey.rsa(kid: "known")
         let stranger = try await TestKey.rsa(kid: "stranger")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [known], clock: clock) { verifier, _ async throws in
             #expect(try await verifier.verify(Substring(stranger.token(claims(issuer: testIssuer, at: clock)))).failure == .unknownKey)
             // The stranger's token under the known kid: jwt-kit checks it with the known key.
@@ -156,7 +157,7 @@ import Testing
 
     @Test func aTamperedPayloadFailsTheSignature() async throws {
         let key = try await TestKey.p256(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], clock: clock) { verifier, _ async throws in
             let token = try key.token(claims(issuer: testIssuer, at: clock, extra: ["role": "user"]))
             let parts = token.split(separator: ".")
@@ -169,7 +170,7 @@ import Testing
 
     @Test func oversizedNonCompactAndCritTokensAreMalformed() async throws {
         let key = try await TestKey.ed25519(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], clock: clock) { verifier, _ async throws in
             let big = try key.token(claims(issuer: testIssuer, at: clock, extra: ["pad": String(repeating: "x", count: 9000)]))
             #expect(await verifier.verify(Substring(big)).failure == .malformed)

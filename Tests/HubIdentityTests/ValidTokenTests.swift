@@ -1,5 +1,6 @@
 import Foundation
 import HubIdentity
+import HubTestSupport
 import JWTKit
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
             case "EdDSA": try await .ed25519(kid: "k-\(alg)")
             default: try await .rsa(kid: "k-\(alg)", alg: alg)
             }
-        let clock = TestClock()
+        let clock = ManualClock()
         let events = EventRecorder()
         try await withVerifier(keys: [key], algorithms: ["RS256", "PS256", "ES256", "EdDSA"], clock: clock, events: events) {
             verifier, _ async throws in
@@ -25,7 +26,7 @@ import Testing
             let identity = try #require(await verifier.verify(Substring(token)).identity)
             #expect(identity.subject == "user-1")
             #expect(identity.issuer == testIssuer)
-            #expect(identity.expiresAt == Int(clock.seconds) + 600)
+            #expect(identity.expiresAt == Int(clock.wallSeconds) + 600)
             #expect(identity.claims["role"] == .string("admin"))
             #expect(identity.claims["groups"] == .array([.string("staff"), .string("ops")]))
             #expect(identity.claims["level"] == .number(3))
@@ -51,10 +52,10 @@ import Testing
         let test = try await TestKey.rsa(key, kid: "signing-api", alg: "RS256")
         let keys = JWTKeyCollection()
         await keys.add(rsa: key, digestAlgorithm: .sha256, kid: "signing-api")
-        let clock = TestClock()
+        let clock = ManualClock()
         let payload = Payload(
             sub: "alice", iss: IssuerClaim(value: testIssuer), aud: AudienceClaim(value: ["other", "hub"]),
-            exp: ExpirationClaim(value: clock.now.addingTimeInterval(60)))
+            exp: ExpirationClaim(value: clock.date.addingTimeInterval(60)))
         let token = try await keys.sign(payload, kid: "signing-api")
         try await withVerifier(keys: [test], clock: clock) { verifier, _ async throws in
             let identity = try #require(await verifier.verify(Substring(token)).identity)
@@ -65,9 +66,9 @@ import Testing
 
     @Test func expiryAndNotBeforeAllowTheLeewayAndNoMore() async throws {
         let key = try await TestKey.p256(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], leeway: 60, clock: clock) { verifier, _ async throws in
-            let now = Int(clock.seconds)
+            let now = Int(clock.wallSeconds)
             func verify(_ extra: [String: Any]) async throws -> VerificationFailure? {
                 let token = try key.token(claims(issuer: testIssuer, at: clock, extra: extra))
                 return await verifier.verify(Substring(token)).failure
@@ -84,11 +85,11 @@ import Testing
 
     @Test func theClockIsTheInjectedOne() async throws {
         let key = try await TestKey.ed25519(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], leeway: 0, clock: clock) { verifier, _ async throws in
             let token = try key.token(claims(issuer: testIssuer, at: clock, lifetime: 100))
             #expect(await verifier.verify(Substring(token)).failure == nil)
-            clock.advance(100)
+            clock.advance(seconds: 100)
             #expect(await verifier.verify(Substring(token)).failure == .expired)
         }
     }
@@ -96,7 +97,7 @@ import Testing
     @Test func aTokenWithoutKidUsesTheOnlyKeyAndNeverGuessesAmongSeveral() async throws {
         let only = try await TestKey.rsa(kid: "only")
         let other = try await TestKey.rsa(kid: "other")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [only], clock: clock) { verifier, _ async throws in
             let token = try only.token(claims(issuer: testIssuer, at: clock), omitKid: true)
             #expect(await verifier.verify(Substring(token)).failure == nil)
@@ -109,7 +110,7 @@ import Testing
 
     @Test func aTokenOfExactlyTheLimitPasses() async throws {
         let key = try await TestKey.ed25519(kid: "k")
-        let clock = TestClock()
+        let clock = ManualClock()
         try await withVerifier(keys: [key], clock: clock) { verifier, _ async throws in
             var padding = 7000
             var token = ""

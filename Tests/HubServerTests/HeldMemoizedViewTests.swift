@@ -19,10 +19,10 @@ struct HeldMemoizedViewTests {
                 body: StaleContentTests.view("v\(number)"))
         }
         defer { upstream.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         let config = StaleContentTests.config(
             #"{ "kind": "remote", "url": "\#(upstream.url("/news"))" }, { "kind": "patch", "set": { "row": { "custom": { "patched": true } } } }"#)
-        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, upstreamClock: clock.upstreamClock) { client, _ async throws in
             let opened = try await client.view("hub:news")
             let token = try #require(opened.header("Hub-Session"))
             // The first run's key was made before any response was fresh: the session's first

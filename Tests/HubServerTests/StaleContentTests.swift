@@ -52,12 +52,12 @@ struct StaleContentTests {
             }
         }
         defer { answering.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         // The timeout phase is about the upstream limit: 2 s, far above a loopback answer.
         let config = Self.config(
             #"{ "kind": "remote", "url": "\#(refusing.url("/news"))", "staleIfErrorSeconds": 60, "timeoutMs": 2000 }"#,
             server: Self.manySessions)
-        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, upstreamClock: clock.upstreamClock) { client, _ async throws in
             let fresh = try await client.view("hub:news")
             #expect(fresh.status == 200)
             #expect(try fresh.json()["title"]?.stringValue == "first")
@@ -111,11 +111,11 @@ struct StaleContentTests {
         let upstream = try Self.refreshingUpstream(
             headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=10")], gate: gate)
         defer { gate.open(); upstream.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         let config = Self.config(
             #"{ "kind": "remote", "url": "\#(upstream.url("/news"))", "staleWhileRevalidateSeconds": 60 }"#,
             server: Self.manySessions)
-        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, upstreamClock: clock.upstreamClock) { client, _ async throws in
             #expect(try await client.view("hub:news").json()["title"]?.stringValue == "old")
             clock.advance(.seconds(11))
             // The refresh is held at the gate until every view has answered: none waited for it.
@@ -146,11 +146,11 @@ struct StaleContentTests {
         let gate = ThreadGate()
         let upstream = try Self.refreshingUpstream(headers: [], gate: gate)
         defer { gate.open(); upstream.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         let config = Self.config(
             #"{ "kind": "remote", "url": "\#(upstream.url("/news"))", "staleWhileRevalidateSeconds": 60 }"#,
             server: Self.manySessions)
-        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, upstreamClock: clock.upstreamClock) { client, _ async throws in
             #expect(try await client.view("hub:news").json()["title"]?.stringValue == "old")
             clock.advance(.seconds(1))
             var sessions: [String] = []
@@ -181,10 +181,10 @@ struct StaleContentTests {
             }
         }
         defer { upstream.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         let config = Self.config(
             #"{ "kind": "remote", "url": "\#(upstream.url("/news"))", "staleIfErrorSeconds": 60 }"#, server: Self.manySessions)
-        try await withHub(config, transport: .socket, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, transport: .socket, upstreamClock: clock.upstreamClock) { client, _ async throws in
             #expect(try await client.view("hub:news").json()["title"]?.stringValue == "before")
             phase.withLock { $0 = "down" }
             clock.advance(.seconds(2))
@@ -213,7 +213,7 @@ struct StaleContentTests {
             return .respond(status: 200, headers: [("Cache-Control", "stale-if-error=30")], body: Self.view(request.path))
         }
         defer { upstream.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         var config = TestConfig(server: Self.manySessions)
         for (name, extra) in [("upstream", ""), ("longer", #", "staleIfErrorSeconds": 120"#), ("off", #", "staleIfErrorSeconds": 0"#)] {
             config.feature(name, """
@@ -221,7 +221,7 @@ struct StaleContentTests {
                   "operations": [ { "kind": "remote", "url": "\(upstream.url("/" + name))"\(extra) } ] }
                 """)
         }
-        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, upstreamClock: clock.upstreamClock) { client, _ async throws in
             for name in ["upstream", "longer", "off"] { #expect(try await client.view("hub:\(name)").status == 200) }
             failing.withLock { $0 = true }
             clock.advance(.seconds(20))
@@ -242,14 +242,14 @@ struct StaleContentTests {
             return .respond(status: 200, body: Array(#"[ { "id": "\#(request.path.dropFirst())" } ]"#.utf8))
         }
         defer { upstream.stop() }
-        let clock = SteppedUpstreamClock()
+        let clock = ManualClock()
         let config = Self.config(
             """
             { "kind": "remote", "url": "\(upstream.url("/a"))", "staleIfErrorSeconds": 60 },
             { "kind": "static", "json": [ { "id": "between" } ] },
             { "kind": "remote", "url": "\(upstream.url("/b"))", "staleIfErrorSeconds": 60 }
             """, server: Self.manySessions)
-        try await withHub(config, upstreamClock: clock.clock) { client, _ async throws in
+        try await withHub(config, upstreamClock: clock.upstreamClock) { client, _ async throws in
             #expect(try await client.view("hub:news").json().bodyIDs == ["a", "between", "b"])
             failing.withLock { $0 = true }
             clock.advance(.seconds(3))

@@ -25,7 +25,7 @@ import Testing
     /// A configuration whose clock stands still at `instant` and ``wallNow``.
     static func stoppedClock(at instant: ContinuousClock.Instant) -> UpstreamConfiguration {
         var configuration = UpstreamConfiguration()
-        configuration.clock = UpstreamClock(now: { instant }, wallSeconds: { wallNow })
+        configuration.clock = ManualClock(wallSeconds: Double(wallNow), start: instant).upstreamClock
         return configuration
     }
 

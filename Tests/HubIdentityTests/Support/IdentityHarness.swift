@@ -4,15 +4,6 @@ import HubSync
 import HubTestSupport
 import HubUpstream
 
-/// A wall clock the test moves by hand.
-final class TestClock: Sendable {
-    private let current = Locked(Date(timeIntervalSince1970: 1_900_000_000))
-    var now: Date { current.withLock { $0 } }
-    var seconds: Double { now.timeIntervalSince1970 }
-    func advance(_ seconds: Double) { current.withLock { $0 += seconds } }
-    var function: @Sendable () -> Date { { self.now } }
-}
-
 /// What a test's JWKS (or discovery) endpoint answers: a status and a body per path, changed
 /// by the test between calls, optionally held behind a gate.
 final class KeyServer: Sendable {
@@ -79,10 +70,10 @@ func identityClient() -> CurlUpstreamClient {
 
 /// The claims of a token valid at `clock`'s time for `issuer` and audience `hub`.
 func claims(
-    issuer: String, subject: String = "user-1", at clock: TestClock, lifetime: Double = 600, extra: [String: Any] = [:]
+    issuer: String, subject: String = "user-1", at clock: ManualClock, lifetime: Double = 600, extra: [String: Any] = [:]
 ) -> [String: Any] {
     var values: [String: Any] = [
-        "iss": issuer, "sub": subject, "aud": "hub", "iat": Int(clock.seconds), "exp": Int(clock.seconds + lifetime),
+        "iss": issuer, "sub": subject, "aud": "hub", "iat": Int(clock.wallSeconds), "exp": Int(clock.wallSeconds + lifetime),
     ]
     values.merge(extra) { _, new in new }
     return values

@@ -11,7 +11,7 @@ let testIssuer = "https://id.example.test"
 /// members); shuts everything down after.
 func withVerifier(
     keys: [TestKey], extra: [[String: String]] = [], algorithms: [String] = JWTProviderSettings.defaultAlgorithms,
-    leeway: Int = 60, clock: TestClock = TestClock(), events: EventRecorder = EventRecorder(),
+    leeway: Int = 60, clock: ManualClock = ManualClock(), events: EventRecorder = EventRecorder(),
     _ body: (TokenVerifier, KeyServer) async throws -> Void
 ) async throws {
     let server = try KeyServer()
@@ -21,7 +21,7 @@ func withVerifier(
     let settings = JWTProviderSettings(
         issuer: testIssuer, audiences: ["hub"], keys: .url(server.url("/jwks")), algorithms: algorithms,
         leewaySeconds: leeway, refreshSeconds: 86_400)
-    let verifier = TokenVerifier(providers: [settings], upstream: client, events: events.events, clock: clock.function)
+    let verifier = TokenVerifier(providers: [settings], upstream: client, events: events.events, clock: clock.dateFunction)
     await verifier.start()
     defer { verifier.shutdown() }
     try await body(verifier, server)
