@@ -139,17 +139,13 @@ struct ActionEndpoint {
         let viewModel = try views.renderer.viewModel(of: viewState, sessionID: session.token.encoded)
         let rendered = views.renderer.rendered(
             viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(rendered.bytes.count + 32)
-        bytes.append(contentsOf: performed ? Array(#"{"performed":true,"view":"#.utf8) : Array(#"{"performed":false,"view":"#.utf8))
-        bytes.append(contentsOf: rendered.bytes)
-        bytes.append(UInt8(ascii: "}"))
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        headers.add(name: HubHeaderName.session, value: session.token.encoded)
-        headers.add(name: HubHeaderName.version, value: String(viewState.version))
-        if let stale = ViewRenderer.staleHeader(viewState.timings) { headers.add(name: HubHeaderName.stale, value: stale) }
-        headers.add(name: "ETag", value: rendered.etag)
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
+        var envelope = JSONEnvelope(capacity: rendered.bytes.count + 32)
+        envelope.add("performed", .bool(performed))
+        envelope.add("view", encoded: rendered.bytes)
+        let bytes = envelope.finish()
+        var headers = ViewResponseHeaders(viewState: viewState, token: session.token.encoded)
+        headers.etag = rendered.etag
+        return HTTPResponse(status: .ok, headers: headers.headers(cacheControl: "no-store"), body: .bytes(bytes))
     }
 
     /// The `namespace` label of `hub_actions_total`: a namespace the registry knows, `selection`

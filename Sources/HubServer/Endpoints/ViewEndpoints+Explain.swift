@@ -57,11 +57,9 @@ extension ViewEndpoints {
         let viewURI = try session?.viewURI ?? QueryParameters.viewURI(uri)
         let client = renderer.clientViewModel(original, for: components, viewURI: viewURI)
         let body = Self.explainedBody(view: client.jsonBytes(), operations: operations)
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        if let sessionID { headers.add(name: HubHeaderName.session, value: sessionID) }
-        headers.add(name: HubHeaderName.version, value: String(viewState.version))
-        if let rebuilt { headers.add(name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt)) }
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
+        var headers = ViewResponseHeaders(viewState: viewState, token: sessionID)
+        headers.rebuilt = rebuilt
+        return HTTPResponse(status: .ok, headers: headers.headers(cacheControl: "no-store"), body: .bytes(body))
     }
 
     /// The view's JSON object with `"explain": {"operations": [...]}` added as its last field.
@@ -85,15 +83,9 @@ extension ViewEndpoints {
                         ("removed", .array(operation.removed.map { .string($0) })),
                     ])))
         }
-        let explain = JSONValue.object(JSONObject([("operations", .array(list))]))
-        var bytes = view
-        // The view is a JSON object: its last byte is `}`.
-        guard bytes.last == UInt8(ascii: "}") else { return bytes }
-        bytes.removeLast()
-        let isEmpty = bytes.last == UInt8(ascii: "{")
-        bytes.append(contentsOf: Array((isEmpty ? "\"explain\":" : ",\"explain\":").utf8))
-        bytes.append(contentsOf: explain.jsonBytes)
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+        // The view is a JSON object (the view model's encoding).
+        guard var envelope = JSONEnvelope(extending: view, extraCapacity: 256 * list.count) else { return view }
+        envelope.add("explain", .object(JSONObject([("operations", .array(list))])))
+        return envelope.finish()
     }
 }

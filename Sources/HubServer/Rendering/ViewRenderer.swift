@@ -88,22 +88,15 @@ struct ViewRenderer {
     ) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
         let rendered = rendered(original, for: components, shared: viewState.isMemoized, viewURI: viewURI)
-        // Room for what follows here and in RepresentationMiddleware (Vary, ETag, Content-Encoding);
-        // the fields are gathered first and become headers once.
-        var fields: [HTTPHeaders.Field] = []
-        fields.reserveCapacity(8)
-        fields.append((name: "Content-Type", value: "application/json"))
-        fields.append((name: "Cache-Control", value: "private, no-cache"))
-        if let sessionID { fields.append((name: HubHeaderName.session, value: sessionID)) }
-        fields.append((name: HubHeaderName.version, value: String(viewState.version)))
+        var headers = ViewResponseHeaders(viewState: viewState, token: sessionID)
         if !viewState.timings.isEmpty {
             // The same timings repeat on every request for a shared view model (memoized) and on
             // every reload-free load of a held session: each list is formatted once per view.
-            fields.append((name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming)))
+            headers.serverTiming = rendered.serverTiming(viewState.timings, make: Self.serverTiming)
         }
-        if let stale = Self.staleHeader(viewState.timings) { fields.append((name: HubHeaderName.stale, value: stale)) }
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
-        return HTTPResponse(status: .ok, headers: HTTPHeaders(fields), body: .representation(rendered.representation))
+        return HTTPResponse(
+            status: .ok, headers: headers.headers(cacheControl: "private, no-cache"), body: .representation(rendered.representation))
     }
 
     /// `Hub-Stale: remote;age=12`: a structured-field list (RFC 8941) with one entry per
