@@ -16,9 +16,12 @@ extension HubApplication {
         configuration: LoadedConfiguration, extensions: SwiftExtensions, remote: RemoteServices, logger: JSONLogger?
     ) throws -> (features: FeatureRegistry, actions: ActionRegistry) {
         let settings = configuration.settings
-        let builder = BlueprintBuilder(
+        var builder = BlueprintBuilder(
             settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
             remote: remote, logger: logger)
+        builder.strings = settings.locales.map {
+            StringResolver(catalogs: configuration.strings, settings: $0, missing: remote.stringsMissing)
+        }
         let features = configuration.features.map { definition in
             let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
             let blueprints = builder.build(definition.operations, feature: definition, path: "operations")
@@ -177,6 +180,10 @@ extension HubApplication {
         metrics.registry.collectedCounter("hub_upstream_connections_opened_total", help: "Upstream connections libcurl opened.") {
             [(labels: [], value: Double(upstream.statistics.connectionsOpened))]
         }
+        metrics.registry.collectedCounter(
+            "hub_upstream_uncacheable_total",
+            help: "Cacheable upstream responses not stored (HTTP cache, chain memo), by reason: vary (Vary names a header not sent, or *)."
+        ) { [(labels: [("reason", "vary")], value: Double(upstream.statistics.uncacheableVary))] }
     }
 }
 

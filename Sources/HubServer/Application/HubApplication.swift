@@ -104,7 +104,8 @@ public final class HubApplication: Sendable {
         stateSize = StateSizeSampler(registry: metrics.registry, backend: stateStore.backend)
         self.engine = engine
         let bridge = RequestBridge(
-            retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
+            retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders),
+            locales: settings.locales.map(LocaleNegotiator.init))
         let verifier = Self.makeVerifier(
             settings.identity, configDirectory: configuration.directory, dataDirectory: settings.dataDirectory,
             upstream: upstream, registry: metrics.registry, logger: logger)

@@ -15,6 +15,8 @@ struct FeatureReader {
         let timeouts: (upstreamMs: Int, operationSeconds: Double)
         /// `identity`: what `{user...}` placeholders may name.
         var identity = IdentitySettings()
+        /// `locales`: whether `{locale}` and `sendLocale` have a locale to use.
+        var locales: LocaleSettings? = nil
     }
 
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
@@ -168,7 +170,7 @@ struct FeatureReader {
                 object, at: path,
                 known: common.union([
                     "url", "method", "headers", "timeoutMs", "retries", "schema", "paginated", "optional", "forwardHeaders",
-                    "forwardCookies", "forwardIdentity", "staleIfErrorSeconds", "staleWhileRevalidateSeconds",
+                    "forwardCookies", "forwardIdentity", "staleIfErrorSeconds", "staleWhileRevalidateSeconds", "sendLocale",
                 ]))
             guard let remote = readRemote(object, at: path) else { return nil }
             operationKind = .remote(remote)
@@ -300,7 +302,8 @@ struct FeatureReader {
             paginated: reader.bool(object, "paginated", at: path) ?? false,
             optional: reader.bool(object, "optional", at: path) ?? false,
             forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader),
-            forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale)
+            forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale,
+            sendLocale: readSendLocale(object, url: url, at: path))
     }
 
     /// The longest `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`: a week.

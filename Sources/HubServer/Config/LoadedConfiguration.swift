@@ -18,4 +18,6 @@ public struct LoadedConfiguration: Sendable {
     /// FNV-1a digests of the files read, by path relative to ``directory``: what a reload
     /// compares to tell which features changed.
     let fileDigests: [String: UInt64]
+    /// The string catalogs (`strings/<locale>.json`), by supported locale.
+    package var strings = StringCatalogs()
 }

@@ -54,6 +54,8 @@ package struct RemoteOperationDefinition: Sendable {
     /// `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`; unset ones follow the upstream's
     /// `Cache-Control` (``StaleContentStore``).
     let stalePolicy: StaleContentStore.Policy
+    /// `sendLocale`: the request's negotiated locale goes upstream as `Accept-Language`.
+    package var sendLocale = false
 }
 
 /// A `patch` operation's settings.

@@ -149,6 +149,7 @@ struct ActionEndpoint {
         headers.add(name: HubHeaderName.version, value: String(viewState.version))
         if let stale = ViewRenderer.staleHeader(viewState.timings) { headers.add(name: HubHeaderName.stale, value: stale) }
         headers.add(name: "ETag", value: rendered.etag)
+        LocaleHeaders.add(session.locale, to: &headers)
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(bytes))
     }
 

@@ -23,6 +23,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         let jsonDepth: Int
         /// Failures are logged at warning level, or debug for `optional` operations.
         let logger: JSONLogger?
+        /// Resolves `{"$t"}` references in the upstream JSON (`locales`); nil: none are.
+        var strings: StringResolver? = nil
     }
 
     /// What a fetch takes from the run that starts it (`prepare` runs before `perform`).
@@ -38,6 +40,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         var operationIndex: Int
         var sessionID: String
         var traceParent: String?
+        /// The negotiated locale sent as `Accept-Language` (`sendLocale`); nil: none is sent.
+        var locale: String? = nil
     }
 
     /// The parsed upstream JSON, and its age when it is last good content standing in.
@@ -76,7 +80,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
             forwarded: ForwardedHeaders.values(
                 settings.definition.forwardHeaders, identity: settings.definition.forwardIdentity, from: context.request),
             feature: context.feature.identifier, session: context.actions, operationIndex: context.operationIndex,
-            sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader))
+            sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader),
+            locale: sentLocale(context))
     }
 
     func prepare(context: ContentContext) {
@@ -174,21 +179,26 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
     func memoizationKey(context: ContentContext) -> String? {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty else { return nil }
         guard let url = try? url(for: context, page: 0) else { return nil }
-        guard let fingerprint = settings.services.freshness.fingerprint(for: url) else { return nil }
-        return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
+        let fetched = Self.fetchKey(url, locale: sentLocale(context))
+        guard let fingerprint = settings.services.freshness.fingerprint(for: fetched) else { return nil }
+        return "remote:\(settings.schema.identifier):\(fetched)#\(fingerprint)"
     }
 
     /// While the upstream response the key names is still the fresh one.
     func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
-            let url = try? url(for: context, page: 0), let fingerprint = settings.services.freshness.fingerprint(for: url)
+            let url = try? url(for: context, page: 0),
+            case let fetched = Self.fetchKey(url, locale: sentLocale(context)),
+            let fingerprint = settings.services.freshness.fingerprint(for: fetched)
         else { return .unknown }
         let freshness = settings.services.freshness
-        return .whileValid { freshness.fingerprint(for: url) == fingerprint }
+        return .whileValid { freshness.fingerprint(for: fetched) == fingerprint }
     }
 
     private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {
-        try builder.add(json: loaded.value, schema: settings.schema)
+        // Catalog strings first: the schema reads the JSON in the request's locale.
+        let value = settings.strings?.localized(loaded.value, locale: context.request.locale) ?? loaded.value
+        try builder.add(json: value, schema: settings.schema)
         if let age = loaded.staleAgeSeconds {
             StaleContent.report(ageSeconds: age)
             settings.services.staleServed?.labels(context.feature.identifier).increment()
@@ -221,8 +231,7 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
         let definition = settings.definition
         var request = UpstreamRequest(url: url)
         request.method = definition.method
-        request.headers = ForwardedHeaders.merge(configured: definition.headers, forwarded: inputs.forwarded)
-            + [(name: "Accept", value: "application/json")]
+        request.headers = requestHeaders(inputs)
         request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
         request.traceHeaders = inputs.trace
         // A caller's credentials never share a cache entry or an in-flight fetch with another caller.
@@ -235,7 +244,8 @@ final class RemoteOperation: ContentOperationWithPaginatedContent {
                 // (its forwarded headers, or the user `forwardIdentity` names, which the HTTP
                 // cache keys on as it keys on every request header).
                 if definition.forwardHeaders.isEmpty, definition.forwardIdentity == nil {
-                    settings.services.freshness.record(url: url, body: response.body, freshUntil: response.freshUntil)
+                    settings.services.freshness.record(
+                        url: Self.fetchKey(url, locale: inputs.locale), body: response.body, freshUntil: response.freshUntil)
                 }
                 return response
             } catch let error as UpstreamError where attempt < definition.retries && definition.method == "GET"

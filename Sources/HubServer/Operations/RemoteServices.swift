@@ -11,6 +11,8 @@ final class RemoteServices: Sendable {
     let stale: StaleContentStore
     /// `hub_upstream_stale_served_total{feature}`; nil outside a server (no metrics).
     let staleServed: MetricFamily<Counter>?
+    /// `hub_strings_missing_total{locale}` (``StringResolver``); nil outside a server.
+    let stringsMissing: MetricFamily<Counter>?
 
     init(client: any UpstreamClient, clock: UpstreamClock, cacheEntries: Int, cacheBytes: Int, metrics: ServerMetrics?) {
         self.client = client
@@ -18,5 +20,9 @@ final class RemoteServices: Sendable {
         freshness = RemoteFreshness(capacity: max(1, cacheEntries), now: clock.now)
         stale = StaleContentStore(clock: clock, maximumEntries: max(1, cacheEntries), maximumBytes: max(1, cacheBytes))
         staleServed = metrics?.upstreamStaleServed
+        stringsMissing = metrics?.registry.counter(
+            "hub_strings_missing_total",
+            help: "Catalog strings content was built without in the request's locale (the default locale's, or the key), by locale.",
+            labels: ["locale"])
     }
 }

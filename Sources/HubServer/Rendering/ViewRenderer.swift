@@ -82,9 +82,9 @@ struct ViewRenderer {
         return viewModel
     }
 
-    /// The full response for a view.
+    /// The full response for a view; `locale`: the view's (``LocaleHeaders``), nil without locales.
     func response(
-        for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String
+        for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String, locale: String? = nil
     ) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
         let rendered = rendered(original, for: components, shared: viewState.isMemoized, viewURI: viewURI)
@@ -102,6 +102,7 @@ struct ViewRenderer {
             fields.append((name: "Server-Timing", value: rendered.serverTiming(viewState.timings, make: Self.serverTiming)))
         }
         if let stale = Self.staleHeader(viewState.timings) { fields.append((name: HubHeaderName.stale, value: stale)) }
+        LocaleHeaders.add(locale, to: &fields)
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
         return HTTPResponse(status: .ok, headers: HTTPHeaders(fields), body: .representation(rendered.representation))
     }
