@@ -161,6 +161,28 @@ struct LocaleNegotiationTests {
         }
     }
 
+    @Test("CORS: a browser may send Hub-Locale (the default Hub-*), reads Content-Language, and Vary names Origin too, in one field")
+    func cors() async throws {
+        let origin = "http://127.0.0.1:5173"
+        var config = Self.config(gzipMinBytes: 0)
+        config["server.json"] = """
+            { "host": "127.0.0.1", "port": 0, "log": { "level": "error" }, "gzip": { "minBytes": 0 },
+              "cors": { "origins": ["\(origin)"] }, "locales": { "supported": ["en", "de"], "default": "en" } }
+            """
+        try await withHub(config, transport: .socket) { client, _ in
+            let preflight = try await client.send("OPTIONS", "/view?uri=hub%3Ahome", headers: [
+                ("Origin", origin), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", "hub-locale"),
+            ])
+            #expect(preflight.status == 204, "\(preflight)")
+            #expect(preflight.header("Access-Control-Allow-Headers") == "hub-locale")
+            let view = try await client.view("hub:home", headers: [("Origin", origin), ("Hub-Locale", "de")])
+            #expect(view.header("Content-Language") == "de")
+            #expect(view.header("Access-Control-Allow-Origin") == origin)
+            #expect(view.headerValues("Vary").count == 1, "\(view.headers)")
+            #expect(Set(Self.varies(view)) == ["Accept-Language", "Hub-Locale", "Accept-Encoding", "Origin"], "\(view.headers)")
+        }
+    }
+
     @Test("an event stream says the session's locale")
     func streamLocale() async throws {
         try await withHub(Self.config(), transport: .socket) { client, _ in

@@ -25,7 +25,7 @@ struct StringCatalogTests {
             { "title": { "$t": "cart.title" },
               "body": [ { "id": "count", "text": { "title": { "$t": "cart.count", "args": { "count": 3 } } } },
                         { "id": "only", "text": { "title": { "$t": "only.english" } } },
-                        { "id": "literal", "text": { "title": "{count} stays", "subtitle": { "$t": "cart.title", "extra": 1 } } } ] }
+                        { "id": "literal", "text": { "title": "{count} stays" }, "custom": { "label": { "$t": "cart.title", "extra": 1 } } } ] }
             """
         config["strings/en.json"] = #"{ "cart.title": "Cart", "cart.count": "{count} items", "only.english": "English only", "remote.title": "From upstream, {who}" }"#
         config["strings/de.json"] = #"{ "$comment": "German", "cart.title": "Warenkorb", "cart.count": "{count} Artikel", "remote.title": "Vom Upstream, {who}" }"#
@@ -40,7 +40,7 @@ struct StringCatalogTests {
             #expect(german.component("count")?["text"]?["title"]?.stringValue == "3 Artikel")
             #expect(german.component("only")?["text"]?["title"]?.stringValue == "English only", "falls back to en")
             #expect(german.component("literal")?["text"]?["title"]?.stringValue == "{count} stays")
-            #expect(german.component("literal")?["text"]?["subtitle"]?["$t"]?.stringValue == "cart.title",
+            #expect(german.component("literal")?["custom"]?["label"]?["$t"]?.stringValue == "cart.title",
                     "an object with other keys is content, not a reference")
             #expect(try await client.metric(#"hub_strings_missing_total{locale="de"}"#) == 1)
 
