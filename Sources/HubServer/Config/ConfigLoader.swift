@@ -90,6 +90,7 @@ public struct ConfigLoader: Sendable {
         // actions.json
         let actionReader = ConfigReader(file: "actions.json")
         let actions = readActions(readJSON(directory, "actions.json", reader: actionReader, optional: true), reader: actionReader)
+        checkLocalePlaceholders(actions, locales: settings.locales, reader: actionReader)
         issues += actionReader.issues
 
         // features/
