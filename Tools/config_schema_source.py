@@ -134,15 +134,16 @@ def url_template(schemes, schemes_text, actions):
     """A URLTemplate: known placeholders only, no '}' outside one, and no placeholder before the
     scheme and authority are complete (a client never chooses the host)."""
     names = ["uri", "page", "session", "uri\\.(?:\\+?[0-9]+|-0+)", "query\\.[^}]+", "header\\.[^}]+", "user\\.sub",
-             "user\\.claim\\.[^}]+"]
+             "user\\.claim\\.[^}]+", "locale"]
     if actions:
         names += ["action\\.name", "action\\.namespace"]
-    placeholders = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {user.sub}, {user.claim.NAME}" + (
+    placeholders = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {user.sub}, {user.claim.NAME}, {locale}" + (
         ", {action.name}, {action.namespace}" if actions else "")
     return {
         "type": "string",
         "description": f"A URL ({schemes_text}) with placeholders {placeholders}; every substitution is "
-        "percent-encoded. Placeholders may not form the scheme, host or port. {user.sub} and {user.claim.NAME} are the "
+        "percent-encoded. Placeholders may not form the scheme, host or port. {locale} is the negotiated locale (one of "
+        "server.json locales.supported). {user.sub} and {user.claim.NAME} are the "
         "verified user's subject and a claim named in server.json identity.claims (empty when the token lacks it); "
         + ("an anonymous session's action gets them empty." if actions else
            "an operation that uses them needs a signed-in user (401 authentication_required without one) and is "
@@ -384,6 +385,19 @@ IDENTITY = obj({
 }, "Who the user is (docs/SECURITY.md): bearer JWTs verified against each provider's keys, a header a trusted gateway "
    "sets, or neither (every request anonymous). Features require a user with \"access\".")
 
+# A BCP 47 language tag as LocaleSettings.isLanguageTag reads it.
+LANGUAGE_TAG = {"type": "string", "maxLength": 35,
+                "pattern": "^(?:[A-Za-z]{2,3}|[A-Za-z]{5,8})(?:-[A-Za-z0-9]{1,8})*$"}
+LOCALES = obj({
+    "supported": {**one_or_list(LANGUAGE_TAG, "The language tags the server speaks (en, de, fr-CA), each once "
+                                "(compared case-insensitively); at most 100.", min_items=1)},
+    "default": described(LANGUAGE_TAG, "The locale answered when neither Hub-Locale nor Accept-Language names a "
+                         "supported one; one of supported (default: the first)."),
+}, "The languages the server speaks (docs/LOCALIZATION.md): each request's locale is Hub-Locale when supported, else "
+   "RFC 4647 lookup over Accept-Language, else the default; views carry Content-Language. Without it no locale is "
+   "negotiated.", required=["supported"])
+LOCALES["properties"]["supported"]["anyOf"][1]["maxItems"] = 100
+
 SERVER = root(
     "server.json", "HubServer server.json",
     "Listen address, limits, timeouts, sessions, caches, upstream defaults, compression, component defaults, log, "
@@ -419,6 +433,7 @@ SERVER = root(
                                     "for per-client limits, and whose identity.header names the user; nothing else "
                                     "from a client is trusted.", []),
         "identity": IDENTITY,
+        "locales": LOCALES,
     }, **{"$defs": IDENTITY_DEFS})
 
 # --------------------------------------------------------------------------- features/*.json
@@ -525,6 +540,9 @@ OPERATIONS_DEFS = {
         "optional": boolean("On failure, log at a lower level (the error flows on as previousError either way).",
                             False),
         **FORWARDING,
+        "sendLocale": boolean("Sends the request's negotiated locale upstream as Accept-Language (needs server.json "
+                              "locales; not with Accept-Language in forwardHeaders); caches stay shared per locale.",
+                              False),
         "staleIfErrorSeconds": integer(
             0, 604_800, "Seconds past freshness the last good content stands in for a failing upstream (5xx, refused, "
             "timeout, unreadable body), with a Hub-Stale header; wins over the upstream's stale-if-error; 0 is off. "

@@ -277,7 +277,11 @@ PARAMETERS = {
     },
     "HubConnectivity": header_param("Hub-Connectivity", "online (default) or offline; a change reloads the "
                                     "session from its initial content. Any other value counts as online."),
-    "AcceptLanguage": header_param("Accept-Language", "Languages for operations and localized titles (RFC 9110 12.5.4)."),
+    "AcceptLanguage": header_param("Accept-Language", "Languages for operations and localized titles (RFC 9110 12.5.4); "
+                                   "with server.json locales, RFC 4647 lookup picks the view's locale from it."),
+    "HubLocale": header_param("Hub-Locale", "With server.json locales: the locale asked for, used when it is one of "
+                              "locales.supported (before Accept-Language). A held session keeps the locale it was "
+                              "opened with."),
     "HubClient": header_param("Hub-Client", "platform/semver of the client (ios/5.1.2, android/3.0.0-beta): "
                               "components.killSwitches give a component's fallback to versions below a rule's."),
     "explainQuery": {
@@ -308,7 +312,7 @@ PARAMETERS = {
 }
 
 COMMON_HEADERS = [p("traceparent"), p("tracestate"), p("XRequestId")]
-ENGINE_HEADERS = [p("HubConnectivity"), p("AcceptLanguage"), p("HubClient"), p("HubComponents"), p("HubToggle"),
+ENGINE_HEADERS = [p("HubConnectivity"), p("AcceptLanguage"), p("HubLocale"), p("HubClient"), p("HubComponents"), p("HubToggle"),
                   p("HubClientId"), p("AcceptEncoding")]
 
 
@@ -336,6 +340,11 @@ HEADERS = {
                    "when it found at least one value, state-lost when it found none (the state is gone, or was never "
                    "written: a token is issued before any state is). Absent for a held session and for a rebuild that "
                    "read no session state.", "schema": {"type": "string", "enum": ["state-kept", "state-lost"]}},
+    "ContentLanguage": {"description": "With server.json locales: the view's locale (the session's, for a held "
+                        "session). Absent without locales, and on a 304.", "schema": {"type": "string"}},
+    "Vary": {"description": "The request headers the response depends on: Accept-Encoding (bodies that may be "
+             "gzipped), Accept-Language and Hub-Locale (with server.json locales), Origin (CORS with exact origins).",
+             "schema": {"type": "string"}},
     "RetryAfter": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}},
     "WWWAuthenticate": {"description": "The bearer challenge (RFC 6750): Bearer realm=\"hubserver\" without "
                         "credentials, with error=\"invalid_token\" for a token that does not verify, error="
@@ -467,6 +476,7 @@ STATE_WRITES = {
 VIEW_HEADERS = {
     "Hub-Session": h("HubSession"), "ETag": h("ETag"), "Cache-Control": h("CacheControl"), "Server-Timing": h("ServerTiming"),
     "Hub-Version": h("HubVersion"), "Hub-Stale": h("HubStale"), "Hub-Rebuilt": h("HubRebuilt"), "X-Request-Id": h("XRequestId"),
+    "Content-Language": h("ContentLanguage"), "Vary": h("Vary"),
 }
 
 # Headers of a response no cache keeps (Cache-Control: no-store).
@@ -668,7 +678,7 @@ PATHS = {
                 "200": {"description": "Whether the action was performed (false: vetoed or declined), and the view.",
                         "headers": {"Hub-Session": h("HubSession"), "ETag": h("ETag"), "Hub-Version": h("HubVersion"),
                                     "Hub-Stale": h("HubStale"), "Hub-Rebuilt": h("HubRebuilt"),
-                                    "Cache-Control": h("CacheControl"),
+                                    "Cache-Control": h("CacheControl"), "Content-Language": h("ContentLanguage"),
                                     "Idempotent-Replayed": {
                                         "description": "true: the answer kept for this Idempotency-Key, replayed "
                                         "(the action was not performed again).", "schema": {"type": "string", "enum": ["true"]}},

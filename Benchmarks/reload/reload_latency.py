@@ -82,7 +82,8 @@ def main():
     settings.setdefault("log", {})["level"] = "warning"
     with open(os.path.join(config, "server.json"), "w") as file:
         json.dump(settings, file)
-    home_path = os.path.join(config, "content", "home.json")
+    # The home view's English strings are in the catalog (Config/strings/en.json).
+    home_path = os.path.join(config, "strings", "en.json")
     with open(home_path) as file:
         home = file.read()
     port = free_port()

@@ -313,7 +313,8 @@ def main():
 
         log("fan-out: one config edit")
         listeners.drain()
-        home = os.path.join(arguments.config, "content", "home.json")
+        # The home view's English strings are in the catalog (Config/strings/en.json).
+        home = os.path.join(arguments.config, "strings", "en.json")
         original = open(home).read()
         title = "Edited for the fan-out"
         with open(home + ".tmp~", "w") as file:

@@ -91,6 +91,7 @@ public struct ConfigLoader: Sendable {
         // actions.json
         let actionReader = ConfigReader(file: "actions.json")
         let actions = readActions(readJSON(directory, "actions.json", reader: actionReader, optional: true), reader: actionReader)
+        checkLocalePlaceholders(actions, locales: settings.locales, reader: actionReader)
         issues += actionReader.issues
 
         // features/
@@ -99,7 +100,7 @@ public struct ConfigLoader: Sendable {
             directory: directory, schemas: Set(schemas.keys), toggles: toggles, jsonDepth: jsonDepth,
             swiftOperationNames: swiftOperationNames, loader: self,
             timeouts: (upstreamMs: settings.upstream.timeoutMs, operationSeconds: settings.timeouts.operationSeconds),
-            identity: settings.identity)
+            identity: settings.identity, locales: settings.locales)
         for file in listJSON(directory, "features") {
             let reader = ConfigReader(file: "features/\(file)")
             if let json = readJSON(directory, "features/\(file)", reader: reader, depth: jsonDepth),
@@ -119,6 +120,8 @@ public struct ConfigLoader: Sendable {
                 seen[feature.identifier] = feature.file
             }
         }
+        // strings/: the catalogs, and warnings about what they and the features' references miss.
+        let strings = readStrings(directory, locales: settings.locales, features: features, depth: jsonDepth, issues: &issues)
         if features.isEmpty && !issues.contains(where: { $0.file.hasPrefix("features/") }) {
             issues.append(ConfigIssue(file: "features/", path: "$", message: "no feature is configured", severity: .warning))
         }
@@ -129,7 +132,7 @@ public struct ConfigLoader: Sendable {
         }
         return LoadedConfiguration(
             directory: directory, settings: settings, features: features, schemas: schemas, toggles: toggles,
-            actions: actions, warnings: issues, fileDigests: ledger?.digests ?? [:])
+            actions: actions, warnings: issues, fileDigests: ledger?.digests ?? [:], strings: strings)
     }
 
     // MARK: - Files

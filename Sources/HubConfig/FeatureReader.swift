@@ -16,6 +16,8 @@ package struct FeatureReader {
         package let timeouts: (upstreamMs: Int, operationSeconds: Double)
         /// `identity`: what `{user...}` placeholders may name.
         package var identity = IdentitySettings()
+        /// `locales`: whether `{locale}` and `sendLocale` have a locale to use.
+        package var locales: LocaleSettings? = nil
     }
 
     /// What the feature reads besides its own file (``FeatureDefinition/sources``).
@@ -169,7 +171,7 @@ package struct FeatureReader {
                 object, at: path,
                 known: common.union([
                     "url", "method", "headers", "timeoutMs", "retries", "schema", "paginated", "optional", "forwardHeaders",
-                    "forwardCookies", "forwardIdentity", "staleIfErrorSeconds", "staleWhileRevalidateSeconds",
+                    "forwardCookies", "forwardIdentity", "staleIfErrorSeconds", "staleWhileRevalidateSeconds", "sendLocale",
                 ]))
             guard let remote = readRemote(object, at: path) else { return nil }
             operationKind = .remote(remote)
@@ -301,7 +303,8 @@ package struct FeatureReader {
             paginated: reader.bool(object, "paginated", at: path) ?? false,
             optional: reader.bool(object, "optional", at: path) ?? false,
             forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader),
-            forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale)
+            forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale,
+            sendLocale: readSendLocale(object, url: url, at: path))
     }
 
     /// The longest `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`: a week.

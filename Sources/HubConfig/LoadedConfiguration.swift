@@ -1,4 +1,5 @@
 import HubModel
+import HubOperations
 
 /// Everything `Config/` declares, validated and ready to build a server from.
 public struct LoadedConfiguration: Sendable {
@@ -18,4 +19,6 @@ public struct LoadedConfiguration: Sendable {
     /// FNV-1a digests of the files read, by path relative to ``directory``: what a reload
     /// compares to tell which features changed.
     package let fileDigests: [String: UInt64]
+    /// The string catalogs (`strings/<locale>.json`), by supported locale.
+    package var strings = StringCatalogs()
 }

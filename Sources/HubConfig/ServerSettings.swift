@@ -2,6 +2,7 @@ import HubEngine
 import HubHTTP
 import HubLogging
 import HubModel
+import HubOperations
 import HubPrimitives
 import HubUpstream
 
@@ -158,6 +159,9 @@ public struct ServerSettings: Sendable, Equatable {
     public var state = StateStoreSettings()
     /// Who the user is (`identity`): bearer JWTs, a trusted gateway's header (docs/SECURITY.md).
     public var identity = IdentitySettings()
+    /// The languages the server speaks (`locales`, docs/LOCALIZATION.md); nil (the default): no
+    /// locale is negotiated.
+    public var locales: LocaleSettings?
 
     public init() {}
 
@@ -187,8 +191,9 @@ public struct ServerSettings: Sendable, Equatable {
             known: [
                 "host", "port", "connectionBalancing", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
                 "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "debug", "state",
-                "identity",
+                "identity", "locales",
             ])
+        if root["locales"] != nil { locales = LocaleSettings(root["locales"], reader: reader) }
         if let identity = reader.object(root["identity"], at: "$.identity") { self.identity = IdentitySettings(identity, reader: reader) }
         if let debug = reader.object(root["debug"], at: "$.debug") {
             reader.checkKeys(debug, at: "$.debug", known: ["explain"])

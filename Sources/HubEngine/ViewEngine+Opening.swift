@@ -79,7 +79,7 @@ extension ViewEngine {
     ) -> ViewOpening {
         environment.chainObserver?(ChainReport(featureIdentifier: featureIdentifier, timings: timings, failure: nil))
         return .ready(
-            token: issueToken(id: id, viewURI: request.viewURI, lazy: true, user: request.user),
+            token: issueToken(id: id, viewURI: request.viewURI, lazy: true, user: request.user, locale: request.locale),
             state: ViewState(viewModel: viewModel, version: 1, failure: nil, timings: timings))
     }
 

@@ -1,8 +1,10 @@
 extension ViewEngine {
     /// A new token for session `id`, signed with the signing key and stamped now.
-    func issueToken(id: String, viewURI: String?, lazy: Bool, user: HubUser? = nil) -> SessionToken {
+    /// `locale`: the request's negotiated locale, which the token carries (a rebuild keeps it).
+    func issueToken(id: String, viewURI: String?, lazy: Bool, user: HubUser? = nil, locale: String? = nil) -> SessionToken {
         SessionToken(
-            id: id, viewURI: viewURI, lazy: lazy, issuedAt: configuration.wallClock(), keys: configuration.sessionKeys, user: user)
+            id: id, viewURI: viewURI, lazy: lazy, issuedAt: configuration.wallClock(), keys: configuration.sessionKeys, user: user,
+            locale: locale)
     }
 
     /// The token `text` is when this engine accepts it: its MAC verifies under one of the keys,
@@ -154,7 +156,8 @@ extension ViewEngine {
         {
             return ready(session, state, from: current)
         }
-        let viewRequest = request(session.viewURI)
+        // The session's own locale, whatever this request negotiated (it keeps the one it was opened with).
+        let viewRequest = session.pinned(request(session.viewURI))
         if let current, let state = current.answer(viewRequest, now: environment.viewClock()) {
             return ready(session, state, from: current)
         }
@@ -212,8 +215,10 @@ extension ViewEngine {
         let removal = sessions.removalReason(token.id)
         // Ended here (its feature removed by a reload, or ended in process): not brought back.
         if removal == .deleted { return nil }
+        // The locale the session was opened with, which its token carries, not this request's.
+        let rebuilding = request(viewURI)
         let started = try await start(
-            request(viewURI), initialViewModel: nil, storage: store ? .rebuild : .none, id: token, needsSession: true,
+            token.locale.map { rebuilding.with(locale: $0) } ?? rebuilding, initialViewModel: nil, storage: store ? .rebuild : .none, id: token, needsSession: true,
             admission: admission)
         let (session, state, joined) = (started.session!, started.state, started.joined)  // needsSession: always made
         // Set by the first run, which has settled by now (a joined request waited for it).

@@ -250,7 +250,7 @@ public final class ViewEngine: Sendable {
     ) async throws(EngineError) -> Started {
         let (feature, operations, request, id) = (prepared.feature, prepared.operations, prepared.request, prepared.id)
         func token(lazy: Bool) -> SessionToken {
-            given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy, user: request.user)
+            given ?? issueToken(id: id, viewURI: request.viewURI, lazy: lazy, user: request.user, locale: request.locale)
         }
         /// Asks the caller before a session is stored (or a chain runs for a caller that keeps
         /// none); answers who owns what is stored.

@@ -55,7 +55,7 @@ package struct RemoteOperationDefinition: Sendable {
     /// `Cache-Control` (``StaleContentStore``).
     package let stalePolicy: StaleContentStore.Policy
 
-    package init(url: URLTemplate, method: String, headers: [(name: String, value: String)], timeoutMs: Int?, retries: Int, schema: String?, paginated: Bool, optional: Bool, forwardHeaders: [String], forwardIdentity: String?, stalePolicy: StaleContentStore.Policy) {
+    package init(url: URLTemplate, method: String, headers: [(name: String, value: String)], timeoutMs: Int?, retries: Int, schema: String?, paginated: Bool, optional: Bool, forwardHeaders: [String], forwardIdentity: String?, stalePolicy: StaleContentStore.Policy, sendLocale: Bool = false) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -67,7 +67,10 @@ package struct RemoteOperationDefinition: Sendable {
         self.forwardHeaders = forwardHeaders
         self.forwardIdentity = forwardIdentity
         self.stalePolicy = stalePolicy
+        self.sendLocale = sendLocale
     }
+    /// `sendLocale`: the request's negotiated locale goes upstream as `Accept-Language`.
+    package var sendLocale = false
 }
 
 /// A `patch` operation's settings.

@@ -16,12 +16,13 @@ extension RemoteOperation {
     /// The first and the longest pause between background retries of a failing upstream.
     package static let retryDelays: (first: Duration, longest: Duration) = (.seconds(1), .seconds(30))
 
-    /// The fetch identity of the stale store: the URL, plus a SHA-256 of the forwarded caller
-    /// headers (their values are never kept beside it). Nil for methods other than GET.
+    /// The fetch identity of the stale store: the URL (with the locale `sendLocale` sends), plus a
+    /// SHA-256 of the forwarded caller headers (their values are never kept beside it). Nil for methods other than GET.
     package func staleKey(_ url: String, _ inputs: Inputs) -> String? {
         guard settings.definition.method == "GET" else { return nil }
-        guard !inputs.forwarded.isEmpty else { return url }
-        return url + "\n" + ForwardedHeaders.fingerprint(inputs.forwarded)
+        let fetched = Self.fetchKey(url, locale: inputs.locale)
+        guard !inputs.forwarded.isEmpty else { return fetched }
+        return fetched + "\n" + ForwardedHeaders.fingerprint(inputs.forwarded)
     }
 
     /// Fetches and parses `url`, standing in last good content where the policy allows it.
@@ -39,7 +40,10 @@ extension RemoteOperation {
         do {
             let response = try await fetch(url, inputs)
             let value = try parse(response.body)
-            if let key { recordGood(key, response) }
+            // Not kept when it varies on a header the fetch did not send (as the HTTP cache does not).
+            if let key, VaryRule.allowsStoring(responseHeaders: response.headers, requestHeaders: requestHeaders(inputs)) {
+                recordGood(key, response)
+            }
             return Loaded(value: value, staleAgeSeconds: nil)
         } catch let error as UpstreamError where key != nil && Self.staleMayStandIn(for: error) {
             guard let key, let served = store.ifError(key, waiter: inputs.session) else { throw error }

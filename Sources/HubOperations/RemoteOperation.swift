@@ -24,14 +24,17 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         /// Failures are logged at warning level, or debug for `optional` operations.
         package let logger: JSONLogger?
 
-        package init(definition: RemoteOperationDefinition, schema: JSONSchema, services: RemoteServices, defaultTimeout: Duration, jsonDepth: Int, logger: JSONLogger?) {
+        package init(definition: RemoteOperationDefinition, schema: JSONSchema, services: RemoteServices, defaultTimeout: Duration, jsonDepth: Int, logger: JSONLogger?, strings: StringResolver? = nil) {
             self.definition = definition
             self.schema = schema
             self.services = services
             self.defaultTimeout = defaultTimeout
             self.jsonDepth = jsonDepth
             self.logger = logger
+            self.strings = strings
         }
+        /// Resolves `{"$t"}` references in the upstream JSON (`locales`); nil: none are.
+        package var strings: StringResolver? = nil
     }
 
     /// What a fetch takes from the run that starts it (`prepare` runs before `perform`).
@@ -47,6 +50,8 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         package var operationIndex: Int
         package var sessionID: String
         package var traceParent: String?
+        /// The negotiated locale sent as `Accept-Language` (`sendLocale`); nil: none is sent.
+        package var locale: String? = nil
     }
 
     /// The parsed upstream JSON, and its age when it is last good content standing in.
@@ -85,7 +90,8 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
             forwarded: ForwardedHeaders.values(
                 settings.definition.forwardHeaders, identity: settings.definition.forwardIdentity, from: context.request),
             feature: context.feature.identifier, session: context.actions, operationIndex: context.operationIndex,
-            sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader))
+            sessionID: context.sessionID, traceParent: context.request.header(TraceContext.parentHeader),
+            locale: sentLocale(context))
     }
 
     package func prepare(context: ContentContext) {
@@ -183,21 +189,26 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
     package func memoizationKey(context: ContentContext) -> String? {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty else { return nil }
         guard let url = try? url(for: context, page: 0) else { return nil }
-        guard let fingerprint = settings.services.freshness.fingerprint(for: url) else { return nil }
-        return "remote:\(settings.schema.identifier):\(url)#\(fingerprint)"
+        let fetched = Self.fetchKey(url, locale: sentLocale(context))
+        guard let fingerprint = settings.services.freshness.fingerprint(for: fetched) else { return nil }
+        return "remote:\(settings.schema.identifier):\(fetched)#\(fingerprint)"
     }
 
     /// While the upstream response the key names is still the fresh one.
     package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
-            let url = try? url(for: context, page: 0), let fingerprint = settings.services.freshness.fingerprint(for: url)
+            let url = try? url(for: context, page: 0),
+            case let fetched = Self.fetchKey(url, locale: sentLocale(context)),
+            let fingerprint = settings.services.freshness.fingerprint(for: fetched)
         else { return .unknown }
         let freshness = settings.services.freshness
-        return .whileValid { freshness.fingerprint(for: url) == fingerprint }
+        return .whileValid { freshness.fingerprint(for: fetched) == fingerprint }
     }
 
     private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {
-        try builder.add(json: loaded.value, schema: settings.schema)
+        // Catalog strings first: the schema reads the JSON in the request's locale.
+        let value = settings.strings?.localized(loaded.value, locale: context.request.locale) ?? loaded.value
+        try builder.add(json: value, schema: settings.schema)
         if let age = loaded.staleAgeSeconds {
             StaleContent.report(ageSeconds: age)
             settings.services.staleServed?.labels(context.feature.identifier).increment()
@@ -230,8 +241,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         let definition = settings.definition
         var request = UpstreamRequest(url: url)
         request.method = definition.method
-        request.headers = ForwardedHeaders.merge(configured: definition.headers, forwarded: inputs.forwarded)
-            + [(name: "Accept", value: "application/json")]
+        request.headers = requestHeaders(inputs)
         request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
         request.traceHeaders = inputs.trace
         // A caller's credentials never share a cache entry or an in-flight fetch with another caller.
@@ -244,7 +254,8 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
                 // (its forwarded headers, or the user `forwardIdentity` names, which the HTTP
                 // cache keys on as it keys on every request header).
                 if definition.forwardHeaders.isEmpty, definition.forwardIdentity == nil {
-                    settings.services.freshness.record(url: url, body: response.body, freshUntil: response.freshUntil)
+                    settings.services.freshness.record(
+                        url: Self.fetchKey(url, locale: inputs.locale), body: response.body, freshUntil: response.freshUntil)
                 }
                 return response
             } catch let error as UpstreamError where attempt < definition.retries && definition.method == "GET"

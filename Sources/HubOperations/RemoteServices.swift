@@ -11,12 +11,18 @@ package final class RemoteServices: Sendable {
     package let stale: StaleContentStore
     /// `hub_upstream_stale_served_total{feature}`; nil outside a server (no metrics).
     package let staleServed: MetricFamily<Counter>?
+    /// `hub_strings_missing_total{locale}` (``StringResolver``); nil outside a server.
+    package let stringsMissing: MetricFamily<Counter>?
 
-    package init(client: any UpstreamClient, clock: UpstreamClock, cacheEntries: Int, cacheBytes: Int, staleServed: MetricFamily<Counter>?) {
+    package init(
+        client: any UpstreamClient, clock: UpstreamClock, cacheEntries: Int, cacheBytes: Int, staleServed: MetricFamily<Counter>?,
+        stringsMissing: MetricFamily<Counter>?
+    ) {
         self.client = client
         self.clock = clock
         freshness = RemoteFreshness(capacity: max(1, cacheEntries), now: clock.now)
         stale = StaleContentStore(clock: clock, maximumEntries: max(1, cacheEntries), maximumBytes: max(1, cacheBytes))
         self.staleServed = staleServed
+        self.stringsMissing = stringsMissing
     }
 }

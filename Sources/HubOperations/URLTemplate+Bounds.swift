@@ -75,6 +75,7 @@ extension URLTemplate {
         case .actionNamespace: return values.actionNamespace ?? ""
         case .userSubject: return values.request.user?.subject ?? ""
         case .userClaim(let name): return values.request.user?.claim(name) ?? ""
+        case .locale: return values.request.locale ?? ""
         }
     }
 

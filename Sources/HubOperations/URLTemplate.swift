@@ -2,7 +2,8 @@ import HubEngine
 
 /// A `remote` URL with placeholders (DESIGN.md "Config format v1"): `{uri}`, `{uri.N}`,
 /// `{query.NAME}`, `{header.NAME}`, `{page}`, `{session}`, `{user.sub}`, `{user.claim.NAME}` (the
-/// verified user: a chain that uses them needs one, and is memoized per user), and for actions
+/// verified user: a chain that uses them needs one, and is memoized per user), `{locale}` (the
+/// negotiated locale, one of `locales.supported`), and for actions
 /// `{action.name}` and `{action.namespace}`. Every substitution is percent-encoded (RFC 3986 unreserved kept).
 public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
     public enum Part: Sendable, Equatable {
@@ -19,6 +20,8 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         case userSubject
         /// `{user.claim.NAME}`: a claim `identity.claims` names.
         case userClaim(String)
+        /// `{locale}`: the request's negotiated locale (`server.json` `locales`).
+        case locale
     }
 
     public let source: String
@@ -99,6 +102,7 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         case "page": return .page
         case "session": return .session
         case "user.sub": return .userSubject
+        case "locale": return .locale
         case "action.name" where allowActions: return .actionName
         case "action.namespace" where allowActions: return .actionNamespace
         default: break
@@ -107,7 +111,7 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
         if name.hasPrefix("query."), name.count > 6 { return .query(String(name.dropFirst(6))) }
         if name.hasPrefix("header."), name.count > 7 { return .header(String(name.dropFirst(7))) }
         if name.hasPrefix("user.claim."), name.count > 11 { return .userClaim(String(name.dropFirst(11))) }
-        let common = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {user.sub}, {user.claim.NAME}"
+        let common = "{uri}, {uri.N}, {query.NAME}, {header.NAME}, {page}, {session}, {user.sub}, {user.claim.NAME}, {locale}"
         let known = allowActions ? common + ", {action.name}, {action.namespace}" : common
         throw TemplateError(message: "unknown placeholder {\(name)}; known: \(known)")
     }
@@ -146,6 +150,7 @@ public struct URLTemplate: Sendable, Equatable, CustomStringConvertible {
             case .actionNamespace: url += Self.encode(values.actionNamespace ?? "")
             case .userSubject: url += Self.encode(values.request.user?.subject ?? "")
             case .userClaim(let name): url += Self.encode(values.request.user?.claim(name) ?? "")
+            case .locale: url += Self.encode(values.request.locale ?? "")
             }
         }
         return url

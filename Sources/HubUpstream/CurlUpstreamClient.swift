@@ -102,6 +102,13 @@ public final class CurlUpstreamClient: UpstreamClient {
                 stale, with: result.headers, forKey: key, sent: sent, received: received, wallSeconds: wallSeconds)
             return Self.response(entry, .revalidated, elapsed: .zero)
         }
+        // A response that varies on a header this request did not send is not stored: the
+        // cache could not tell which requests it answers (``VaryRule``).
+        guard VaryRule.allowsStoring(responseHeaders: result.headers, requestHeaders: request.headers) else {
+            cache.forget(key)
+            counters.uncacheableVary.add(1, ordering: .relaxed)
+            return UpstreamResponse(status: result.status, headers: result.headers, body: result.body, cacheStatus: .miss)
+        }
         let stored = cache.store(
             result, forKey: key, url: request.url, sent: sent, received: received, wallSeconds: wallSeconds)
         return UpstreamResponse(

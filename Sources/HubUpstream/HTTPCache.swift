@@ -4,7 +4,7 @@ import Synchronization
 
 /// The client's HTTP cache: upstream GET responses stored by request identity, honouring
 /// `Cache-Control` (`max-age`, `s-maxage`, `no-store`, `no-cache`, `private`), `Expires`, `Date`,
-/// `Age`, `Vary: *`, and revalidated with `ETag`/`Last-Modified`. Bounded by entries and body
+/// `Age`, `Vary` (``VaryRule``), and revalidated with `ETag`/`Last-Modified`. Bounded by entries and body
 /// bytes, LRU. A successful unsafe request invalidates what is stored for its target URI
 /// (``invalidate(afterUnsafeRequestTo:responseHeaders:)``, RFC 9111 4.4).
 ///
@@ -173,6 +173,11 @@ final class HTTPCache: Sendable {
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// Drops what is stored for `key` (a response that may not be stored replaces it).
+    func forget(_ key: String) {
+        state.withLock { $0.remove(key) }
+    }
 
     private func put(_ entry: Entry, forKey key: String) {
         let cost = entry.body.count + key.utf8.count

@@ -12,6 +12,9 @@ public struct UpstreamStatistics: Sendable, Hashable {
     public var cacheRevalidations: Int
     /// `send` calls that shared another call's in-flight upstream request.
     public var coalescedRequests: Int
+    /// Cacheable responses not stored because their `Vary` names a request header this client
+    /// did not send, or `*` (``VaryRule``).
+    public var uncacheableVary: Int = 0
 }
 
 /// The live counters behind ``UpstreamStatistics`` (atomics: bumped from the curl thread and tasks).
@@ -21,6 +24,7 @@ final class UpstreamCounters: Sendable {
     let cacheHits = Atomic<Int>(0)
     let cacheRevalidations = Atomic<Int>(0)
     let coalescedRequests = Atomic<Int>(0)
+    let uncacheableVary = Atomic<Int>(0)
 
     var snapshot: UpstreamStatistics {
         UpstreamStatistics(
@@ -28,7 +32,8 @@ final class UpstreamCounters: Sendable {
             connectionsOpened: connectionsOpened.load(ordering: .relaxed),
             cacheHits: cacheHits.load(ordering: .relaxed),
             cacheRevalidations: cacheRevalidations.load(ordering: .relaxed),
-            coalescedRequests: coalescedRequests.load(ordering: .relaxed)
+            coalescedRequests: coalescedRequests.load(ordering: .relaxed),
+            uncacheableVary: uncacheableVary.load(ordering: .relaxed)
         )
     }
 }

@@ -101,7 +101,8 @@ import Glibc
         let client = HubClient(port: try #require(port, "no listening line: \(reader.all)"))
         #expect(try await client.view("hub:home").text.contains("Recently played"))
 
-        let home = directory + "/content/home.json"
+        // The demo's strings are in its catalogs (strings/en.json: the English default).
+        let home = directory + "/strings/en.json"
         let edited = try String(contentsOfFile: home, encoding: .utf8).replacingOccurrences(of: "Recently played", with: "Played lately")
         try Data(edited.utf8).write(to: URL(fileURLWithPath: home))
         // Watching is off: only the signal reloads.

@@ -1,4 +1,5 @@
 import Foundation
+import HubOperations
 import HubPrimitives
 
 /// What changed between the config a server runs and a newly loaded one: which features'
@@ -43,15 +44,18 @@ package struct ConfigChanges {
             }
     }
 
-    /// The digests of the files every feature may read: `toggles.json` and `schemas/`.
+    /// The digests of the files every feature may read: `toggles.json`, `schemas/` and the
+    /// string catalogs (`strings/`).
     package static func sharedDigest(_ configuration: LoadedConfiguration) -> [String: UInt64] {
-        configuration.fileDigests.filter { $0.key == "toggles.json" || $0.key.hasPrefix("schemas/") }
+        configuration.fileDigests.filter {
+            $0.key == "toggles.json" || $0.key.hasPrefix("schemas/") || $0.key.hasPrefix(StringCatalogs.directory + "/")
+        }
     }
 }
 
 extension ServerSettings {
     /// These settings with the values of `new` for everything a running server applies live:
-    /// the chain settings (``hasSameChainSettings(as:)``) and the kill switches (applied per
+    /// the chain settings (``hasSameChainSettings(as:)``, `locales` among them) and the kill switches (applied per
     /// response, so no chain re-runs for them). Every other key keeps its value.
     package func applyingLiveSettings(of new: ServerSettings) -> ServerSettings {
         var settings = self
@@ -60,14 +64,16 @@ extension ServerSettings {
         settings.timeouts.operationSeconds = new.timeouts.operationSeconds
         settings.upstream.timeoutMs = new.upstream.timeoutMs
         settings.allowToggleOverride = new.allowToggleOverride
+        settings.locales = new.locales
         return settings
     }
 
     /// Whether the settings content operations are built with are the same: component
-    /// defaults, the operation deadline, the upstream timeout and toggle overrides.
+    /// defaults, the operation deadline, the upstream timeout, toggle overrides and the locales.
     package func hasSameChainSettings(as other: ServerSettings) -> Bool {
         components == other.components && timeouts.operationSeconds == other.timeouts.operationSeconds
             && upstream.timeoutMs == other.upstream.timeoutMs && allowToggleOverride == other.allowToggleOverride
+            && locales == other.locales
     }
 
     /// The `server.json` keys whose value differs in `new` and that only a restart applies

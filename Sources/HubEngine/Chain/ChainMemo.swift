@@ -29,7 +29,8 @@ final class ChainMemo: Sendable {
     }
 
     /// The memo key of a full main run: every operation's key plus the inputs every operation
-    /// sees (feature, connectivity, the fallback title for the request's languages), or `nil`
+    /// sees (feature, connectivity, the fallback title for the request's languages, the negotiated
+    /// locale), or `nil`
     /// when some operation is not memoizable.
     /// `sessionIDReads` notes whether an operation's key read the session identifier.
     static func key(
@@ -46,7 +47,14 @@ final class ChainMemo: Sendable {
         key.append("\u{1}")
         key.append(connectivity.rawValue)
         key.append("\u{1}")
-        key.append(feature.info.title(for: request.languages))
+        key.append(feature.info.title(for: request.contentLanguages))
+        // The negotiated locale (a bounded set, never the raw header): catalog strings, `{locale}`
+        // URLs, `sendLocale` upstreams and Swift operations may read it, so runs are shared only
+        // by requests of one locale.
+        if let locale = request.locale {
+            key.append("\u{1}locale:")
+            key.append(locale)
+        }
         // Whether a key read the user: noted here when the caller notes nothing.
         let reads = request.user == nil ? sessionIDReads : (sessionIDReads ?? SessionIDReads())
         for index in operations.indices {

@@ -174,7 +174,7 @@ extension ViewSession {
     func buildEmittedViewModel() -> ViewModel {
         guard var builder = snapshots[operations.count - 1] else { return ViewModel() }
         if builder.header == nil && builder.title == nil {
-            builder.title = feature.info.title(for: request.languages)
+            builder.title = feature.info.title(for: request.contentLanguages)
         }
         return builder.build()
     }

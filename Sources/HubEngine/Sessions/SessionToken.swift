@@ -8,12 +8,16 @@ import HubPrimitives
 /// (``SessionKeys``).
 ///
 /// ```
-/// token  = id "." kind [ uri ] "." issued "." mac
+/// token  = id "." kind [ uri ] "." issued [ "." locale ] "." mac
 /// id     = 22 base64url characters (128 random bits, server-made)
 /// kind   = "s" (the session was stored when the token was issued) / "l" (lazy: it was not)
 /// uri    = the view URI, base64url without padding (absent when longer than 700 bytes:
 ///          such a token names its session only in the process that holds it)
 /// issued = seconds since the Unix epoch, decimal
+/// locale = the locale the session was opened with (`server.json` `locales`), a language tag
+///          (letters, digits and `-`, at most 35 bytes); absent when none was negotiated, so a
+///          token of a server without locales, and every token issued before they existed, keeps
+///          the four-part form (both forms verify)
 /// mac    = base64url of HMAC-SHA256(key, "hub-session.v1:" + everything before the last ".")
 ///          for a session opened anonymously; for one opened by a verified user,
 ///          HMAC-SHA256(key, "hub-session.v1:user:" + subject + "\n" + everything before the last "."):
@@ -35,6 +39,9 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     public let lazy: Bool
     /// When the token was issued, in seconds since the Unix epoch.
     public let issuedAt: Int64
+    /// The locale the session was opened with (covered by the MAC); `nil` when none was
+    /// negotiated. A session rebuilt from the token keeps it.
+    public let locale: String?
     /// The token text (what clients send back).
     public let encoded: String
 
@@ -64,10 +71,15 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
 
     /// A new token, signed with `keys`' signing key. Built in one buffer (on every
     /// `GET /view?uri=` answered from the chain memo: a lazy token per request).
-    public init(id: String, viewURI: String?, lazy: Bool = false, issuedAt: Int64, keys: SessionKeys, user: HubUser? = nil) {
+    public init(
+        id: String, viewURI: String?, lazy: Bool = false, issuedAt: Int64, keys: SessionKeys, user: HubUser? = nil,
+        locale: String? = nil
+    ) {
         let uri = viewURI.flatMap { $0.utf8.count <= Self.maximumEncodedURIBytes ? $0 : nil }
+        let locale = locale.flatMap { Self.isLocaleTag($0.utf8) ? $0 : nil }
         let issued = String(issuedAt)
         let signedCount = id.utf8.count + 2 + Base64URL.encodedCount(uri?.utf8.count ?? 0) + 1 + issued.utf8.count
+            + (locale.map { 1 + $0.utf8.count } ?? 0)
         // Written straight into the string's storage and signed there: one allocation.
         let encoded = String(unsafeUninitializedCapacity: signedCount + 1 + Base64URL.encodedCount(32)) { text in
             var at = Self.write(id, into: text, at: 0)
@@ -77,6 +89,10 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
             if var uri { at = uri.withUTF8 { Base64URL.write($0, into: text, at: at) } }
             text[at] = UInt8(ascii: ".")
             at = Self.write(issued, into: text, at: at + 1)
+            if let locale {
+                text[at] = UInt8(ascii: ".")
+                at = Self.write(locale, into: text, at: at + 1)
+            }
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
                 Self.context(for: user).withUnsafeBufferPointer {
                     keys.sign(prefix: $0, UnsafeBufferPointer(start: text.baseAddress, count: at), into: mac.baseAddress!)
@@ -86,7 +102,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
             }
             return at
         }
-        self.init(id: id, viewURI: uri, lazy: lazy, issuedAt: issuedAt, encoded: encoded)
+        self.init(id: id, viewURI: uri, lazy: lazy, issuedAt: issuedAt, locale: locale, encoded: encoded)
     }
 
     /// Copies `text`'s UTF-8 into `buffer` from `start`; returns the index after it.
@@ -97,11 +113,12 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private init(id: String, viewURI: String?, lazy: Bool, issuedAt: Int64, encoded: String) {
+    private init(id: String, viewURI: String?, lazy: Bool, issuedAt: Int64, locale: String?, encoded: String) {
         self.id = id
         self.viewURI = viewURI
         self.lazy = lazy
         self.issuedAt = issuedAt
+        self.locale = locale
         self.encoded = encoded
     }
 
@@ -117,10 +134,16 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         let utf8 = text.utf8
         guard utf8.count >= 22 + 4 + 1 + 43, utf8.count <= maximumBytes else { return .failure(.malformed) }
         let parts = utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 4, SessionIdentifier.isWellFormed(parts[0]), let kind = parts[1].first,
+        // Four parts, or five with the locale before the MAC.
+        guard parts.count == 4 || parts.count == 5, SessionIdentifier.isWellFormed(parts[0]), let kind = parts[1].first,
             kind == UInt8(ascii: "s") || kind == UInt8(ascii: "l"),
-            let issuedAt = decimal(parts[2]), parts[3].count == 43, let mac = Base64URL.decode(parts[3])
+            let issuedAt = decimal(parts[2]), let macText = parts.last, macText.count == 43, let mac = Base64URL.decode(macText)
         else { return .failure(.malformed) }
+        var locale: String?
+        if parts.count == 5 {
+            guard isLocaleTag(parts[3]) else { return .failure(.malformed) }
+            locale = String(decoding: parts[3], as: UTF8.self)
+        }
         var uri: String?
         let uriText = parts[1].dropFirst()
         if !uriText.isEmpty {
@@ -129,7 +152,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
             else { return .failure(.malformed) }
             uri = decoded
         }
-        let signed = Array(utf8[..<parts[3].startIndex].dropLast())  // everything before the last "."
+        let signed = Array(utf8[..<macText.startIndex].dropLast())  // everything before the last "."
         let verified = signed.withUnsafeBufferPointer { message in
             context(for: user).withUnsafeBufferPointer { keys.verify(prefix: $0, message, mac: mac) }
         }
@@ -139,7 +162,7 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
         return .success(
             SessionToken(
                 id: String(decoding: parts[0], as: UTF8.self), viewURI: uri, lazy: kind == UInt8(ascii: "l"),
-                issuedAt: issuedAt, encoded: text))
+                issuedAt: issuedAt, locale: locale, encoded: text))
     }
 
     /// The identifier a token text starts with, without reading (or verifying) the rest: what
@@ -185,6 +208,20 @@ public struct SessionToken: Sendable, Hashable, CustomStringConvertible {
     private static func context(for user: HubUser?) -> [UInt8] {
         guard let user else { return context }
         return context + Array("user:".utf8) + Array(user.subject.utf8) + [UInt8(ascii: "\n")]
+    }
+
+    /// Whether `bytes` can be a token's locale: 1 to 35 ASCII letters, digits and `-` (a BCP 47
+    /// tag as `server.json` `locales` lists it; its own checks are stricter).
+    static func isLocaleTag(_ bytes: some Collection<UInt8>) -> Bool {
+        (1...35).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                    return true
+                default: return false
+                }
+            }
     }
 
     /// 1 to 12 decimal digits, no sign or leading zero.

@@ -144,11 +144,11 @@ final class SettledView: Sendable {
 
 extension ViewRequest {
     /// Whether `other` asks for the same view with the same client inputs: URI, connectivity,
-    /// languages, client, components and headers, except the W3C trace context (`traceparent`,
+    /// languages, negotiated locale, client, components and headers, except the W3C trace context (`traceparent`,
     /// `tracestate`), which names each request rather than the client.
     func sameClientRequest(as other: ViewRequest) -> Bool {
         guard viewURI == other.viewURI, connectivity == other.connectivity, languages == other.languages,
-            client == other.client, clientComponents == other.clientComponents, user == other.user
+            locale == other.locale, client == other.client, clientComponents == other.clientComponents, user == other.user
         else { return false }
         // Both header lists in step, each skipping its trace context fields (no iterators: this
         // runs on every `GET /view?session=` of a settled view).

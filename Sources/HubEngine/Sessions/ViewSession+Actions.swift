@@ -30,7 +30,7 @@ extension ViewSession {
         catchUp()
         // An action may change the view: loads go to the session until it has settled again.
         withdrawSettled()
-        if let request { self.request = request }
+        if let request { self.request = pinned(request) }
         // A first load under way (a session opened or rebuilt by a concurrent request, such as
         // an event stream reconnecting on another replica at the same moment): the action
         // applies to its result instead of finding nothing loaded.

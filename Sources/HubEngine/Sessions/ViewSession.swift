@@ -20,6 +20,9 @@ public actor ViewSession {
     public nonisolated let viewURI: String
     /// The verified user who opened the session (its token is bound to them); `nil`: anonymous.
     public nonisolated let user: HubUser?
+    /// The locale the session was opened with (its token carries it); every later request of
+    /// the session is read in it (``pinned(_:)``). `nil` when none was negotiated.
+    public nonisolated let locale: String?
     /// Live subscriber count, readable without the actor: the store closes an evicted or
     /// expired session only when someone is listening (closing ends their streams).
     nonisolated let subscriberGauge = Atomic<Int>(0)
@@ -121,6 +124,7 @@ public actor ViewSession {
         self.feature = feature
         self.viewURI = request.viewURI
         self.user = request.user
+        self.locale = request.locale
         self.request = request
         self.connectivity = request.connectivity
         self.operations = operations
@@ -169,7 +173,7 @@ public actor ViewSession {
     /// chain always runs.
     public func load(_ request: ViewRequest) async -> ViewState {
         // A bound stream's request (no credentials: the token alone) reads as the session's user.
-        let request = request.user == nil && user != nil ? request.with(user: user) : request
+        let request = pinned(request.user == nil && user != nil ? request.with(user: user) : request)
         catchUp()
         withdrawSettled()
         publishesSettled = true

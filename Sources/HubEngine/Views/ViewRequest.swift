@@ -15,6 +15,12 @@ public struct ViewRequest: Sendable {
     public let connectivity: Connectivity
     /// Preferred languages from `Accept-Language`, most preferred first.
     public let languages: [String]
+    /// The request's locale as the server negotiated it (`server.json` `locales`: `Hub-Locale`,
+    /// else a lookup over `Accept-Language`, else the default), one of the supported tags as
+    /// configured (`"de"`, `"fr-CA"`); `nil` when no locales are configured. A session keeps the
+    /// locale it was opened with. Content that depends on the language should read this, not
+    /// ``languages``: the chain memo and the caches key on it, a bounded set.
+    public let locale: String?
     /// `Hub-Client: <platform>/<version>`.
     public let client: String?
     /// Components the client renders (`Hub-Components`); `nil` when it did not say.
@@ -25,9 +31,10 @@ public struct ViewRequest: Sendable {
     public init(
         viewURI: String, headers: [(name: String, value: String)] = [], connectivity: Connectivity = .online,
         languages: [String] = [], client: String? = nil, clientComponents: Set<ComponentIdentifier>? = nil,
-        trace: (any RequestTrace)? = nil, user: HubUser? = nil
+        trace: (any RequestTrace)? = nil, user: HubUser? = nil, locale: String? = nil
     ) {
         self.viewURI = viewURI
+        self.locale = locale
         self.headers = headers
         self.trace = trace
         self.connectivity = connectivity
@@ -62,14 +69,25 @@ public struct ViewRequest: Sendable {
     public func with(user: HubUser?) -> ViewRequest {
         ViewRequest(
             viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
-            clientComponents: clientComponents, trace: trace, user: user)
+            clientComponents: clientComponents, trace: trace, user: user, locale: locale)
     }
+
+    /// A copy with another negotiated locale (a session keeps the one it was opened with).
+    public func with(locale: String?) -> ViewRequest {
+        ViewRequest(
+            viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
+            clientComponents: clientComponents, trace: trace, user: user, locale: locale)
+    }
+
+    /// The languages content is chosen for, most preferred first: the negotiated ``locale``
+    /// alone when there is one, else ``languages`` (feature titles read this).
+    public var contentLanguages: [String] { locale.map { [$0] } ?? languages }
 
     /// A copy for another view URI (the same client, headers, trace and connectivity).
     public func with(viewURI: String) -> ViewRequest {
         ViewRequest(
             viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
-            clientComponents: clientComponents, trace: trace, user: user)
+            clientComponents: clientComponents, trace: trace, user: user, locale: locale)
     }
 }
 
@@ -79,7 +97,7 @@ extension ViewRequest {
     /// component set. Counted in the session's estimate (``ViewSession/retainedBytesEstimate``),
     /// so that large retained headers engage `sessions.maxBytes`.
     public var retainedBytes: Int {
-        var total = MemoryEstimate.bytes(of: viewURI) + MemoryEstimate.bytes(of: client)
+        var total = MemoryEstimate.bytes(of: viewURI) + MemoryEstimate.bytes(of: client) + MemoryEstimate.bytes(of: locale)
         total += MemoryEstimate.array(count: headers.count, stride: 32)
         for (name, value) in headers { total += MemoryEstimate.bytes(of: name) + MemoryEstimate.bytes(of: value) }
         total += MemoryEstimate.array(count: languages.count, stride: 16)

@@ -8,4 +8,7 @@ public enum HubHeaderName {
     public static let stale = "Hub-Stale"
     /// `Hub-Rebuilt`: the session was rebuilt from its token (`state-kept` / `state-lost`).
     public static let rebuilt = "Hub-Rebuilt"
+    /// `Hub-Locale`: the locale a client asks for (one of `server.json` `locales.supported`),
+    /// before `Accept-Language`.
+    public static let locale = "Hub-Locale"
 }

@@ -57,7 +57,10 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         // first): only a matching value is copied.
         let encoded = response.headers.contains("Content-Encoding")
         var variesByEncoding = false
+        // A `Vary` the responder sent (`Accept-Language, Hub-Locale`): `Accept-Encoding` joins it.
+        var vary: String?
         response.headers.forEachValue(named: "Vary") { value in
+            vary = vary.map { $0 + ", " + value } ?? value
             variesByEncoding = HTTPHeaders.listContains(value, "Accept-Encoding") || HTTPHeaders.listContains(value, "*")
             return !variesByEncoding
         }
@@ -65,7 +68,13 @@ public struct RepresentationMiddleware: HTTPMiddleware {
         let etag = representation?.etag ?? etagHeader
         var gzip: HTTPResponse.Body?
         if bytes.count >= minBytes, !response.status.forbidsBody, !encoded {
-            if !variesByEncoding { response.headers.add(name: "Vary", value: "Accept-Encoding") }
+            if !variesByEncoding {
+                if let vary, !vary.trimmingOWS().isEmpty {
+                    response.headers.replaceOrAdd(name: "Vary", value: vary + ", Accept-Encoding")
+                } else {
+                    response.headers.add(name: "Vary", value: "Accept-Encoding")
+                }
+            }
             if AcceptEncoding.prefersGzip(in: request.headers) {
                 if let representation {
                     gzip = representation.gzipShared(level: level).map { .shared($0) }

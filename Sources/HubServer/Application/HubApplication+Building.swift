@@ -17,9 +17,12 @@ extension HubApplication {
         configuration: LoadedConfiguration, extensions: SwiftExtensions, remote: RemoteServices, logger: JSONLogger?
     ) throws -> (features: FeatureRegistry, actions: ActionRegistry) {
         let settings = configuration.settings
-        let builder = BlueprintBuilder(
+        var builder = BlueprintBuilder(
             settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
             remote: remote, logger: logger)
+        builder.strings = settings.locales.map {
+            StringResolver(catalogs: configuration.strings, settings: $0, missing: remote.stringsMissing)
+        }
         let features = configuration.features.map { definition in
             let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
             let blueprints = builder.build(definition.operations, feature: definition, path: "operations")

@@ -22,7 +22,7 @@ extension HubApplication {
         let remote = RemoteServices(
             client: InstrumentedUpstreamClient(base: upstream, metrics: metrics), clock: .system,
             cacheEntries: settings.upstreamConfiguration.cacheEntries, cacheBytes: settings.upstreamConfiguration.cacheBytes,
-            staleServed: metrics.upstreamStaleServed)
+            staleServed: metrics.upstreamStaleServed, stringsMissing: metrics.stringsMissing)
         _ = try makeEngine(
             configuration: configuration, extensions: extensions, remote: remote, metrics: metrics, logger: nil,
             keys: SessionKeys.ephemeral(), stateStore: MemoryStateStore())

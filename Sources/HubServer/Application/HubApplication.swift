@@ -94,7 +94,8 @@ public final class HubApplication: Sendable {
         let client = InstrumentedUpstreamClient(base: upstream, metrics: metrics)
         let remote = RemoteServices(
             client: client, clock: upstreamClock, cacheEntries: upstreamConfiguration.cacheEntries,
-            cacheBytes: upstreamConfiguration.cacheBytes, staleServed: metrics.upstreamStaleServed)
+            cacheBytes: upstreamConfiguration.cacheBytes, staleServed: metrics.upstreamStaleServed,
+            stringsMissing: metrics.stringsMissing)
         self.remote = remote
 
         let (keys, keySource) = try SessionKeyring.resolve(settings, configDirectory: configuration.directory)
@@ -108,7 +109,8 @@ public final class HubApplication: Sendable {
         stateSize = StateSizeSampler(registry: metrics.registry, backend: stateStore.backend)
         self.engine = engine
         let bridge = RequestBridge(
-            retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders))
+            retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders),
+            locales: settings.locales.map(LocaleNegotiator.init))
         let verifier = Self.makeVerifier(
             settings.identity, configDirectory: configuration.directory, dataDirectory: settings.dataDirectory,
             upstream: upstream, registry: metrics.registry, logger: logger)

@@ -8,6 +8,8 @@ import HubPrimitives
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
 struct RequestBridge: Sendable {
     let retained: RetainedHeaders
+    /// Negotiates each request's locale (`server.json` `locales`); nil: none is negotiated.
+    var locales: LocaleNegotiator? = nil
     /// The tags of recent `Accept-Language` headers (``languages(_:)``), by their text.
     let languageLists = ParsedHeaders(RequestBridge.languages)
 
@@ -25,7 +27,8 @@ struct RequestBridge: Sendable {
             client: Self.lastValue(of: "Hub-Client", in: headers).flatMap {
                 $0.utf8.count <= RetainedHeaders.maximumClientBytes ? $0 : nil
             },
-            clientComponents: components?.identifiers, trace: context, user: context.user)
+            clientComponents: components?.identifiers, trace: context, user: context.user,
+            locale: locales?.locale(of: headers))
     }
 
     /// Whether ``viewRequest(viewURI:from:context:components:)`` would make the same client
@@ -39,7 +42,8 @@ struct RequestBridge: Sendable {
         let headers = request.headers
         guard baseline.viewURI == viewURI, baseline.user == user, baseline.clientComponents == components?.identifiers,
             baseline.connectivity == Self.connectivity(of: headers),
-            baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? []
+            baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? [],
+            baseline.locale == locales?.locale(of: headers)
         else { return false }
         // The last Hub-Client is the one a request keeps.
         var last: Bool?

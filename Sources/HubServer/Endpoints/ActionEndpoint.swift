@@ -145,6 +145,7 @@ struct ActionEndpoint {
         let bytes = envelope.finish()
         var headers = ViewResponseHeaders(viewState: viewState, token: session.token.encoded)
         headers.etag = rendered.etag
+        headers.locale = session.locale
         return HTTPResponse(status: .ok, headers: headers.headers(cacheControl: "no-store"), body: .bytes(bytes))
     }
 

@@ -34,7 +34,9 @@ extension ViewEndpoints {
         if request.method == .head {
             return RebuiltHeader.adding(
                 found.stateOutcome,
-                to: Self.sessionStream(HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded))
+                to: Self.sessionStream(
+                    HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded,
+                    locale: session.locale))
         }
         let lease = try state.streamLimiter.acquire(session: session.id, client: session.user.map { "user:" + $0.digest } ?? state.client(of: request, context: context))
         let updates = await session.updates()
@@ -95,16 +97,20 @@ extension ViewEndpoints {
             continuation.finish()
         }
         return RebuiltHeader.adding(
-            found.stateOutcome, to: Self.sessionStream(HTTPResponse.serverSentEvents(encoded: events), token: session.token.encoded))
+            found.stateOutcome,
+            to: Self.sessionStream(
+                HTTPResponse.serverSentEvents(encoded: events), token: session.token.encoded, locale: session.locale))
     }
 
     /// A session's event stream head: `Hub-Session`, and `Cache-Control: private, no-store` in
     /// place of the stream's generic `no-cache` (what names a session is private; nobody keeps a
     /// stream).
-    static func sessionStream(_ stream: HTTPResponse, token: String) -> HTTPResponse {
+    /// `locale`: the session's (`Content-Language`, ``LocaleHeaders``).
+    static func sessionStream(_ stream: HTTPResponse, token: String, locale: String? = nil) -> HTTPResponse {
         var response = stream
         response.headers.replaceOrAdd(name: "Cache-Control", value: "private, no-store")
         response.headers.add(name: HubHeaderName.session, value: token)
+        LocaleHeaders.add(locale, to: &response.headers)
         return response
     }
 

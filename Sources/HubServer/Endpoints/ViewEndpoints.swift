@@ -70,20 +70,22 @@ struct ViewEndpoints {
                 let viewState = try await state.engine.loadView(
                     for: viewRequest, admission: state.admission(for: request, context: context))
                 return try renderer.response(
-                    for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI)
+                    for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI,
+                    locale: viewRequest.locale)
             }
         }
         switch try state.engine.openView(for: viewRequest) {
         case .ready(let token, let viewState):
             return .now(
                 try renderer.response(
-                    for: viewState, sessionID: token.encoded, components: components, viewURI: viewRequest.viewURI))
+                    for: viewState, sessionID: token.encoded, components: components, viewURI: viewRequest.viewURI,
+                    locale: viewRequest.locale))
         case .pending(let pending):
             return .later { [self] in
                 let opened = try await pending.run(admission: state.admission(for: request, context: context))
                 return try renderer.response(
                     for: opened.state, sessionID: opened.token.encoded, components: components,
-                    viewURI: viewRequest.viewURI)
+                    viewURI: viewRequest.viewURI, locale: viewRequest.locale)
             }
         }
     }
@@ -107,7 +109,7 @@ struct ViewEndpoints {
     ) throws -> HTTPResponse {
         let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
         return try renderer.response(
-            for: viewState, sessionID: sessionID, components: components, viewURI: session.viewURI)
+            for: viewState, sessionID: sessionID, components: components, viewURI: session.viewURI, locale: session.locale)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
@@ -124,11 +126,13 @@ struct ViewEndpoints {
     nonisolated(nonsending) func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
         let components = try state.requestComponents(of: request)
-        let viewModel = try state.engine.initialViewModel(
-            for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components))
+        let viewRequest = state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
+        let viewModel = try state.engine.initialViewModel(for: viewRequest)
         let bytes = renderer.clientViewModel(viewModel, for: components, viewURI: viewURI).jsonBytes()
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
+        LocaleHeaders.add(viewRequest.locale, to: &headers)
         return HTTPResponse(
-            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "private, no-cache"],
+            status: .ok, headers: headers,
             body: .representation(Representation(bytes: bytes, etag: state.viewTags.etag(for: bytes))))
     }
 
@@ -152,7 +156,8 @@ struct ViewEndpoints {
         return RebuiltHeader.adding(
             found.stateOutcome,
             to: try renderer.response(
-                for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI))
+                for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI,
+                locale: session.locale))
     }
 
     /// `DELETE /view?session=S` (or the `Hub-Session` header): revokes the token (204): its

@@ -8,6 +8,7 @@ import HubUpstream
 /// upstream connections, the shared caches' bytes and entries, dropped log lines.
 enum ResourceMetrics {
     /// Registers `hub_open_connections`, `hub_upstream_connections_opened_total`,
+    /// `hub_upstream_uncacheable_total`,
     /// `hub_cache_bytes`, `hub_cache_entries` and `hub_log_lines_dropped_total`.
     static func register(
         on metrics: ServerMetrics, http: HTTPServer, upstream: CurlUpstreamClient, renderCache: RenderCache, engine: ViewEngine,
@@ -19,6 +20,10 @@ enum ResourceMetrics {
         metrics.registry.collectedCounter("hub_upstream_connections_opened_total", help: "Upstream connections libcurl opened.") {
             [(labels: [], value: Double(upstream.statistics.connectionsOpened))]
         }
+        metrics.registry.collectedCounter(
+            "hub_upstream_uncacheable_total",
+            help: "Cacheable upstream responses not stored (HTTP cache, chain memo), by reason: vary (Vary names a header not sent, or *)."
+        ) { [(labels: [("reason", "vary")], value: Double(upstream.statistics.uncacheableVary))] }
         metrics.registry.collectedGauge(
             "hub_cache_bytes", help: "Bytes charged to the shared caches (estimated from the JSON they hold), by cache."
         ) {

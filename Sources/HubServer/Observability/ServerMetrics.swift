@@ -16,6 +16,8 @@ final class ServerMetrics: Sendable {
     let upstreamCacheHits: MetricFamily<Counter>
     let upstreamDuration: MetricFamily<Histogram>
     let upstreamStaleServed: MetricFamily<Counter>
+    /// `hub_strings_missing_total{locale}`: catalog strings resolved without the request's locale.
+    let stringsMissing: MetricFamily<Counter>
     let sseStreamsFamily: MetricFamily<Gauge>
     let componentFallbacks: MetricFamily<Counter>
     let ssePatchEvents: MetricFamily<Counter>
@@ -95,6 +97,10 @@ final class ServerMetrics: Sendable {
             "hub_upstream_stale_served_total",
             help: "Remote operations answered from their last good content (upstream failing or being refreshed), by feature.",
             labels: ["feature"])
+        stringsMissing = registry.counter(
+            "hub_strings_missing_total",
+            help: "Catalog strings content was built without in the request's locale (the default locale's, or the key), by locale.",
+            labels: ["locale"])
         upstreamDuration = registry.histogram(
             "hub_upstream_request_duration_seconds", help: "Upstream request durations, cache hits included.")
         componentFallbacks = registry.counter(

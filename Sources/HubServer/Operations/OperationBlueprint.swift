@@ -42,6 +42,8 @@ struct BlueprintBuilder {
     let swift: SwiftExtensions
     let remote: RemoteServices
     let logger: JSONLogger?
+    /// Resolves `{"$t"}` references (`locales` and `strings/`); nil: none are resolved.
+    var strings: StringResolver? = nil
 
     func build(_ definitions: [OperationDefinition], feature: FeatureDefinition, path: String) -> [OperationBlueprint] {
         definitions.enumerated().map { index, definition in
@@ -67,19 +69,26 @@ struct BlueprintBuilder {
             paginated: paginated, kind: definition.kind.configName)
         switch definition.kind {
         case .staticContent(let document):
-            return .shared(
-                wrapping.wrap(
-                    StaticContentOperation(
-                        document: document, schema: .default, defaults: settings.components, memoKey: memoKey)))
+            let defaults = settings.components
+            return .shared(wrapping.wrap(localized("static", document) {
+                StaticContentOperation(document: $0, schema: .default, defaults: defaults, memoKey: memoKey)
+            }))
         case .recover(let document):
-            return .shared(wrapping.wrap(RecoverOperation(document: document, schema: .default, memoKey: memoKey)))
+            return .shared(wrapping.wrap(localized("recover", document) {
+                RecoverOperation(document: $0, schema: .default, memoKey: memoKey)
+            }))
         case .patch(let patch):
-            return .shared(wrapping.wrap(PatchOperation(definition: patch, memoKey: memoKey)))
+            // `set` is content written in config too: its references are resolved per locale.
+            return .shared(wrapping.wrap(localized("patch", .object(patch.set)) { resolved in
+                PatchOperation(
+                    definition: PatchDefinition(set: resolved.objectValue ?? patch.set, remove: patch.remove, move: patch.move),
+                    memoKey: memoKey)
+            }))
         case .remote(let remote):
             let remoteSettings = RemoteOperation.Settings(
                 definition: remote, schema: remote.schema.flatMap { schemas[$0] } ?? featureSchema,
                 services: self.remote, defaultTimeout: .milliseconds(settings.upstream.timeoutMs),
-                jsonDepth: settings.limits.jsonDepth, logger: logger)
+                jsonDepth: settings.limits.jsonDepth, logger: logger, strings: strings)
             return .perSession(wrap: wrapping) { _, _ in RemoteOperation(settings: remoteSettings) }
         case .swift(let name):
             let defaults = settings.components
@@ -98,6 +107,18 @@ struct BlueprintBuilder {
             }
             return .variant(toggle: toggle, variants: built)
         }
+    }
+}
+
+extension BlueprintBuilder {
+    /// `make(document)` (a `static` or `recover` document, a patch's `set`), or one per
+    /// supported locale when `document` holds `{"$t"}` references
+    /// and locales are configured (``LocalizedContentOperation``).
+    func localized(
+        _ name: String, _ document: JSONValue, make: (JSONValue) -> any ContentOperation
+    ) -> any ContentOperation {
+        guard let strings, StringReference.occurs(in: document) else { return make(document) }
+        return LocalizedContentOperation(name: name, document: document, strings: strings, make: make)
     }
 }
 

@@ -82,9 +82,9 @@ struct ViewRenderer {
         return viewModel
     }
 
-    /// The full response for a view.
+    /// The full response for a view; `locale`: the view's (``LocaleHeaders``), nil without locales.
     func response(
-        for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String
+        for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String, locale: String? = nil
     ) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
         let rendered = rendered(original, for: components, shared: viewState.isMemoized, viewURI: viewURI)
@@ -94,6 +94,7 @@ struct ViewRenderer {
             // every reload-free load of a held session: each list is formatted once per view.
             headers.serverTiming = rendered.serverTiming(viewState.timings, make: Self.serverTiming)
         }
+        headers.locale = locale
         // RepresentationMiddleware adds the ETag and decides 304, gzip and Vary.
         return HTTPResponse(
             status: .ok, headers: headers.headers(cacheControl: "private, no-cache"), body: .representation(rendered.representation))

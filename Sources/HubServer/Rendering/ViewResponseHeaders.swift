@@ -5,7 +5,8 @@ import HubHTTP
 /// carry one: a view (`GET /view`), an action's envelope (`POST /action`) and explain mode.
 /// `Hub-Session` (the session's token text), `Hub-Version`, `Hub-Stale` (operations that built
 /// from last good content), and, where the answer has them, `Server-Timing`, `Hub-Rebuilt` and
-/// `ETag` (a view's ETag is added by ``RepresentationMiddleware`` instead, which also decides 304).
+/// `ETag` (a view's ETag is added by ``RepresentationMiddleware`` instead, which also decides 304),
+/// and `Content-Language` with `Vary` for a view in a negotiated locale.
 struct ViewResponseHeaders {
     /// `Hub-Session`: the token that names the session; nil for a view no session holds.
     var token: String?
@@ -19,6 +20,9 @@ struct ViewResponseHeaders {
     var rebuilt: RebuiltState?
     /// `ETag` of a body that is not a representation (an envelope).
     var etag: String?
+    /// The view's negotiated locale: `Content-Language` and `Vary` (``LocaleHeaders``); nil
+    /// without `locales`.
+    var locale: String?
 
     /// The headers of `viewState` named by `token`.
     init(viewState: ViewState, token: String?) {
@@ -35,6 +39,7 @@ struct ViewResponseHeaders {
         if let stale { fields.append((name: HubHeaderName.stale, value: stale)) }
         if let rebuilt { fields.append((name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt))) }
         if let etag { fields.append((name: "ETag", value: etag)) }
+        LocaleHeaders.add(locale, to: &fields)
     }
 
     /// `Content-Type: application/json`, `cacheControl`, then these headers.

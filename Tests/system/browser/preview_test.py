@@ -10,6 +10,8 @@ text that tries to inject markup).
   - the homeLayout toggle in the panel turns the rows into a grid of cards, and back;
   - hub:food shows the placeholder of every image that cannot load (Chromium resolves no host
     but 127.0.0.1: nothing leaves the machine), and its carousel;
+  - the Hub-Locale picker lists the demo's locales (en, de): de renders hub:food from the German
+    catalog (Content-Language: de in the session facts), and back to the negotiated English;
   - the lab view renders the unknown component as a labelled box with its model, and the
     injected markup as text (no script ran);
   - clicking a todo row removes it (performed); todo:clear is vetoed (not performed); an item
@@ -198,6 +200,20 @@ class PreviewTest:
         self.check(len(cards) == 2, "the carousel shows its two children as cards")
         self.check("Discover the tastes of the world" in self.canvas_text(), "the header's subtitle renders")
 
+    def locale_picker(self):
+        picker = Select(self.driver.find_element(By.ID, "hub-locale"))
+        options = [option.get_attribute("value") for option in picker.options]
+        self.check(options == ["", "en", "de"], "the Hub-Locale picker lists the supported locales", options)
+        picker.select_by_value("de")
+        german = self.until(lambda d: "Entdecke die Geschmäcker der Welt" in self.canvas_text()
+                            and "Eingelegter Hering" in self.canvas_text())
+        self.check(german, "Hub-Locale: de: hub:food renders from the German catalog", self.canvas_text())
+        facts = self.until(lambda d: "Content-Language\nde\n" in d.find_element(By.ID, "session").text)
+        self.check(facts, "the session facts show Content-Language: de", self.driver.find_element(By.ID, "session").text)
+        Select(self.driver.find_element(By.ID, "hub-locale")).select_by_value("")
+        english = self.until(lambda d: "Discover the tastes of the world" in self.canvas_text())
+        self.check(english, "negotiated again (Chromium's Accept-Language): the English view is back")
+
     def lab(self):
         if not self.open("hub:lab"):
             return
@@ -359,6 +375,8 @@ def main():
         test.grid_toggle()
         test.components_header()
         test.food()
+        if not args.screenshot:
+            test.locale_picker()
         if args.screenshot:  # the food view once its images failed (placeholders), without the lab feature
             test.screenshot_pose()
             driver.save_screenshot(args.screenshot)

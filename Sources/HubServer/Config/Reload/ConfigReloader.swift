@@ -81,7 +81,9 @@ actor ConfigReloader {
         current.withLock { $0 = served }
         state.replaceKillSwitches(settings.killSwitches)
         state.replaceBridge(
-            RequestBridge(retained: RetainedHeaders(configuration: served, extra: extensions.retainedRequestHeaders)))
+            RequestBridge(
+                retained: RetainedHeaders(configuration: served, extra: extensions.retainedRequestHeaders),
+                locales: served.settings.locales.map(LocaleNegotiator.init)))
         reloads.labels("success").increment()
         lastSuccessful.set(1)
         lastSuccessTimestamp.set(Int64(Self.epochSeconds()))

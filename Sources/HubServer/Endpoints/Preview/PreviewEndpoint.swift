@@ -1,3 +1,4 @@
+import HubOperations
 import HubEngine
 import HubHTTP
 
@@ -21,6 +22,7 @@ struct PreviewEndpoint {
         }
         var html = PreviewPage.beforeFeatures
         html += Self.featureList(state.engine.features.features)
+        html += Self.localeList(state.bridge.locales?.settings)
         html += PreviewPage.afterFeatures
         var headers: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"]
         headers.add(name: "Content-Security-Policy", value: PreviewPage.contentSecurityPolicy(host: request.headers["Host"]))
@@ -28,6 +30,15 @@ struct PreviewEndpoint {
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         // An ETag for revalidation (304): the page changes only with the features a reload installs.
         return HTTPResponse(status: .ok, headers: headers, body: .representation(Representation(bytes: Array(html.utf8))))
+    }
+
+    /// The supported locales (`server.json` `locales`) for the page's `Hub-Locale` picker, as a
+    /// hidden element's data: `<div id="hub-locales" data-locales="en de" hidden>`; nothing
+    /// without locales. Tags are letters, digits and `-` (checked when loaded), escaped anyway.
+    static func localeList(_ locales: LocaleSettings?) -> String {
+        guard let locales else { return "" }
+        return "<div id=\"hub-locales\" data-locales=\"" + HTMLText.escape(locales.supported.joined(separator: " "))
+            + "\" data-default=\"" + HTMLText.escape(locales.defaultLocale) + "\" hidden></div>\n"
     }
 
     /// The features as an HTML list, every text escaped: a link to `/preview?uri=` for a feature

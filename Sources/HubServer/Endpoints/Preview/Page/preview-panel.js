@@ -56,6 +56,7 @@ function showFacts() {
   facts.dataset.token = session.token ?? "";
   const rows = [
     ["Hub-Session", session.token ?? "–"], ["ETag", session.etag ?? "–"], ["Hub-Version", session.version ?? "–"],
+    ["Content-Language", session.language ?? "–"],
     ["stream", session.live], ["pushed views", String(session.streamUpdates)],
     ["last view", session.updatedAt ? session.updatedBy + " at " + session.updatedAt.toLocaleTimeString() : "–"],
     ["patches", patchSummary()],
@@ -266,6 +267,22 @@ function panelChanged(what) {
   openSession();
 }
 
+/** The locales server.json names (the page lists them in #hub-locales); none without locales. */
+function supportedLocales() {
+  const list = $("hub-locales");
+  return list ? (list.dataset.locales || "").split(" ").filter((tag) => tag) : [];
+}
+
+/** The Hub-Locale picker: one option per supported locale; hidden when the server has none. */
+function fillLocales() {
+  const select = $("hub-locale");
+  const locales = supportedLocales();
+  for (const tag of locales) select.append(new Option(tag, tag));
+  if (!locales.includes(panel.locale)) panel.locale = "";
+  select.hidden = locales.length === 0;
+  $("hub-locale-label").hidden = locales.length === 0;
+}
+
 function bindField(id, key) {
   const input = $(id);
   input.value = panel[key];
@@ -288,7 +305,8 @@ async function start() {
   $("panel").hidden = false;
   $("uri-input").value = viewURI;
   markCurrentFeature();
-  for (const [id, key] of [["hub-client", "client"], ["hub-components", "components"], ["accept-language", "language"], ["connectivity", "connectivity"]]) {
+  fillLocales();
+  for (const [id, key] of [["hub-client", "client"], ["hub-components", "components"], ["accept-language", "language"], ["hub-locale", "locale"], ["connectivity", "connectivity"]]) {
     bindField(id, key);
   }
   $("own-components").addEventListener("click", () => {

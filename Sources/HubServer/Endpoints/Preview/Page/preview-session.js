@@ -25,7 +25,7 @@ const $ = (id) => document.getElementById(id);
 const session = {
   token: null, etag: null, eventID: null, version: null, source: null, generation: 0,
   retryDelay: 1000, retryTimer: 0, refreshing: false, refreshAgain: false,
-  streamUpdates: 0, updatedBy: "", updatedAt: null, live: "off",
+  streamUpdates: 0, updatedBy: "", updatedAt: null, live: "off", language: null,
   // Recent views by bare ETag (what patches apply to), and what patches saved.
   views: new Map(), patches: { events: 0, patchBytes: 0, viewBytes: 0 },
 };
@@ -33,11 +33,11 @@ const panel = loadPanel();
 let listedToggles = new Map();
 
 function loadPanel() {
-  const initial = { toggles: {}, client: "", components: "", language: "", connectivity: "online" };
+  const initial = { toggles: {}, client: "", components: "", language: "", locale: "", connectivity: "online" };
   try {
     const saved = JSON.parse(sessionStorage.getItem(PANEL_KEY) || "null");
     if (isObject(saved)) {
-      for (const key of ["client", "components", "language", "connectivity"]) {
+      for (const key of ["client", "components", "language", "locale", "connectivity"]) {
         if (typeof saved[key] === "string") initial[key] = saved[key];
       }
       if (isObject(saved.toggles)) initial.toggles = saved.toggles;
@@ -60,6 +60,7 @@ function panelHeaders() {
   if (panel.client.trim()) headers["Hub-Client"] = panel.client.trim();
   if (panel.components.trim()) headers["Hub-Components"] = panel.components.trim();
   if (panel.language.trim()) headers["Accept-Language"] = panel.language.trim();
+  if (panel.locale && supportedLocales().includes(panel.locale)) headers["Hub-Locale"] = panel.locale;
   headers["Hub-Connectivity"] = panel.connectivity === "offline" ? "offline" : "online";
   return headers;
 }
@@ -126,6 +127,7 @@ function acceptView(response, source) {
     return false;
   }
   adoptToken(response.headers.get("Hub-Session"));
+  session.language = response.headers.get("Content-Language");
   showView(response.json, {
     etag: response.headers.get("ETag"), version: response.headers.get("Hub-Version"),
     timing: response.headers.get("Server-Timing"), source,

@@ -1,0 +1,40 @@
+import HubEngine
+import HubPrimitives
+
+/// `"sendLocale": true`: the request's negotiated locale goes upstream as `Accept-Language`
+/// (docs/LOCALIZATION.md "Remote content"). The client's own `Accept-Language` never does
+/// (unless `forwardHeaders` names it, which bypasses every cache): the upstream sees one of
+/// the supported tags, so the HTTP cache, the freshness the chain memo reads and the last good
+/// content keep one entry per locale, shared by every user of it.
+extension RemoteOperation {
+    /// The locale this operation sends for `context`; nil without `sendLocale` (or without a
+    /// negotiated locale).
+    package func sentLocale(_ context: ContentContext) -> String? {
+        settings.definition.sendLocale ? context.request.locale : nil
+    }
+
+    /// What identifies a fetch's response for freshness and last good content: the URL, and
+    /// the locale sent with it.
+    package static func fetchKey(_ url: String, locale: String?) -> String {
+        guard let locale else { return url }
+        return url + "\nlocale:" + locale
+    }
+
+    /// The headers a fetch sends (its identity in the HTTP cache): the configured ones (the
+    /// locale's `Accept-Language` among them), the caller's forwarded values, `Accept`.
+    package func requestHeaders(_ inputs: Inputs) -> [(name: String, value: String)] {
+        ForwardedHeaders.merge(
+            configured: Self.headers(settings.definition.headers, locale: inputs.locale), forwarded: inputs.forwarded)
+            + [(name: "Accept", value: "application/json")]
+    }
+
+    /// The configured request headers, with `Accept-Language: <locale>` in place of a
+    /// configured one when a locale is sent.
+    package static func headers(
+        _ configured: [(name: String, value: String)], locale: String?
+    ) -> [(name: String, value: String)] {
+        guard let locale else { return configured }
+        return configured.filter { !$0.name.asciiCaseInsensitiveEquals("accept-language") }
+            + [(name: "Accept-Language", value: locale)]
+    }
+}
