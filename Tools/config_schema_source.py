@@ -317,6 +317,14 @@ PREVIEW = obj({
                        True),
 }, "The browser preview (docs/PREVIEW.md).")
 
+INVALIDATION = obj({
+    "secrets": described({"type": "array", "items": {"type": "string", "minLength": 32}},
+                         "The secrets POST /invalidate requests are signed with (Hub-Signature: sha256=<hex HMAC-SHA256 of "
+                         "\"<Hub-Signature-Timestamp>.<body>\">), each used as its UTF-8 bytes and at least 32 bytes long; "
+                         "several during a rotation (any one verifies). None (the default): the endpoint is off (404). "
+                         "HUB_INVALIDATION_SECRETS (comma-separated) replaces them. A change needs a restart.", []),
+}, "Signed invalidation webhooks (docs/INVALIDATION.md, docs/SECURITY.md \"Signed invalidations\").")
+
 DEBUG = obj({
     "explain": boolean("Answer GET /view?explain=1 with how each operation made the view (off: 400 "
                        "explain_disabled). A change needs a restart.", False),
@@ -419,6 +427,7 @@ SERVER = root(
                                     "for per-client limits, and whose identity.header names the user; nothing else "
                                     "from a client is trusted.", []),
         "identity": IDENTITY,
+        "invalidation": INVALIDATION,
     }, **{"$defs": IDENTITY_DEFS})
 
 # --------------------------------------------------------------------------- features/*.json

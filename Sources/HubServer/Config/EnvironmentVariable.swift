@@ -26,6 +26,7 @@ public struct EnvironmentVariable: Sendable, Equatable {
         EnvironmentVariable("HUB_BODY_FILE_DIR", "a disk directory for large bodies' files (default: memory)"),
         EnvironmentVariable("HUB_STATE_BACKEND", "memory|sqlite|postgres: state store, over state.backend"),
         EnvironmentVariable("HUB_STATE_URL", "PostgreSQL URL of the state store, over state.url"),
+        EnvironmentVariable("HUB_INVALIDATION_SECRETS", "POST /invalidate signing secrets, comma-separated"),
     ]
 
     /// ``all`` as an indented two-column list, one variable a line.

@@ -158,6 +158,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var state = StateStoreSettings()
     /// Who the user is (`identity`): bearer JWTs, a trusted gateway's header (docs/SECURITY.md).
     public var identity = IdentitySettings()
+    /// Signed `POST /invalidate` (`invalidation`); off without a secret.
+    public var invalidation = InvalidationSettings()
 
     public init() {}
 
@@ -187,9 +189,12 @@ public struct ServerSettings: Sendable, Equatable {
             known: [
                 "host", "port", "connectionBalancing", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
                 "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "debug", "state",
-                "identity",
+                "identity", "invalidation",
             ])
         if let identity = reader.object(root["identity"], at: "$.identity") { self.identity = IdentitySettings(identity, reader: reader) }
+        if let object = reader.object(root["invalidation"], at: "$.invalidation") {
+            invalidation = InvalidationSettings(object, reader: reader)
+        }
         if let debug = reader.object(root["debug"], at: "$.debug") {
             reader.checkKeys(debug, at: "$.debug", known: ["explain"])
             if let flag = reader.bool(debug, "explain", at: "$.debug") { explainEnabled = flag }
@@ -306,6 +311,7 @@ public struct ServerSettings: Sendable, Equatable {
     mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let directory = environment["HUB_DATA_DIR"], !directory.isEmpty { dataDirectory = directory }
         state.applyEnvironment(environment, reader: reader)
+        invalidation.applyEnvironment(environment, reader: reader)
         if let keys = environment["HUB_SESSION_KEYS"], !keys.isEmpty {
             let texts = keys.split(separator: ",").map(String.init)
             do {

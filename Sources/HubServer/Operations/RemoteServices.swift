@@ -9,6 +9,8 @@ final class RemoteServices: Sendable {
     let clock: UpstreamClock
     let freshness: RemoteFreshness
     let stale: StaleContentStore
+    /// The content tags of each URL's latest response (invalidation by tag).
+    let tags: UpstreamTagIndex
     /// `hub_upstream_stale_served_total{feature}`; nil outside a server (no metrics).
     let staleServed: MetricFamily<Counter>?
 
@@ -16,6 +18,7 @@ final class RemoteServices: Sendable {
         self.client = client
         self.clock = clock
         freshness = RemoteFreshness(capacity: max(1, cacheEntries), now: clock.now)
+        tags = UpstreamTagIndex(capacity: max(1, cacheEntries))
         stale = StaleContentStore(clock: clock, maximumEntries: max(1, cacheEntries), maximumBytes: max(1, cacheBytes))
         staleServed = metrics?.upstreamStaleServed
     }
