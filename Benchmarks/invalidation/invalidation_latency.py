@@ -15,6 +15,7 @@ import hmac
 import http.client
 import http.server
 import json
+import socket
 import threading
 import time
 
@@ -32,6 +33,12 @@ version = {"n": 1}
 
 class Upstream(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        # The head and the body go out in two writes: without TCP_NODELAY the body waits for
+        # the client's delayed ACK (40 ms on Linux), which would be the upstream's, not the hub's.
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_GET(self):
         item = self.path.rsplit("/", 1)[-1]

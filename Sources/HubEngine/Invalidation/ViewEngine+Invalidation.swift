@@ -7,8 +7,9 @@ extension ViewEngine {
     /// `invalidation` matches, and every live session that used matching content (or whose
     /// feature it names) is marked stale. Sessions followed over SSE re-run now, through the
     /// pool a config reload uses (``Configuration/maxConcurrentReruns``), and push their new
-    /// view; the others re-run on their next load, whatever their reload policy. Recent opens
-    /// answered from the memo are forgotten too (the definitions' generation moves on).
+    /// view; the others re-run on their next load (or action, or new listener), whatever their
+    /// reload policy. Recent opens answered from the memo are forgotten too (the definitions'
+    /// generation moves on).
     ///
     /// The caller evicts what the engine does not own first (upstream responses, last good
     /// content, upstream freshness), so the re-runs fetch again. Returns once every matching
@@ -25,7 +26,11 @@ extension ViewEngine {
             report.memoEntries = dropped.count
             droppedViews(dropped.compactMap { $0 })
         }
-        definitions.bumpGeneration()
+        // Recent opens answered from the memo without its key (``RecentOpenings``) and settled
+        // views hold under the definitions' generation: move it on when a memo entry went (or
+        // a feature is named), so none answers with what was dropped. Each session then checks
+        // its feature once on its next use, as after a config reload.
+        if report.memoEntries > 0 || !invalidation.features.isEmpty { definitions.bumpGeneration() }
         let features = invalidation.features.isEmpty ? nil : definitions.features
         var eager: [ViewSession] = []
         for session in sessions.allSessions() {

@@ -325,6 +325,11 @@ public actor ViewSession {
         subscribers[subscriberID] = continuation
         subscriberGauge.add(1, ordering: .relaxed)
         if currentViewModel != nil { continuation.yield(state) }
+        // Marked stale by an invalidation while nobody listened: the listener gets the re-run's view.
+        if takeContentInvalidation() {
+            enqueue(.main(from: 0))
+            startDrivingIfNeeded()
+        }
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscriber(subscriberID) }
         }

@@ -64,7 +64,11 @@ struct InvalidationEndpoint: Sendable {
         }
         results.labels("accepted").increment()
         let matched = await invalidator.apply(invalidation)
-        await invalidator.feed.publish(invalidation)
+        if !(await invalidator.feed.publish(invalidation)) {
+            invalidator.logger.log(
+                .warning, "invalidation not published to the other replicas: the state store refused the write",
+                ["request_id": .string(context.requestId)])
+        }
         invalidator.log(invalidation, matched, origin: "request")
         let answer: JSONValue = ["matched": ["cacheEntries": .int(matched.cacheEntries), "sessions": .int(matched.sessions)]]
         return HTTPResponse(

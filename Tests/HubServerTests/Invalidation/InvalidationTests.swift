@@ -71,6 +71,29 @@ struct InvalidationTests {
         }
     }
 
+    @Test("a session marked stale while nobody listened re-runs for a listener that comes later, and for an action")
+    func laterListenerAndAction() async throws {
+        let source = try Invalidation.Source()
+        try await withHub(Invalidation.config(source), transport: .socket) { client, _ in
+            let scene = try await Self.scene(client, source, listened: 0)
+            let other = try #require(try await client.view("hub:news:1").header("Hub-Session"))
+            #expect(try Invalidation.title(try await client.session(other)) == "News 1 v1")
+            let answer = try await Invalidation.post(client, #"{"tags":["article-1"]}"#)
+            let matched = try answer.json()["matched"]?["sessions"]?.intValue
+            #expect((matched ?? 0) >= 2, "\(answer)")
+            let stream = try await client.events(session: scene.quiet)
+            defer { stream.close() }
+            var title: String?
+            while title != "News 1 v2" { title = try Invalidation.title(try await stream.next().data) }
+            #expect(title == "News 1 v2")
+            let action = try await client.action(#"{"session":"\#(other)","action":"hub:nothing"}"#)
+            #expect(action.status == 404, "no such action: performed nothing")
+            let acted = try await client.action(#"{"session":"\#(other)","component":"n"}"#)
+            #expect(acted.status == 200, "\(acted)")
+            #expect(try acted.json()["view"]?["body"]?.arrayValue?.first?["text"]?["title"]?.stringValue == "News 1 v2")
+        }
+    }
+
     @Test("an invalidation that names other content changes nothing: no session re-runs, the cache keeps answering")
     func otherContentIsKept() async throws {
         let source = try Invalidation.Source()
