@@ -203,10 +203,11 @@ final class ChainMemo: Sendable {
     var generation: Int { state.withLock { $0.generation } }
 
     /// Stores `entry` unless an invalidation happened since `generation` was read (the run may
-    /// have built from content it named).
-    func store(_ entry: Entry, for key: String, ifGeneration generation: Int) {
-        guard self.generation == generation else { return }
+    /// have built from content it named); returns whether it did.
+    func store(_ entry: Entry, for key: String, ifGeneration generation: Int) -> Bool {
+        guard self.generation == generation else { return false }
         store(entry, for: key)
+        return true
     }
 
     /// Drops every entry `invalidation` matches (content it used, or its feature's identifier in

@@ -30,7 +30,8 @@ extension ViewSession {
                     guard !timings.contains(where: { $0.staleAgeSeconds != nil }) else { return }
                     var entry = ChainMemo.Entry(snapshots: snapshots, errors: errors, timings: timings)
                     entry.use = contentUse
-                    memo.store(entry, for: key, ifGeneration: generation)
+                    // Not shared when an invalidation came meanwhile: the run may have used what it named.
+                    guard memo.store(entry, for: key, ifGeneration: generation) else { return }
                 }
                 memoizedRunKey = key
                 return
