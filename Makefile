@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser preview-screenshot test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts bench-cpu
+.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts bench-cpu bench-invalidation
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -205,6 +205,12 @@ bench-scale: deps
 bench-reload: deps
 	$(SWIFT) build -c release --product hub-server
 	python3 Benchmarks/reload/reload_latency.py --server .build/release/hub-server
+
+## Invalidation across replicas: signed POST /invalidate on replica A to the new view on replica B's
+## SSE listeners, p50/p99 over 100 (PostgreSQL throwaway cluster; release; docs/INVALIDATION.md).
+bench-invalidation: deps deps-postgres
+	$(SWIFT) build -c release --product hub-server
+	Benchmarks/invalidation/run.sh
 
 ## What the access log costs per log.access mode (wrk on loopback; docs/PERFORMANCE.md).
 bench-access-log: deps

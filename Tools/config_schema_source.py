@@ -318,6 +318,14 @@ PREVIEW = obj({
                        True),
 }, "The browser preview (docs/PREVIEW.md).")
 
+INVALIDATION = obj({
+    "secrets": described({"type": "array", "items": {"type": "string", "minLength": 32}},
+                         "The secrets POST /invalidate requests are signed with (Hub-Signature: sha256=<hex HMAC-SHA256 of "
+                         "\"<Hub-Signature-Timestamp>.<body>\">), each used as its UTF-8 bytes and at least 32 bytes long; "
+                         "several during a rotation (any one verifies). None (the default): the endpoint is off (404). "
+                         "HUB_INVALIDATION_SECRETS (comma-separated) replaces them. A change needs a restart.", []),
+}, "Signed invalidation webhooks (docs/INVALIDATION.md, docs/SECURITY.md \"Signed invalidations\").")
+
 DEBUG = obj({
     "explain": boolean("Answer GET /view?explain=1 with how each operation made the view (off: 400 "
                        "explain_disabled). A change needs a restart.", False),
@@ -434,6 +442,7 @@ SERVER = root(
                                     "from a client is trusted.", []),
         "identity": IDENTITY,
         "locales": LOCALES,
+        "invalidation": INVALIDATION,
     }, **{"$defs": IDENTITY_DEFS})
 
 # --------------------------------------------------------------------------- features/*.json

@@ -225,8 +225,8 @@ def ref(name):
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def header_param(name, description, schema=None):
-    return {"name": name, "in": "header", "required": False, "description": description, "schema": schema or {"type": "string"}}
+def header_param(name, description, schema=None, required=False):
+    return {"name": name, "in": "header", "required": required, "description": description, "schema": schema or {"type": "string"}}
 
 
 def p(name):
@@ -252,6 +252,15 @@ PARAMETERS = {
         "400 session_mismatch when both name different sessions).",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     },
+    "HubSignatureTimestamp": header_param(
+        "Hub-Signature-Timestamp", "When the invalidation was signed, in seconds since the Unix epoch (1 to 12 digits); "
+        "more than 5 minutes from the server's clock, either way, is 401 stale_signature.",
+        {"type": "string", "pattern": "^[0-9]{1,12}$"}, required=True),
+    "HubSignature": header_param(
+        "Hub-Signature", "sha256=<hex HMAC-SHA256 of \"<Hub-Signature-Timestamp>.<body>\"> under one of "
+        "server.json invalidation.secrets (HUB_INVALIDATION_SECRETS), each used as its UTF-8 bytes; several values may be "
+        "given, comma-separated (a rotation), and one that verifies is enough.",
+        {"type": "string", "maxLength": 1024}, required=True),
     "IdempotencyKey": header_param(
         "Idempotency-Key", "draft-ietf-httpapi-idempotency-key-header: a structured-field string (\"k1\") or token of 1 to "
         "255 bytes, per session. The first answer is kept with the session's state for 24 hours; a retry with the same "
@@ -711,6 +720,36 @@ PATHS = {
                 user=True),
         },
     },
+    "/invalidate": {
+        "post": {
+            "operationId": "invalidateContent",
+            "summary": "Invalidate content that changed at its source: caches drop it, sessions that used it re-run",
+            "description": "A signed webhook (docs/INVALIDATION.md). Evicts the upstream responses, last good "
+            "content, chain memo entries and renderings that used the named URLs, URL prefixes, content tags "
+            "(Surrogate-Key, Cache-Tag) or features, and marks every live session that used them stale: sessions followed "
+            "over SSE re-run at once (paced like config reloads) and push their new view, the others re-run on their next "
+            "use. On the PostgreSQL state backend every replica applies it (through the change feed); on SQLite and "
+            "memory only this process. Routed only when server.json invalidation.secrets (or HUB_INVALIDATION_SECRETS) "
+            "names a secret; otherwise 404 route_not_found.",
+            "parameters": [p("HubSignatureTimestamp"), p("HubSignature")] + COMMON_HEADERS,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": ref("InvalidationRequest")}}},
+            "responses": responses({
+                "202": {"description": "Accepted and applied here; published to the other replicas.",
+                        "headers": UNCACHED_HEADERS,
+                        "content": {"application/json": {"schema": ref("InvalidationResponse")}}},
+            }, {
+                **JSON_BODY_PROBLEMS,
+                "401": ("Hub-Signature is missing or no MAC verifies (invalid_signature), or it verifies for a "
+                        "Hub-Signature-Timestamp more than 5 minutes from the server's clock (stale_signature); "
+                        "nothing changed.", ["invalid_signature", "stale_signature"]),
+                "413": ("The body is over 64 KiB; nothing changed.", ["body_too_large"]),
+                "422": ("Valid JSON of the wrong shape (an unknown key, a list that is not of non-empty strings, nothing "
+                        "named), or more than 1,000 entries in all (too_many_entries); nothing changed.",
+                        ["invalid_body", "too_many_entries"]),
+                "404": ("The endpoint is off: no invalidation secret is configured.", ["route_not_found"]),
+            }),
+        },
+    },
     "/health": {"get": {
         "operationId": "getHealth", "summary": "Liveness", "parameters": COMMON_HEADERS,
         "responses": responses({"200": {"description": "Alive.", "headers": UNCACHED_HEADERS,
@@ -806,6 +845,34 @@ API_SCHEMAS = {
         },
         "anyOf": [{"required": ["action"]}, {"required": ["component"]}],
         "examples": [{"uri": "hub:todo", "action": "todo:add", "custom": {"title": "Ship it"}}],
+    },
+    "InvalidationRequest": {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "What changed; at least one entry, at most 1,000 over all four lists.",
+        "properties": {
+            "urls": {"type": "array", "items": {"type": "string", "minLength": 1},
+                     "description": "Upstream URLs, exactly as remote operations fetch them."},
+            "urlPrefixes": {"type": "array", "items": {"type": "string", "minLength": 1},
+                            "description": "Every upstream URL that starts with one of these."},
+            "tags": {"type": "array", "items": {"type": "string", "minLength": 1},
+                     "description": "Content tags: the upstream's Surrogate-Key and Cache-Tag values."},
+            "features": {"type": "array", "items": {"type": "string", "minLength": 1},
+                         "description": "Feature ids: the memo entries, renderings and sessions of their views."},
+        },
+        "examples": [{"tags": ["article-42"]}, {"urlPrefixes": ["https://cms.example.com/api/pages/"]}],
+    },
+    "InvalidationResponse": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["matched"],
+        "properties": {"matched": {
+            "type": "object", "additionalProperties": False, "required": ["cacheEntries", "sessions"],
+            "properties": {
+                "cacheEntries": {"type": "integer", "minimum": 0,
+                                 "description": "Upstream responses, last good content and chain memo entries dropped here."},
+                "sessions": {"type": "integer", "minimum": 0, "description": "Live sessions of this replica marked stale."},
+            }}},
     },
     "ActionResponse": {
         "type": "object",

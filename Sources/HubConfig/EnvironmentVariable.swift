@@ -26,12 +26,15 @@ public struct EnvironmentVariable: Sendable, Equatable {
         EnvironmentVariable("HUB_BODY_FILE_DIR", "a disk directory for large bodies' files (default: memory)"),
         EnvironmentVariable("HUB_STATE_BACKEND", "memory|sqlite|postgres: state store, over state.backend"),
         EnvironmentVariable("HUB_STATE_URL", "PostgreSQL URL of the state store, over state.url"),
+        EnvironmentVariable("HUB_INVALIDATION_SECRETS", "POST /invalidate signing secrets, comma-separated"),
     ]
 
     /// ``all`` as an indented two-column list, one variable a line.
     public static var helpText: String {
-        let width = all.map(\.name.count).max() ?? 0
-        return all.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count + 2) + $0.summary }
+        // Aligned on names up to 18 characters; a longer one (HUB_INVALIDATION_SECRETS) takes two
+        // spaces, so that no line passes 80 columns.
+        let width = all.map(\.name.count).filter { $0 <= 18 }.max() ?? 0
+        return all.map { "  " + $0.name + String(repeating: " ", count: max(2, width - $0.name.count + 2)) + $0.summary }
             .joined(separator: "\n")
     }
 }

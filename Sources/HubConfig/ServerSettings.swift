@@ -162,6 +162,8 @@ public struct ServerSettings: Sendable, Equatable {
     /// The languages the server speaks (`locales`, docs/LOCALIZATION.md); nil (the default): no
     /// locale is negotiated.
     public var locales: LocaleSettings?
+    /// Signed `POST /invalidate` (`invalidation`); off without a secret.
+    public var invalidation = InvalidationSettings()
 
     public init() {}
 
@@ -191,10 +193,13 @@ public struct ServerSettings: Sendable, Equatable {
             known: [
                 "host", "port", "connectionBalancing", "limits", "timeouts", "sessions", "caches", "upstream", "gzip", "components", "log",
                 "allowToggleOverride", "cors", "reload", "preview", "dataDirectory", "trustedProxies", "debug", "state",
-                "identity", "locales",
+                "identity", "locales", "invalidation",
             ])
         if root["locales"] != nil { locales = LocaleSettings(root["locales"], reader: reader) }
         if let identity = reader.object(root["identity"], at: "$.identity") { self.identity = IdentitySettings(identity, reader: reader) }
+        if let object = reader.object(root["invalidation"], at: "$.invalidation") {
+            invalidation = InvalidationSettings(object, reader: reader)
+        }
         if let debug = reader.object(root["debug"], at: "$.debug") {
             reader.checkKeys(debug, at: "$.debug", known: ["explain"])
             if let flag = reader.bool(debug, "explain", at: "$.debug") { explainEnabled = flag }
@@ -311,6 +316,7 @@ public struct ServerSettings: Sendable, Equatable {
     package mutating func applyEnvironment(_ environment: [String: String], reader: ConfigReader) {
         if let directory = environment["HUB_DATA_DIR"], !directory.isEmpty { dataDirectory = directory }
         state.applyEnvironment(environment, reader: reader)
+        invalidation.applyEnvironment(environment, reader: reader)
         if let keys = environment["HUB_SESSION_KEYS"], !keys.isEmpty {
             let texts = keys.split(separator: ",").map(String.init)
             do {

@@ -117,6 +117,13 @@ extension ViewEngine {
     /// Re-runs `sessions` (followed over SSE) through a pool of at most
     /// ``Configuration/maxConcurrentReruns`` chains at once, in the background.
     private func rerunEagerly(_ sessions: [ViewSession]) {
+        runPaced(sessions) { _ = await $0.rerunForReload() }
+    }
+
+    /// Runs `rerun` for each of `sessions` through a pool of at most
+    /// ``Configuration/maxConcurrentReruns`` at once, in the background (a reload's and an
+    /// invalidation's eager re-runs).
+    func runPaced(_ sessions: [ViewSession], _ rerun: @escaping @Sendable (ViewSession) async -> Void) {
         guard !sessions.isEmpty else { return }
         let limit = max(1, configuration.maxConcurrentReruns)
         Task {
@@ -124,11 +131,11 @@ extension ViewEngine {
                 var pending = sessions.makeIterator()
                 for _ in 0..<limit {
                     guard let session = pending.next() else { break }
-                    group.addTask { _ = await session.rerunForReload() }
+                    group.addTask { await rerun(session) }
                 }
                 while await group.next() != nil {
                     guard let session = pending.next() else { continue }
-                    group.addTask { _ = await session.rerunForReload() }
+                    group.addTask { await rerun(session) }
                 }
             }
         }

@@ -50,6 +50,15 @@ package final class RemoteFreshness: Sendable {
         }
     }
 
+    /// Forgets the URLs `matches` selects (an invalidation): chains that use them are not
+    /// memoized until they are fetched again, and what was memoized under their fingerprint no
+    /// longer answers (``MemoKeyChecks``).
+    package func forget(where matches: (_ url: String) -> Bool) {
+        entries.withLock { entries in
+            for url in entries.keys where matches(url) { entries[url] = nil }
+        }
+    }
+
     package static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         FNV1a.hash(bytes)
     }

@@ -123,6 +123,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
                 loaded = try await load(url, inputs(context))
             }
             try apply(loaded, to: &builder, context: context)
+            ContentSources.report(url: url, tags: settings.services.tags.tags(for: url))
         } catch {
             log(error, url: url, context: context)
             throw error
@@ -134,6 +135,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         let url = try url(for: context, page: pageIndex)
         do {
             try apply(try await load(url, inputs(context)), to: &builder, context: context)
+            ContentSources.report(url: url, tags: settings.services.tags.tags(for: url))
         } catch {
             log(error, url: url, context: context)
             throw error
@@ -250,6 +252,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         while true {
             do {
                 let response = try await settings.services.client.sendExpectingSuccess(request)
+                settings.services.tags.record(url: url, tags: response.contentTags)
                 // The freshness of a URL is everyone's: not for a response made for one caller
                 // (its forwarded headers, or the user `forwardIdentity` names, which the HTTP
                 // cache keys on as it keys on every request header).

@@ -9,6 +9,8 @@ package final class RemoteServices: Sendable {
     package let clock: UpstreamClock
     package let freshness: RemoteFreshness
     package let stale: StaleContentStore
+    /// The content tags of each URL's latest response (invalidation by tag).
+    package let tags: UpstreamTagIndex
     /// `hub_upstream_stale_served_total{feature}`; nil outside a server (no metrics).
     package let staleServed: MetricFamily<Counter>?
     /// `hub_strings_missing_total{locale}` (``StringResolver``); nil outside a server.
@@ -21,6 +23,7 @@ package final class RemoteServices: Sendable {
         self.client = client
         self.clock = clock
         freshness = RemoteFreshness(capacity: max(1, cacheEntries), now: clock.now)
+        tags = UpstreamTagIndex(capacity: max(1, cacheEntries))
         stale = StaleContentStore(clock: clock, maximumEntries: max(1, cacheEntries), maximumBytes: max(1, cacheBytes))
         self.staleServed = staleServed
         self.stringsMissing = stringsMissing

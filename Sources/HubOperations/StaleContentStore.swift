@@ -179,6 +179,21 @@ package final class StaleContentStore: Sendable {
         }
     }
 
+    /// Drops the entries whose URL (the fetch identity without its forwarded-header
+    /// fingerprint) `matches` selects (an invalidation); returns how many. Sessions waiting
+    /// for good content are reloaded by the invalidation itself.
+    package func forget(where matches: (_ url: String) -> Bool) -> Int {
+        state.withLock { state in
+            var dropped = 0
+            for (key, entry) in state.entries where matches(String(key.prefix { $0 != "\n" })) {
+                state.entries[key] = nil
+                state.bytes -= entry.body.count
+                dropped += 1
+            }
+            return dropped
+        }
+    }
+
     /// Drops everything and refuses new entries and refreshes (the server is shutting down).
     package func close() {
         state.withLock { state in

@@ -51,4 +51,9 @@ public final class RecentHits<Key: Hashable & Sendable, Value: Sendable>: Sendab
             stripe.lastValue = value
         }
     }
+
+    /// Forgets every stripe's values (the cache dropped values that are still keyed the same).
+    public func removeAll() {
+        for stripe in stripes.stripes { stripe.withLock { $0 = Stripe() } }
+    }
 }

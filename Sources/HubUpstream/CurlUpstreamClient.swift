@@ -17,7 +17,7 @@ public final class CurlUpstreamClient: UpstreamClient {
     public let configuration: UpstreamConfiguration
     private let counters = UpstreamCounters()
     private let engine: CurlEngine
-    private let cache: HTTPCache?
+    let cache: HTTPCache?
     private let coalescer = RequestCoalescer<UpstreamResponse>()
     private var clock: UpstreamClock { configuration.clock }
 

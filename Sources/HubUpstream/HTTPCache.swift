@@ -156,6 +156,32 @@ final class HTTPCache: Sendable {
         }
     }
 
+    /// Drops every entry `matches` selects, given the URL it was requested with (and, for a
+    /// second chance, its normalized target URI) and its content tags; returns how many.
+    func evict(where matches: (_ url: String, _ tags: [String]) -> Bool) -> Int {
+        state.withLock { state in
+            var victims: [String] = []
+            for (target, keys) in state.keysByTarget {
+                for key in keys {
+                    guard let entry = state.entries.peek(key) else { continue }
+                    let tags = UpstreamResponse.contentTags(in: entry.headers)
+                    if matches(Self.requestURL(ofKey: key), tags) || matches(target, tags) { victims.append(key) }
+                }
+            }
+            for key in victims { state.remove(key) }
+            return victims.count
+        }
+    }
+
+    /// The URL of a cache key (``UpstreamRequest/cacheKey``): after the method and redirect
+    /// policy, up to the first header line.
+    static func requestURL(ofKey key: String) -> String {
+        var rest = Substring(key)
+        if let space = rest.firstIndex(of: " ") { rest = rest[rest.index(after: space)...] }
+        if rest.hasPrefix("follow ") { rest = rest.dropFirst("follow ".count) }
+        return String(rest.prefix { $0 != "\n" })
+    }
+
     /// ``CacheControl/freshSeconds(receivedAt:responseDelay:)`` at the wall-clock time
     /// `wallSeconds` (seconds since the epoch when the response arrived).
     private static func freshSeconds(_ control: CacheControl, sent: ContinuousClock.Instant,

@@ -34,6 +34,9 @@ struct LRUCache<Key: Hashable, Value> {
         return nodes[index].value
     }
 
+    /// The value for `key` without marking it used.
+    func peek(_ key: Key) -> Value? { indexByKey[key].map { nodes[$0].value } }
+
     /// True when `key` is stored (without marking it used).
     func contains(_ key: Key) -> Bool { indexByKey[key] != nil }
 

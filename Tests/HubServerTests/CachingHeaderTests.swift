@@ -69,6 +69,7 @@ struct CachingHeaderTests {
     func everyEndpoint() async throws {
         var environment = testEnvironment
         environment["HUB_PORT"] = "0"
+        environment["HUB_INVALIDATION_SECRETS"] = Invalidation.secret
         try await DemoConfigTests.withDemoHub(environment: environment, transport: .socket) {
             client, _ in
             var covered = Set<String>()
@@ -124,6 +125,14 @@ struct CachingHeaderTests {
             _ = try await exercise("GET /schema/config/{file}", "GET", "/schema/config/nope.json", status: 404)
             _ = try await exercise("DELETE /view", "DELETE", "/view", headers: [("Hub-Session", session)], status: 204)
             _ = try await exercise("DELETE /view", "DELETE", "/view", status: 400)
+            let invalidation = #"{"tags":["nothing-uses-this"]}"#
+            let now = Invalidation.now()
+            _ = try await exercise(
+                "POST /invalidate", "POST", "/invalidate",
+                headers: [("Hub-Signature-Timestamp", "\(now)"),
+                          ("Hub-Signature", Invalidation.signature(invalidation, secret: Invalidation.secret, timestamp: now))],
+                body: invalidation, status: 202)
+            _ = try await exercise("POST /invalidate", "POST", "/invalidate", body: invalidation, status: 401)
             // Answers of the router and the HTTP layer, on no operation of their own.
             try await Self.check(try await client.send("GET", "/nope"), "GET", "/nope", client: client)
             try await Self.check(try await client.send("POST", "/health"), "POST", "/health", client: client)

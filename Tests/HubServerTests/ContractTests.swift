@@ -43,7 +43,10 @@ struct ContractTests {
         }
         try await withHub(TestConfig()) { _, app in
             var routed = Set<String>()
-            for (template, methods) in Routes.makeRouter(state: app.state).registeredRoutes {
+            // With an invalidation secret: the one route that is off without one.
+            let invalidation = InvalidationEndpoint(
+                invalidator: app.invalidator, secrets: [String(repeating: "k", count: 32)], jsonDepth: 64)
+            for (template, methods) in Routes.makeRouter(state: app.state, invalidation: invalidation).registeredRoutes {
                 for method in methods { routed.insert("\(method.rawValue) \(template)") }
             }
             // HEAD is served by every GET route; the document describes it where it differs (GET /view).

@@ -98,6 +98,7 @@ extension ServerSettings {
         if live.previewEnabled != new.previewEnabled { keys.append("preview") }
         if live.explainEnabled != new.explainEnabled { keys.append("debug") }
         if live.identity != new.identity { keys.append("identity") }
+        if live.invalidation != new.invalidation { keys.append("invalidation") }
         return keys
     }
 }

@@ -19,6 +19,9 @@ final class ChainMemo: Sendable {
         /// The key it is stored under (set by ``ChainMemo/store(_:for:)``): sessions keep this
         /// instance, so a hundred thousand sessions of one view share one key string.
         var key = ""
+        /// The upstream content the run built from (``ContentSources``): what an invalidation
+        /// matches it by.
+        var use: ContentUse?
 
         init(snapshots: Snapshots, errors: OperationErrors, timings: [OperationTiming]) {
             self.snapshots = snapshots
@@ -119,6 +122,9 @@ final class ChainMemo: Sendable {
         var entries: [String: (entry: Entry, lastUse: UInt64, cost: Int)] = [:]
         var totalCost = 0
         var tick: UInt64 = 0
+        /// Counts invalidations (``forget(matching:features:)``): a run that began before one
+        /// stores nothing (``store(_:for:ifGeneration:)``).
+        var generation = 0
     }
 
     private let state = Locked(State())
@@ -143,15 +149,17 @@ final class ChainMemo: Sendable {
 
     func entry(for key: String) -> Entry? {
         if let recent = front.value(for: key) { return recent }
-        let entry = state.withLock { state -> Entry? in
+        return state.withLock { state -> Entry? in
             guard let index = state.entries.index(forKey: key) else { return nil }
             state.tick += 1
             state.entries.values[index].lastUse = state.tick
-            return state.entries.values[index].entry
+            let entry = state.entries.values[index].entry
+            // Only entries with their shared view model: what the fast path of a start needs.
+            // Remembered under the lock, so an invalidation that empties the fronts under it
+            // cannot miss an entry being remembered.
+            if entry.viewModel != nil { front.remember(entry, for: key) }
+            return entry
         }
-        // Only entries with their shared view model: what the fast path of a start needs.
-        if let entry, entry.viewModel != nil { front.remember(entry, for: key) }
-        return entry
     }
 
     func store(_ entry: Entry, for key: String) {
@@ -198,4 +206,42 @@ final class ChainMemo: Sendable {
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// The invalidation count now: pass it to ``store(_:for:ifGeneration:)`` for a run starting now.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Stores `entry` unless an invalidation happened since `generation` was read (the run may
+    /// have built from content it named); returns whether it did.
+    func store(_ entry: Entry, for key: String, ifGeneration generation: Int) -> Bool {
+        guard self.generation == generation else { return false }
+        store(entry, for: key)
+        return true
+    }
+
+    /// Drops every entry `invalidation` matches (content it used, or its feature's identifier in
+    /// `invalidation.features`), and empties every thread's front; returns the view models of
+    /// the dropped entries (their renderings can go too).
+    func forget(matching invalidation: ContentInvalidation) -> [ViewModel?] {
+        state.withLock { state in
+            state.generation += 1
+            var dropped: [ViewModel?] = []
+            for (key, value) in state.entries {
+                let matched = value.entry.use.map(invalidation.matches) ?? false
+                    || (!invalidation.features.isEmpty && invalidation.features.contains(Self.featureIdentifier(ofKey: key)))
+                guard matched else { continue }
+                state.entries[key] = nil
+                state.totalCost -= value.cost
+                dropped.append(value.entry.viewModel)
+            }
+            front.removeAll()
+            return dropped
+        }
+    }
+
+    /// The feature identifier a key starts with (``tag(of:)`` without the revision).
+    static func featureIdentifier(ofKey key: String) -> String {
+        let tag = key.prefix { $0 != "\u{1}" }
+        guard let hash = tag.lastIndex(of: "#") else { return String(tag) }
+        return String(tag[..<hash])
+    }
 }

@@ -10,6 +10,8 @@ enum OperationRunner {
         var duration: Duration
         /// What the operation reported with ``StaleContent/report(ageSeconds:)``.
         var staleAgeSeconds: Int? = nil
+        /// What the operation reported with ``ContentSources/report(url:tags:)``.
+        var sources: (urls: [String], tags: [String])? = nil
     }
 
     /// Runs `body` on a copy of `builder`. Operations that complete synchronously run inline;
@@ -34,14 +36,17 @@ enum OperationRunner {
         // Stale content comes from waiting on a source: only operations that wait can report it
         // (inline ones pay nothing for it).
         let report = StaleContent.Report()
+        let sources = ContentSources.Recorder()
         let reporting: @Sendable (inout ViewModelBuilder) async throws -> Void = { builder in
-            try await StaleContent.$current.withValue(report) { try await body(&builder) }
+            try await ContentSources.$current.withValue(sources) {
+                try await StaleContent.$current.withValue(report) { try await body(&builder) }
+            }
         }
         let outcome = await raceDeadline(
             name: name, deadline: deadline, deadlines: deadlines, builder: builder, reporting)
         return Result(
             builder: outcome.builder, error: outcome.error, duration: clock.now - start,
-            staleAgeSeconds: outcome.error == nil ? report.ageSeconds : nil)
+            staleAgeSeconds: outcome.error == nil ? report.ageSeconds : nil, sources: sources.use)
     }
 
     private struct Outcome: Sendable {

@@ -1,4 +1,5 @@
 import HubModel
+import HubSync
 
 extension ViewSession {
     /// Runs operations `from...` in main mode: op 0 from an empty builder, op i from a copy of
@@ -18,14 +19,19 @@ extension ViewSession {
                     errors = entry.errors
                     timings = entry.timings
                     memoizedRunKey = entry.key
+                    usedContent.withLock { $0 = entry.use }
                     return
                 } else {
+                    let generation = memo.generation
                     await runOperations(from: 0)
                     // A deadline miss is the engine's verdict, not the operations' result: never share it.
                     guard !errors.contains(where: { $0 is OperationTimeoutError }) else { return }
                     // Stale content stands in for a failed source: the next run should try it again.
                     guard !timings.contains(where: { $0.staleAgeSeconds != nil }) else { return }
-                    memo.store(ChainMemo.Entry(snapshots: snapshots, errors: errors, timings: timings), for: key)
+                    var entry = ChainMemo.Entry(snapshots: snapshots, errors: errors, timings: timings)
+                    entry.use = contentUse
+                    // Not shared when an invalidation came meanwhile: the run may have used what it named.
+                    guard memo.store(entry, for: key, ifGeneration: generation) else { return }
                 }
                 memoizedRunKey = key
                 return
@@ -66,6 +72,8 @@ extension ViewSession {
                         operationIndex: index, previousError: nil, page: 0, connectivity: connectivity, request: request))
             }
         }
+        var sources: (urls: [String], tags: [String]) = ([], [])
+        defer { recordContentUse(sources, replacing: start == 0) }
         for index in start..<operations.count {
             let operation = operations[index]
             let input = index == 0 ? ViewModelBuilder(defaults: defaults)
@@ -84,6 +92,10 @@ extension ViewSession {
             timings[index] = OperationTiming(
                 name: operation.name, duration: result.duration, failed: result.error != nil,
                 staleAgeSeconds: result.staleAgeSeconds)
+            if let reported = result.sources {
+                sources.urls += reported.urls
+                sources.tags += reported.tags
+            }
         }
     }
 
@@ -121,6 +133,7 @@ extension ViewSession {
             ) { builder in
                 try await operation.appendContent(forPage: page, builder: &builder, context: context)
             }
+            if let reported = result.sources { recordContentUse(reported, replacing: false) }
             snapshots[index] = result.builder
             errors[index] = result.error
             timings[index] = OperationTiming(

@@ -62,6 +62,8 @@ extension ViewSession {
             throw error
         }
         releaseActionTurn()
+        // Content the view was built from was invalidated: the answer shows the chain run again.
+        if takeContentInvalidation() { work.append(.main(from: 0)) }
         guard !work.isEmpty else { return ActionOutcome(performed: performed, state: await settled()) }
         return ActionOutcome(performed: performed, state: await schedule(work))
     }

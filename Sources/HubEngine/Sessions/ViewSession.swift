@@ -1,5 +1,6 @@
 import Synchronization
 import HubModel
+import HubSync
 
 /// One client's view: its content loading chain, snapshots, current view model and
 /// subscribers. An actor, so one chain runs at a time per session while many sessions run
@@ -28,6 +29,9 @@ public actor ViewSession {
     nonisolated let subscriberGauge = Atomic<Int>(0)
     /// What the session holds, as ``retainedBytesEstimate`` reads it without the actor.
     nonisolated let retainedBytes = Atomic<Int>(ViewSession.baseBytes)
+    /// The upstream content its latest runs built from (``ContentSources``), readable without
+    /// the actor: ``ViewEngine/invalidate(_:)`` looks through every session.
+    nonisolated let usedContent = Locked<ContentUse?>(nil)
 
     var operations: [any ContentOperation]
     let environment: SessionEnvironment
@@ -90,6 +94,9 @@ public actor ViewSession {
     var isClosed = false
     /// A client loaded the session again: it publishes its settled view (``SettledView``).
     var publishesSettled = false
+    /// An invalidation named content its view was built from: its next load re-runs the
+    /// chain whatever the reload policy (``markContentInvalidated()``).
+    var contentInvalidated = false
     /// A client action is being performed (``perform(_:request:)`` runs one at a time).
     var actionTurnTaken = false
     /// What the session's first full chain run found of its session-scoped state (``RebuiltState``;
@@ -138,6 +145,7 @@ public actor ViewSession {
             self.version = 1
             self.loadedAt = environment.viewClock()
             self.memoizedRunKey = memoized.key
+            usedContent.withLock { $0 = memoized.entry.use }
         }
         if let injectedInitialViewModel {
             retainedBytes.store(
@@ -187,6 +195,7 @@ public actor ViewSession {
             emitInitialContent()
             return await schedule([.main(from: 0)])  // once: the S115 double schedule is removed
         }
+        if takeContentInvalidation() { return await schedule([.main(from: 0)]) }
         guard currentViewModel != nil, let loadedAt else {
             return await schedule([.main(from: 0)])
         }
@@ -320,6 +329,11 @@ public actor ViewSession {
         subscribers[subscriberID] = continuation
         subscriberGauge.add(1, ordering: .relaxed)
         if currentViewModel != nil { continuation.yield(state) }
+        // Marked stale by an invalidation while nobody listened: the listener gets the re-run's view.
+        if takeContentInvalidation() {
+            enqueue(.main(from: 0))
+            startDrivingIfNeeded()
+        }
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscriber(subscriberID) }
         }

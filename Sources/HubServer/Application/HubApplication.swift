@@ -33,6 +33,8 @@ public final class HubApplication: Sendable {
     let upstream: CurlUpstreamClient
     /// What remote operations share: the client, the upstream clock, last good content.
     let remote: RemoteServices
+    /// Applies invalidations (`POST /invalidate`, and other replicas' through the change feed).
+    let invalidator: ContentInvalidator
     /// The router wrapped in the middleware stack: what ``http`` answers every request with.
     let responder: any HTTPResponder
     private let sweeper = SweeperBox()
@@ -119,7 +121,18 @@ public final class HubApplication: Sendable {
             verifier: verifier)
         self.state = state
 
-        let router = Routes.makeRouter(state: state)
+        let feed = InvalidationFeed(store: stateStore, wallClock: engine.configuration.wallClock)
+        stateStore.invalidationFeed.withLock { $0 = feed }
+        let invalidator = ContentInvalidator(
+            engine: engine, upstream: upstream, remote: remote, renderCache: state.renderCache, feed: feed,
+            registry: metrics.registry, logger: logger)
+        self.invalidator = invalidator
+        let router = Routes.makeRouter(
+            state: state,
+            invalidation: settings.invalidation.isEnabled
+                ? InvalidationEndpoint(
+                    invalidator: invalidator, secrets: settings.invalidation.secrets, jsonDepth: settings.limits.jsonDepth)
+                : nil)
         var endpoints: any HTTPResponder = router
         if settings.identity.isEnabled {
             endpoints = IdentityGate(

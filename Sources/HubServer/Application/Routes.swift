@@ -2,7 +2,8 @@ import HubHTTP
 
 /// The HTTP API v1 (DESIGN.md).
 enum Routes {
-    static func makeRouter(state: ServerState) -> Router {
+    /// `invalidation`: `POST /invalidate`, routed only when `invalidation.secrets` names one.
+    static func makeRouter(state: ServerState, invalidation: InvalidationEndpoint? = nil) -> Router {
         let views = ViewEndpoints(state: state)
         let action = ActionEndpoint(state: state, views: views)
         let operational = OperationalEndpoints(state: state)
@@ -21,6 +22,9 @@ enum Routes {
         router.add(.get, "/openapi.json", contracts.openAPI)
         router.add(.get, "/schema/view-model.json", contracts.viewModelSchema)
         router.add(.get, "/schema/config/{file}", contracts.configSchema)
+        if let invalidation {
+            router.add(.post, "/invalidate", invalidation.invalidate)
+        }
         if state.settings.previewEnabled {
             router.add(.get, "/preview", PreviewEndpoint(state: state).page)
         }

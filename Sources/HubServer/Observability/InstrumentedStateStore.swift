@@ -52,6 +52,8 @@ struct InstrumentedStateStore: StateStore {
     let metrics: StateMetrics
     /// Where the driver's text of an `unavailable` error goes (`nil`: nowhere).
     var unavailableLog: StateUnavailableLog? = nil
+    /// Told of every change the store reports (another replica's invalidation, ``InvalidationFeed``).
+    let invalidationFeed = Locked<InvalidationFeed?>(nil)
 
     var backend: String { base.backend }
     var status: StateStoreStatus { base.status }
@@ -96,9 +98,12 @@ struct InstrumentedStateStore: StateStore {
 
     func observe(_ observer: @escaping @Sendable (StateStoreEvent) -> Void) {
         let notifications = metrics.notifications
+        let invalidations = invalidationFeed
         base.observe { event in
             switch event {
-            case .changed: notifications.labels("changed").increment()
+            case .changed(let key, let version):
+                notifications.labels("changed").increment()
+                invalidations.withLock { $0 }?.changed(key, version: version)
             case .resync: notifications.labels("resync").increment()
             }
             observer(event)

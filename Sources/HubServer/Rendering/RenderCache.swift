@@ -108,6 +108,25 @@ final class RenderCache: Sendable {
         return rendered
     }
 
+    /// Drops the renderings of `models` (an invalidation dropped the memo entries that shared
+    /// them) and empties every thread's front; returns how many were dropped.
+    @discardableResult
+    func forget(_ models: [ViewModel]) -> Int {
+        guard !models.isEmpty else { return 0 }
+        let identities = Set(models.map { ObjectIdentifier($0) })
+        let dropped = state.withLock { state -> Int in
+            var dropped = 0
+            for (key, entry) in state.entries where identities.contains(key.model) {
+                state.entries[key] = nil
+                state.totalCost -= entry.cost
+                dropped += 1
+            }
+            return dropped
+        }
+        front.removeAll()
+        return dropped
+    }
+
     /// Drops least recently used entries until three quarters of both bounds are left.
     private func evict(_ state: inout State) {
         let targetCost = budgetBytes / 4 * 3
