@@ -46,7 +46,7 @@ struct ContractTests {
             // With an invalidation secret: the one route that is off without one.
             let invalidation = InvalidationEndpoint(
                 invalidator: app.invalidator, secrets: [String(repeating: "k", count: 32)], jsonDepth: 64)
-            for (template, methods) in Routes.makeRouter(state: app.state, invalidation: invalidation).registeredRoutes {
+            for (template, methods) in Routes.makeRouter(shared: app.shared, invalidation: invalidation).registeredRoutes {
                 for method in methods { routed.insert("\(method.rawValue) \(template)") }
             }
             // HEAD is served by every GET route; the document describes it where it differs (GET /view).

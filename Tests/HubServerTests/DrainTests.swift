@@ -38,7 +38,7 @@ struct DrainTests {
         #expect(await eventually { started.count == 1 })
         let shutdown = Task { await app.shutdown() }
         // The operation answers only once the drain has begun, however loaded the machine.
-        #expect(await eventually { app.state.isDraining })
+        #expect(await eventually { app.shared.isDraining })
         released.increment()
         let response = try await inFlight.value
         await shutdown.value

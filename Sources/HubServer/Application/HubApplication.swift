@@ -28,7 +28,7 @@ public final class HubApplication: Sendable {
     public var configuration: LoadedConfiguration { reloader.configuration }
     public let engine: ViewEngine
     public let logger: JSONLogger
-    let state: ServerState
+    let shared: SharedServices
     let http: HTTPServer
     let upstream: CurlUpstreamClient
     /// What remote operations share: the client, the upstream clock, last good content.
@@ -116,19 +116,19 @@ public final class HubApplication: Sendable {
         let verifier = Self.makeVerifier(
             settings.identity, configDirectory: configuration.directory, dataDirectory: settings.dataDirectory,
             upstream: upstream, registry: metrics.registry, logger: logger)
-        let state = ServerState(
+        let shared = SharedServices(
             engine: engine, settings: settings, metrics: metrics, logger: logger, bridge: bridge, sessionKeySource: keySource.kind,
             verifier: verifier)
-        self.state = state
+        self.shared = shared
 
         let feed = InvalidationFeed(store: stateStore, wallClock: engine.configuration.wallClock)
         stateStore.invalidationFeed.withLock { $0 = feed }
         let invalidator = ContentInvalidator(
-            engine: engine, upstream: upstream, remote: remote, renderCache: state.renderCache, feed: feed,
+            engine: engine, upstream: upstream, remote: remote, renderCache: shared.renderCache, feed: feed,
             registry: metrics.registry, logger: logger)
         self.invalidator = invalidator
         let router = Routes.makeRouter(
-            state: state,
+            shared: shared,
             invalidation: settings.invalidation.isEnabled
                 ? InvalidationEndpoint(
                     invalidator: invalidator, secrets: settings.invalidation.secrets, jsonDepth: settings.limits.jsonDepth)
@@ -138,7 +138,7 @@ public final class HubApplication: Sendable {
             endpoints = IdentityGate(
                 next: router,
                 identity: UserIdentity(
-                    settings: settings.identity, verifier: verifier, clientAddress: state.clientAddress, tags: state.viewTags))
+                    settings: settings.identity, verifier: verifier, clientAddress: shared.clientAddress, tags: shared.viewTags))
         }
         let cors = Self.corsMiddleware(settings.cors, router: router, registry: metrics.registry)
         // No RequestIDMiddleware: the connection writes `X-Request-Id` into every response head
@@ -146,7 +146,7 @@ public final class HubApplication: Sendable {
         let responder = endpoints.wrapped(in: [
             TraceContextMiddleware(),
             ObservabilityMiddleware(
-                metrics: metrics, logger: logger, accessLog: settings.accessLog, clientAddress: state.clientAddress),
+                metrics: metrics, logger: logger, accessLog: settings.accessLog, clientAddress: shared.clientAddress),
         ] + cors + [
             ErrorMiddleware { error, request, context in
                 logger.log(
@@ -163,11 +163,11 @@ public final class HubApplication: Sendable {
         self.http = http
         self.reloader = ConfigReloader(
             configuration: configuration, loader: Self.loader(for: extensions, environment: environment),
-            extensions: extensions, engine: engine, state: state, remote: remote, logger: logger)
+            extensions: extensions, engine: engine, shared: shared, remote: remote, logger: logger)
 
         SessionMetrics.register(on: metrics, engine: engine)
         ResourceMetrics.register(
-            on: metrics, http: http, upstream: upstream, renderCache: state.renderCache, engine: engine, logger: logger)
+            on: metrics, http: http, upstream: upstream, renderCache: shared.renderCache, engine: engine, logger: logger)
         for warning in configuration.warnings {
             logger.log(.warning, "config", ["file": .string(warning.file), "path": .string(warning.path), "problem": .string(warning.message)])
         }
@@ -188,7 +188,7 @@ public final class HubApplication: Sendable {
         let engine = self.engine
         startWatching()
         stateSize.start(engine.stateStore)
-        if let verifier = state.verifier { Task { await verifier.start() } }
+        if let verifier = shared.verifier { Task { await verifier.start() } }
         // Tokens revoked before this start (or on another replica) are refused from now on, and
         // revocations made while the store was unavailable are written when it answers again.
         stateRecovery.start { [logger] in Self.recoverRevocations(engine: engine, logger: logger) }
@@ -251,7 +251,7 @@ public final class HubApplication: Sendable {
     public var upstreamStatistics: UpstreamStatistics { upstream.statistics }
 
     /// The Prometheus text exposition of every metric (what `GET /metrics` answers).
-    public func metricsExposition() -> String { state.metrics.registry.exposition() }
+    public func metricsExposition() -> String { shared.metrics.registry.exposition() }
 
     /// Drains: `/ready` turns 503 while the server keeps accepting for
     /// `timeouts.drainDelaySeconds` (a balancer or Kubernetes stops sending meanwhile), then
@@ -259,7 +259,7 @@ public final class HubApplication: Sendable {
     /// `Connection: close`) and the rest are closed after `timeouts.drainSeconds`; chain runs
     /// still under way (an action's) finish before the upstream client shuts down.
     public func shutdown() async {
-        state.beginDraining()
+        shared.beginDraining()
         let settings = configuration.settings
         logger.log(
             .info, "draining",
@@ -267,11 +267,11 @@ public final class HubApplication: Sendable {
         if settings.timeouts.drainDelaySeconds > 0 {
             try? await Task.sleep(for: .seconds(settings.timeouts.drainDelaySeconds))
         }
-        state.streams.endAll()
+        shared.streams.endAll()
         await http.shutdown()
         sweeper.stop()
         stateRecovery.stop()
-        state.verifier?.shutdown()
+        shared.verifier?.shutdown()
         stateSize.stop()
         hangupListener.stop()
         watcher.withLock { $0 }?.stop()

@@ -3,10 +3,10 @@ import HubHTTP
 /// The HTTP API v1 (DESIGN.md).
 enum Routes {
     /// `invalidation`: `POST /invalidate`, routed only when `invalidation.secrets` names one.
-    static func makeRouter(state: ServerState, invalidation: InvalidationEndpoint? = nil) -> Router {
-        let views = ViewEndpoints(state: state)
-        let action = ActionEndpoint(state: state, views: views)
-        let operational = OperationalEndpoints(state: state)
+    static func makeRouter(shared: SharedServices, invalidation: InvalidationEndpoint? = nil) -> Router {
+        let views = ViewEndpoints(shared: shared)
+        let action = ActionEndpoint(shared: shared, views: views)
+        let operational = OperationalEndpoints(shared: shared)
         var router = Router()
         router.add(.get, "/view", answer: views.getView)
         router.add(.delete, "/view", views.deleteView)
@@ -25,8 +25,8 @@ enum Routes {
         if let invalidation {
             router.add(.post, "/invalidate", invalidation.invalidate)
         }
-        if state.settings.previewEnabled {
-            router.add(.get, "/preview", PreviewEndpoint(state: state).page)
+        if shared.settings.previewEnabled {
+            router.add(.get, "/preview", PreviewEndpoint(shared: shared).page)
         }
         return router
     }

@@ -4,7 +4,7 @@ import HubPrimitives
 /// One `Hub-Components` header read: the component identifiers it lists (at most
 /// ``maximumComponents``) and their part of the render cache's variant (`|` and the sorted
 /// identifiers). A client sends the same header on every request, so the lists of recent
-/// headers are kept by their text (``ParsedHeaders``, in ``ServerState``): reading one (split,
+/// headers are kept by their text (``ParsedHeaders``, in ``SharedServices``): reading one (split,
 /// parse, a set, sort and join) cost about 2 us per request.
 struct ComponentList: Sendable {
     /// The identifiers listed (unparseable items are skipped).

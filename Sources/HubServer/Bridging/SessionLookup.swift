@@ -8,7 +8,7 @@ import HubHTTP
 /// server's key, an expired or revoked token, a token whose view no feature serves any more)
 /// is 404 `session_not_found`, stores nothing and reaches no upstream.
 struct SessionLookup {
-    let state: ServerState
+    let shared: SharedServices
 
     /// A session found or rebuilt. `rebuiltState`: the result of the rebuild's first load
     /// (the chain just ran for this request), `nil` for a held session. `stateOutcome`: what
@@ -35,11 +35,11 @@ struct SessionLookup {
         guard let token = presented.token else { return nil }
         let resolved: ViewEngine.ResolvedSession?
         do {
-            resolved = try await state.engine.resolve(
+            resolved = try await shared.engine.resolve(
                 token,
                 request: { uri in
-                    state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
-                }, admission: state.admission(for: request, context: context), store: store)
+                    shared.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components)
+                }, admission: shared.admission(for: request, context: context), store: store)
         } catch where error.code == .featureNotFound {
             return nil  // a reload removed the view's feature: the token names nothing now
         } catch {
@@ -51,7 +51,7 @@ struct SessionLookup {
         case .held(let session):
             return Found(session: session, rebuiltState: nil)
         case .rebuilt(let session, let viewState, _, let outcome):
-            _ = try ViewRenderer(state: state).viewModel(of: viewState, sessionID: nil)
+            _ = try ViewRenderer(shared: shared).viewModel(of: viewState, sessionID: nil)
             return Found(session: session, rebuiltState: viewState, stateOutcome: outcome)
         }
     }
@@ -60,7 +60,7 @@ struct SessionLookup {
     func viewRequests(
         _ request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) -> @Sendable (String) -> ViewRequest {
-        { [state] uri in state.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
+        { [shared] uri in shared.bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) }
     }
 
     /// The view of the session a token names for `GET /view?session=` that needs waiting for,

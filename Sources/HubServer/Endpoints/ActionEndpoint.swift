@@ -7,14 +7,14 @@ import HubModel
 /// come in the `Hub-Session` header instead (``SessionReference``). An `Idempotency-Key`
 /// header makes a retry answer the first answer without performing again (``IdempotentActions``).
 struct ActionEndpoint {
-    let state: ServerState
+    let shared: SharedServices
     let views: ViewEndpoints
 
     /// Every request takes a token of its client's `limits.actionsPerClient` bucket first, a
     /// malformed one too (429 `too_many_actions` past it).
     nonisolated(nonsending) func perform(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        try state.admitAction(request, context: context)
-        let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
+        try shared.admitAction(request, context: context)
+        let body = try JSONBody.object(from: request, maxDepth: shared.settings.limits.jsonDepth)
         for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
         }
@@ -49,13 +49,13 @@ struct ActionEndpoint {
 
         // The session, or a new one for `uri` when the client lost its server (restart, replica).
         // Held, or rebuilt from its token; else a new one for `uri` (a token that cannot rebuild).
-        let components = try state.requestComponents(of: request)
+        let components = try shared.requestComponents(of: request)
         var session: ViewSession?
         // What a rebuild found of the session's state: `Hub-Rebuilt` on every answer to this request.
         var rebuilt: RebuiltState?
         if let sessionID {
             let found = try await views.sessions.find(
-                state.engine.presentedToken(sessionID, user: context.user), request: request, context: context, components: components)
+                shared.engine.presentedToken(sessionID, user: context.user), request: request, context: context, components: components)
             session = found?.session
             rebuilt = found?.stateOutcome
         }
@@ -77,16 +77,16 @@ struct ActionEndpoint {
                     request: request, context: context, components: components
                 ).response)
         }
-        let store = state.engine.stateStore
+        let store = shared.engine.stateStore
         let claim: IdempotentActions.Claim
         switch try await IdempotentActions.start(
-            key: idempotencyKey, body: request.body, session: session.id, store: store, now: state.engine.configuration.wallClock())
+            key: idempotencyKey, body: request.body, session: session.id, store: store, now: shared.engine.configuration.wallClock())
         {
         case .replay(let response): return RebuiltHeader.adding(rebuilt, to: response)
         case .replayLatest(let performed):
             // The first answer was too large to keep: whether it was performed, and the view now.
             let viewState = await session.load(
-                state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
+                shared.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
             var response = try answer(performed: performed, viewState: viewState, session: session, components: components)
             response.headers.add(name: "Idempotent-Replayed", value: "true")
             return RebuiltHeader.adding(rebuilt, to: response)
@@ -99,8 +99,8 @@ struct ActionEndpoint {
             if case .bytes(let body) = response.body {
                 await IdempotentActions.finish(
                     claim, response: response, body: body, performed: performed,
-                    maxBytes: state.engine.configuration.stateSettings.maxValueBytes, store: store,
-                    now: state.engine.configuration.wallClock())
+                    maxBytes: shared.engine.configuration.stateSettings.maxValueBytes, store: store,
+                    now: shared.engine.configuration.wallClock())
             }
             // Added after the answer is kept: a replay tells of its own request's rebuild, not this one's.
             return RebuiltHeader.adding(rebuilt, to: response)
@@ -120,12 +120,12 @@ struct ActionEndpoint {
         do {
             outcome = try await session.perform(
                 invocation,
-                request: state.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
+                request: shared.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
         } catch {
-            state.metrics.actions.labels(namespaceLabel(action), "failed").increment()
+            shared.metrics.actions.labels(namespaceLabel(action), "failed").increment()
             throw ProblemMapping.actionError(error)
         }
-        state.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
+        shared.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
         return (
             try answer(performed: outcome.performed, viewState: outcome.state, session: session, components: components),
             outcome.performed
@@ -138,7 +138,7 @@ struct ActionEndpoint {
     ) throws -> HTTPResponse {
         let viewModel = try views.renderer.viewModel(of: viewState, sessionID: session.token.encoded)
         let rendered = views.renderer.rendered(
-            viewModel, for: components, shared: viewState.isMemoized, viewURI: session.viewURI)
+            viewModel, for: components, memoized: viewState.isMemoized, viewURI: session.viewURI)
         var envelope = JSONEnvelope(capacity: rendered.bytes.count + 32)
         envelope.add("performed", .bool(performed))
         envelope.add("view", encoded: rendered.bytes)
@@ -153,6 +153,6 @@ struct ActionEndpoint {
     /// for a component selection, `unknown` for anything else (client text never becomes a label).
     private func namespaceLabel(_ action: ComponentIdentifier?) -> String {
         guard let action else { return "selection" }
-        return state.engine.actions.hasNamespace(action.namespace) ? action.namespace : "unknown"
+        return shared.engine.actions.hasNamespace(action.namespace) ? action.namespace : "unknown"
     }
 }

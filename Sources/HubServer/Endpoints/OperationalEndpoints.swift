@@ -12,14 +12,14 @@ import HubPrimitives
 /// revalidates with `If-None-Match` and gets a 304 until a reload changes it
 /// (``RepresentationMiddleware`` decides the 304).
 struct OperationalEndpoints {
-    let state: ServerState
+    let shared: SharedServices
 
     nonisolated(nonsending) func health(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let uptime = ContinuousClock.now - state.startedAt
+        let uptime = ContinuousClock.now - shared.startedAt
         var body = JSONObject()
         body["status"] = "ok"
         body["uptimeSeconds"] = .int(Int(uptime.inSeconds))
-        body["sessions"] = .int(state.engine.sessions.count)
+        body["sessions"] = .int(shared.engine.sessions.count)
         body["version"] = .string(HubServerVersion.current)
         return Self.uncached(JSONValue.object(body).jsonBytes)
     }
@@ -30,27 +30,27 @@ struct OperationalEndpoints {
     }
 
     nonisolated(nonsending) func ready(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard !state.isDraining else {
+        guard !shared.isDraining else {
             throw HTTPError(.serviceUnavailable, code: "not_ready", detail: "the server is draining")
         }
         // The state store is shown, never required: every replica shares it, so failing readiness
         // for it would take down what needs no state too. Why it is unavailable (the driver's
         // text: host, port, role) is the log's, not this public answer's.
-        let store = state.engine.stateStore
+        let store = shared.engine.stateStore
         let status = store.status
         var described: JSONObject = ["backend": .string(store.backend), "available": .bool(status.available)]
         if !status.available { described["detail"] = .string(ProblemMapping.stateUnavailableDetail) }
         if let connected = status.changeFeedConnected { described["changeFeed"] = .bool(connected) }
-        var body: JSONObject = ["status": "ready", "sessionKeys": .string(state.sessionKeySource), "state": .object(described)]
+        var body: JSONObject = ["status": "ready", "sessionKeys": .string(shared.sessionKeySource), "state": .object(described)]
         // Shown, never required: a provider's outage keeps the keys it had (tokens still verify).
-        if let verifier = state.verifier { body["identity"] = HubApplication.readiness(of: verifier) }
+        if let verifier = shared.verifier { body["identity"] = HubApplication.readiness(of: verifier) }
         return Self.uncached(JSONValue.object(body).jsonBytes)
     }
 
     nonisolated(nonsending) func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         HTTPResponse(
             status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
-            body: .bytes(Array(state.metrics.registry.exposition().utf8)))
+            body: .bytes(Array(shared.metrics.registry.exposition().utf8)))
     }
 
     nonisolated(nonsending) func features(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -62,7 +62,7 @@ struct OperationalEndpoints {
     /// What `GET /features` lists (and the preview's feature list shows), in feature order.
     func featureDescriptions() -> [JSONValue] {
         let probe = ViewRequest(viewURI: "")
-        let features: [JSONValue] = state.engine.features.features.map { feature in
+        let features: [JSONValue] = shared.engine.features.features.map { feature in
             var object = JSONObject()
             object["id"] = .string(feature.identifier)
             object["title"] = .string(feature.title)

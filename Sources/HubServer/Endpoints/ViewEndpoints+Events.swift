@@ -26,10 +26,10 @@ extension ViewEndpoints {
             throw HTTPError(
                 .badRequest, code: "missing_session", detail: "give the session to follow: ?session=S or the Hub-Session header")
         }
-        let components = try state.requestComponents(of: request)
+        let components = try shared.requestComponents(of: request)
         let wantsPatches = try Self.wantsPatches(request)
         let found = try await sessions.require(
-            state.engine.presentedToken(token, user: context.user, bearerSuffices: true), request: request, context: context, components: components)
+            shared.engine.presentedToken(token, user: context.user, bearerSuffices: true), request: request, context: context, components: components)
         let session = found.session
         if request.method == .head {
             return RebuiltHeader.adding(
@@ -38,22 +38,22 @@ extension ViewEndpoints {
                     HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded,
                     locale: session.locale))
         }
-        let lease = try state.streamLimiter.acquire(session: session.id, client: session.user.map { "user:" + $0.digest } ?? state.client(of: request, context: context))
+        let lease = try shared.streamLimiter.acquire(session: session.id, client: session.user.map { "user:" + $0.digest } ?? shared.client(of: request, context: context))
         let updates = await session.updates()
-        let metrics = state.metrics
+        let metrics = shared.metrics
         let (events, continuation) = AsyncStream.makeStream(
             of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         // A stream that rebuilt its session says so before its first view (``RebuiltHeader``):
         // yielded before the pump starts, so it comes first.
         if let outcome = found.stateOutcome { continuation.yield(RebuiltHeader.event(outcome)) }
-        let streams = state.streams
+        let streams = shared.streams
         // The session's patch history lives while it has a patch listener (``ViewPatches``).
-        let patchHistory = wantsPatches ? state.viewPatches : nil
+        let patchHistory = wantsPatches ? shared.viewPatches : nil
         patchHistory?.join(session: session.id)
         let cursor = ListenerCursor(
-            sessionID: session.id, viewURI: session.viewURI, request: request, state: state, renderer: renderer,
+            sessionID: session.id, viewURI: session.viewURI, request: request, shared: shared, renderer: renderer,
             patches: patchHistory)
-        let state = self.state
+        let shared = self.shared
         let sessionID = session.id
         let pump = Task {
             metrics.sseStreams.increment()
@@ -71,7 +71,7 @@ extension ViewEndpoints {
         }
         // timeouts.streamSeconds: the stream ends by itself after a while (the client reconnects
         // through the balancer, to the session's replica of the moment).
-        let lifetime = Self.streamLifetime(maximum: state.settings.timeouts.streamSeconds)
+        let lifetime = Self.streamLifetime(maximum: shared.settings.timeouts.streamSeconds)
         let expiry = lifetime.map { lifetime in
             Task {
                 try? await Task.sleep(for: lifetime)

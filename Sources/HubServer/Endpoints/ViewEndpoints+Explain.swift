@@ -16,7 +16,7 @@ extension ViewEndpoints {
         default:
             throw HTTPError(.badRequest, code: "invalid_parameter", detail: "'explain' must be 1, true, 0 or false")
         }
-        guard state.settings.explainEnabled else {
+        guard shared.settings.explainEnabled else {
             throw HTTPError(
                 .badRequest, code: "explain_disabled",
                 detail: "explain mode is off on this server: set \"debug\": {\"explain\": true} in server.json")
@@ -36,7 +36,7 @@ extension ViewEndpoints {
         var operations: [OperationExplanation] = []
         var rebuilt: RebuiltState?
         if let token, let loaded = try await sessions.resolveView(
-            state.engine.loadHeld(token, user: context.user, request: sessions.viewRequests(request, context: context, components: components)),
+            shared.engine.loadHeld(token, user: context.user, request: sessions.viewRequests(request, context: context, components: components)),
             request: request, context: context, components: components, store: request.method != .head)
         {
             session = loaded.session
@@ -45,11 +45,11 @@ extension ViewEndpoints {
             operations = await loaded.session.explanation()
         } else {
             if token != nil && uri == nil { throw SessionLookup.notFound }
-            let viewRequest = state.bridge.viewRequest(
+            let viewRequest = shared.bridge.viewRequest(
                 viewURI: try QueryParameters.viewURI(uri), from: request, context: context, components: components)
             // A run that is not a memo hit takes a token of the client's session budget.
-            (viewState, operations) = try await state.engine.explainView(
-                for: viewRequest, admission: state.admission(for: request, context: context))
+            (viewState, operations) = try await shared.engine.explainView(
+                for: viewRequest, admission: shared.admission(for: request, context: context))
         }
         guard let viewState else { throw HTTPError.internalError }
         let sessionID = session?.token.encoded

@@ -5,9 +5,9 @@ import HubModel
 
 /// `GET /view`, `GET /view/initial`, `POST /view/next-page`, `DELETE /view`, `GET /view/events`.
 struct ViewEndpoints {
-    let state: ServerState
-    var renderer: ViewRenderer { ViewRenderer(state: state) }
-    var sessions: SessionLookup { SessionLookup(state: state) }
+    let shared: SharedServices
+    var renderer: ViewRenderer { ViewRenderer(shared: shared) }
+    var sessions: SessionLookup { SessionLookup(shared: shared) }
 
     /// `GET /view?uri=U` opens a session; `GET /view?session=S` (or the `Hub-Session` header,
     /// ``SessionReference``) loads it (reload policy decides). A session that cannot be found
@@ -33,9 +33,9 @@ struct ViewEndpoints {
         // Closure literals, not `sessions.viewRequests(...)`: no escaping closure context is
         // allocated on the settled path. A client polling with the same headers is answered
         // without a view request made (`sameClient`).
-        let bridge = state.bridge
+        let bridge = shared.bridge
         let user = context.user
-        let held = state.engine.loadHeld(
+        let held = shared.engine.loadHeld(
             token, user: user,
             sameClient: { uri, baseline in
                 bridge.isSameClientRequest(viewURI: uri, from: request, user: user, components: components, as: baseline)
@@ -63,18 +63,18 @@ struct ViewEndpoints {
     /// it on first use. `HEAD` runs the chain (memo included) and keeps nothing.
     private func open(_ uri: String?, request: HTTPRequest, context: RequestContext, components: ClientComponents?) throws -> HTTPAnswer {
         let viewURI = try QueryParameters.viewURI(uri)
-        let viewRequest = state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
+        let viewRequest = shared.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
         if request.method == .head {
             return .later { [self] in
                 // A run that is not a memo hit takes a token of the client's session budget.
-                let viewState = try await state.engine.loadView(
-                    for: viewRequest, admission: state.admission(for: request, context: context))
+                let viewState = try await shared.engine.loadView(
+                    for: viewRequest, admission: shared.admission(for: request, context: context))
                 return try renderer.response(
                     for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI,
                     locale: viewRequest.locale)
             }
         }
-        switch try state.engine.openView(for: viewRequest) {
+        switch try shared.engine.openView(for: viewRequest) {
         case .ready(let token, let viewState):
             return .now(
                 try renderer.response(
@@ -82,7 +82,7 @@ struct ViewEndpoints {
                     locale: viewRequest.locale))
         case .pending(let pending):
             return .later { [self] in
-                let opened = try await pending.run(admission: state.admission(for: request, context: context))
+                let opened = try await pending.run(admission: shared.admission(for: request, context: context))
                 return try renderer.response(
                     for: opened.state, sessionID: opened.token.encoded, components: components,
                     viewURI: viewRequest.viewURI, locale: viewRequest.locale)
@@ -97,7 +97,7 @@ struct ViewEndpoints {
     ) throws -> (uri: String?, components: ClientComponents?, token: String?) {
         let uri = try QueryParameters.single("uri", in: request)
         if let uri { _ = try QueryParameters.viewURI(uri) }
-        let components = try state.requestComponents(of: request)
+        let components = try shared.requestComponents(of: request)
         let query = try QueryParameters.single("session", in: request)
         return (uri, components, try SessionReference.token(query, from: .query, in: request))
     }
@@ -117,29 +117,29 @@ struct ViewEndpoints {
     nonisolated(nonsending) func openSession(
         viewURI: String, request: HTTPRequest, context: RequestContext, components: ClientComponents?
     ) async throws -> (session: ViewSession, state: ViewState) {
-        try await state.engine.openSession(
-            for: state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
-            admission: state.admission(for: request, context: context))
+        try await shared.engine.openSession(
+            for: shared.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components),
+            admission: shared.admission(for: request, context: context))
     }
 
     /// `GET /view/initial?uri=U`: the initial content only.
     nonisolated(nonsending) func getInitialView(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let viewURI = try QueryParameters.viewURI(try QueryParameters.single("uri", in: request))
-        let components = try state.requestComponents(of: request)
-        let viewRequest = state.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
-        let viewModel = try state.engine.initialViewModel(for: viewRequest)
+        let components = try shared.requestComponents(of: request)
+        let viewRequest = shared.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
+        let viewModel = try shared.engine.initialViewModel(for: viewRequest)
         let bytes = renderer.clientViewModel(viewModel, for: components, viewURI: viewURI).jsonBytes()
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "private, no-cache"]
         LocaleHeaders.add(viewRequest.locale, to: &headers)
         return HTTPResponse(
             status: .ok, headers: headers,
-            body: .representation(Representation(bytes: bytes, etag: state.viewTags.etag(for: bytes))))
+            body: .representation(Representation(bytes: bytes, etag: shared.viewTags.etag(for: bytes))))
     }
 
     /// `POST /view/next-page {"session": S}` (or `{}` with the `Hub-Session` header): the full
     /// view with the next page appended.
     nonisolated(nonsending) func nextPage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let body = try JSONBody.object(from: request, maxDepth: state.settings.limits.jsonDepth)
+        let body = try JSONBody.object(from: request, maxDepth: shared.settings.limits.jsonDepth)
         // As POST /action: an unknown field is a body of the wrong shape (422), not ignored.
         for key in body.orderedKeys where key != "session" {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
@@ -148,9 +148,9 @@ struct ViewEndpoints {
             throw HTTPError(
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
-        let components = try state.requestComponents(of: request)
+        let components = try shared.requestComponents(of: request)
         let found = try await sessions.require(
-            state.engine.presentedToken(token, user: context.user), request: request, context: context, components: components)
+            shared.engine.presentedToken(token, user: context.user), request: request, context: context, components: components)
         let session = found.session
         let viewState = await session.loadNextPage()
         return RebuiltHeader.adding(
@@ -177,16 +177,16 @@ struct ViewEndpoints {
         }
         // A verified token is revoked whether or not this process holds its session (it may live
         // on another replica, or nowhere): the answer is the same, and it is not rebuilt here.
-        let presented = state.engine.presentedToken(text, user: context.user)
+        let presented = shared.engine.presentedToken(text, user: context.user)
         if let refusal = presented.refusal { throw refusal }
         // Revoked already: DELETE is idempotent (the retry of one answered 503 during an outage).
         guard presented.token != nil || presented.rejection == .revoked else { throw SessionLookup.notFound }
-        if presented.heldSession == nil, case .refuse(let retryAfter) = state.admission(for: request, context: context)() {
+        if presented.heldSession == nil, case .refuse(let retryAfter) = shared.admission(for: request, context: context)() {
             throw EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter)
         }
         // A store that cannot record it: refused here already and kept (the store, so the other
         // replicas, records it when it returns); the answer is 503 state_unavailable.
-        let revoked = try await state.engine.revoke(presented)
+        let revoked = try await shared.engine.revoke(presented)
         guard case .success = revoked else { throw SessionLookup.notFound }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }

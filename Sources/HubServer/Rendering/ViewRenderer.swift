@@ -8,22 +8,22 @@ import HubPrimitives
 /// ``Representation`` (``RepresentationMiddleware`` sends its ETag and decides 304 and gzip),
 /// `Hub-Session`, `Hub-Version`, `Server-Timing`, or a problem for a failed view.
 struct ViewRenderer {
-    let state: ServerState
+    let shared: SharedServices
 
     /// The rendered form of `original` for this client: component fallback applied when it
     /// said what it renders (`Hub-Components`, read once per request) or a kill switch matches
-    /// its `Hub-Client`, cached per view model and client variant. `shared`: the view model is
+    /// its `Hub-Client`, cached per view model and client variant. `memoized`: the view model is
     /// the chain memo's (many sessions answer with it). `viewURI` names the view's feature in
     /// `hub_component_fallbacks_total`, which every call counts (one call per response sent).
-    func rendered(_ original: ViewModel, for components: ClientComponents?, shared: Bool, viewURI: String) -> RenderedView {
+    func rendered(_ original: ViewModel, for components: ClientComponents?, memoized: Bool, viewURI: String) -> RenderedView {
         guard let components else {
-            return state.renderCache.rendered(original, variant: "", shared: shared) {
-                RenderedView(bytes: original.jsonBytes(capacityHint: Self.capacityHint), tags: state.viewTags)
+            return shared.renderCache.rendered(original, variant: "", shared: memoized) {
+                RenderedView(bytes: original.jsonBytes(capacityHint: Self.capacityHint), tags: shared.viewTags)
             }
         }
-        let rendered = state.renderCache.rendered(original, variant: components.variant, shared: shared) {
+        let rendered = shared.renderCache.rendered(original, variant: components.variant, shared: memoized) {
             let (client, fallbacks) = fallback(original, for: components, viewURI: viewURI)
-            return RenderedView(bytes: client.jsonBytes(capacityHint: Self.capacityHint), tags: state.viewTags, fallbacks: fallbacks)
+            return RenderedView(bytes: client.jsonBytes(capacityHint: Self.capacityHint), tags: shared.viewTags, fallbacks: fallbacks)
         }
         rendered.countFallbacks()
         return rendered
@@ -48,16 +48,16 @@ struct ViewRenderer {
         _ original: ViewModel, for components: ClientComponents, viewURI: String
     ) -> (ViewModel, [(counter: Counter, count: UInt64)]) {
         var replaced: [ComponentIdentifier: (reason: ClientComponents.Reason, count: UInt64)] = [:]
-        let client = state.fallback.apply(
+        let client = shared.fallback.apply(
             to: original, replacing: { components.replacementReason(for: $0) != nil },
             replaced: { identifier in
                 guard let reason = components.replacementReason(for: identifier) else { return }
                 replaced[identifier, default: (reason, 0)].count += 1
             })
         guard !replaced.isEmpty else { return (client, []) }
-        let feature = state.engine.features.feature(for: viewURI)?.identifier ?? "unknown"
+        let feature = shared.engine.features.feature(for: viewURI)?.identifier ?? "unknown"
         let counters = replaced.sorted { $0.key.identifierString < $1.key.identifierString }.map { identifier, entry in
-            (counter: state.metrics.componentFallbacks.labels(feature, identifier.identifierString, entry.reason.rawValue),
+            (counter: shared.metrics.componentFallbacks.labels(feature, identifier.identifierString, entry.reason.rawValue),
              count: entry.count)
         }
         return (client, counters)
@@ -87,7 +87,7 @@ struct ViewRenderer {
         for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String, locale: String? = nil
     ) throws -> HTTPResponse {
         let original = try viewModel(of: viewState, sessionID: sessionID)
-        let rendered = rendered(original, for: components, shared: viewState.isMemoized, viewURI: viewURI)
+        let rendered = rendered(original, for: components, memoized: viewState.isMemoized, viewURI: viewURI)
         var headers = ViewResponseHeaders(viewState: viewState, token: sessionID)
         if !viewState.timings.isEmpty {
             // The same timings repeat on every request for a shared view model (memoized) and on

@@ -12,7 +12,7 @@ struct ListenerCursor {
     let sessionID: String
     let viewURI: String
     let request: HTTPRequest
-    let state: ServerState
+    let shared: SharedServices
     let renderer: ViewRenderer
     /// The patch tables when the listener asked for patches.
     let patches: ViewPatches?
@@ -21,16 +21,16 @@ struct ListenerCursor {
     /// What the listener has: a view the client named in `Last-Event-ID`, then each one sent.
     private var base: ViewPatches.View?
 
-    init(sessionID: String, viewURI: String, request: HTTPRequest, state: ServerState, renderer: ViewRenderer, patches: ViewPatches?) {
+    init(sessionID: String, viewURI: String, request: HTTPRequest, shared: SharedServices, renderer: ViewRenderer, patches: ViewPatches?) {
         self.sessionID = sessionID
         self.viewURI = viewURI
         self.request = request
-        self.state = state
+        self.shared = shared
         self.renderer = renderer
         self.patches = patches
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         skip = lastEventID
-        let variant = state.clientComponents(of: request)?.variant ?? ""
+        let variant = shared.clientComponents(of: request)?.variant ?? ""
         base = lastEventID.flatMap { patches?.recent($0, for: ViewPatches.Key(session: sessionID, variant: variant)) }
     }
 
@@ -39,7 +39,7 @@ struct ListenerCursor {
     mutating func event(for viewState: ViewState) -> EncodedServerSentEvent? {
         guard let viewModel = viewState.viewModel else { return nil }
         // Read per event: a config reload's kill switches apply to open streams too.
-        let components = state.clientComponents(of: request)
+        let components = shared.clientComponents(of: request)
         let variant = components?.variant ?? ""
         let historyKey = ViewPatches.Key(session: sessionID, variant: variant)
         let rendered = rendering(of: viewModel, components: components, variant: variant, memoized: viewState.isMemoized)
@@ -54,7 +54,7 @@ struct ListenerCursor {
             base = current
         }
         if id == skip { return nil }
-        let metrics = state.metrics
+        let metrics = shared.metrics
         if patching, let patches, let previous, previous.id != id,
             let patch = patches.patchEvent(from: previous, to: current, for: historyKey)
         {
@@ -68,9 +68,9 @@ struct ListenerCursor {
     /// One rendering (and one encoding) of this view for all of the session's listeners; a
     /// session's only listener renders for itself, keeping no slot.
     private func rendering(of viewModel: ViewModel, components: ClientComponents?, variant: String, memoized: Bool) -> RenderedView {
-        let render = { renderer.rendered(viewModel, for: components, shared: memoized, viewURI: viewURI) }
-        guard state.streamLimiter.openStreams(session: sessionID) > 1 else { return render() }
-        let (rendered, fresh) = state.listenerRenderings.rendered(
+        let render = { renderer.rendered(viewModel, for: components, memoized: memoized, viewURI: viewURI) }
+        guard shared.streamLimiter.openStreams(session: sessionID) > 1 else { return render() }
+        let (rendered, fresh) = shared.listenerRenderings.rendered(
             viewModel, for: .init(session: sessionID, variant: variant), render: render)
         if !fresh, components != nil { rendered.countFallbacks() }  // counted per view event sent
         return rendered

@@ -24,7 +24,7 @@ actor ConfigReloader {
     private let loader: ConfigLoader
     private let extensions: SwiftExtensions
     private let engine: ViewEngine
-    private let state: ServerState
+    private let shared: SharedServices
     private let remote: RemoteServices
     private let logger: JSONLogger
     private let reloads: MetricFamily<Counter>
@@ -34,16 +34,16 @@ actor ConfigReloader {
 
     init(
         configuration: LoadedConfiguration, loader: ConfigLoader, extensions: SwiftExtensions, engine: ViewEngine,
-        state: ServerState, remote: RemoteServices, logger: JSONLogger
+        shared: SharedServices, remote: RemoteServices, logger: JSONLogger
     ) {
         self.current = Locked(configuration)
         self.loader = loader
         self.extensions = extensions
         self.engine = engine
-        self.state = state
+        self.shared = shared
         self.remote = remote
         self.logger = logger
-        let metrics = ConfigReloadMetrics(registry: state.metrics.registry)
+        let metrics = ConfigReloadMetrics(registry: shared.metrics.registry)
         reloads = metrics.reloads
         lastSuccessful = metrics.lastSuccessful
         lastSuccessful.set(1)
@@ -79,8 +79,8 @@ actor ConfigReloader {
         var served = loaded
         served.settings = settings
         current.withLock { $0 = served }
-        state.replaceKillSwitches(settings.killSwitches)
-        state.replaceBridge(
+        shared.replaceKillSwitches(settings.killSwitches)
+        shared.replaceBridge(
             RequestBridge(
                 retained: RetainedHeaders(configuration: served, extra: extensions.retainedRequestHeaders),
                 locales: served.settings.locales.map(LocaleNegotiator.init)))

@@ -11,18 +11,18 @@ import HubHTTP
 /// `duplicate_parameter`; 404 `feature_not_found`), so a bad link fails before a page loads.
 /// Registered only when `preview.enabled` (the default) is true.
 struct PreviewEndpoint {
-    let state: ServerState
+    let shared: SharedServices
 
     nonisolated(nonsending) func page(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         if let uri = try QueryParameters.single("uri", in: request) {
             let viewURI = try QueryParameters.viewURI(uri)
-            guard state.engine.features.feature(for: viewURI) != nil else {
+            guard shared.engine.features.feature(for: viewURI) != nil else {
                 throw HTTPError(.notFound, code: "feature_not_found", detail: "no feature serves '\(viewURI)'")
             }
         }
         var html = PreviewPage.beforeFeatures
-        html += Self.featureList(state.engine.features.features)
-        html += Self.localeList(state.bridge.locales?.settings)
+        html += Self.featureList(shared.engine.features.features)
+        html += Self.localeList(shared.bridge.locales?.settings)
         html += PreviewPage.afterFeatures
         var headers: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"]
         headers.add(name: "Content-Security-Policy", value: PreviewPage.contentSecurityPolicy(host: request.headers["Host"]))

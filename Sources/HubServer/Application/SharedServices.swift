@@ -7,9 +7,9 @@ import HubModel
 import HubSync
 import Synchronization
 
-/// What every endpoint shares: the engine, settings, caches, metrics, logs and the
-/// readiness flag. Built once at start-up.
-final class ServerState: Sendable {
+/// What every endpoint shares: the engine, settings, caches, metrics, logs and the readiness
+/// flag, built once at start-up (held as `shared`; "state" is the durable store's word).
+final class SharedServices: Sendable {
     let engine: ViewEngine
     let settings: ServerSettings
     let renderCache: RenderCache
