@@ -15,9 +15,9 @@ extension ViewEngine {
     /// A view opened for a client that gets only its token (`GET /view?uri=`).
     public enum ViewOpening: Sendable {
         /// The chain memo answered: the lazy token and the memoized view; nothing stored, nothing run.
-        case ready(token: SessionToken, state: ViewState)
+        case now(token: SessionToken, state: ViewState)
         /// The chain must run: ``PendingView/run(admission:)`` runs it, with what was made already.
-        case pending(PendingView)
+        case later(PendingView)
     }
 
     /// A view whose chain must run, carrying the feature, operations, session identifier and
@@ -68,7 +68,7 @@ extension ViewEngine {
             return memoHit(request, featureIdentifier: featureIdentifier, viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
         }
         let prepared = try prepare(request, id: nil)
-        guard let (entry, shared) = memoized(prepared) else { return .pending(PendingView(engine: self, prepared: prepared)) }
+        guard let (entry, shared) = memoized(prepared) else { return .later(PendingView(engine: self, prepared: prepared)) }
         if remembered == nil { rememberOpening(prepared, entry: entry, viewModel: shared, generation: generation) }
         return memoHit(request, featureIdentifier: prepared.feature.identifier, viewModel: shared, timings: entry.timings, id: prepared.id)
     }
@@ -78,7 +78,7 @@ extension ViewEngine {
         _ request: ViewRequest, featureIdentifier: String, viewModel: ViewModel, timings: [OperationTiming], id: String
     ) -> ViewOpening {
         environment.chainObserver?(ChainReport(featureIdentifier: featureIdentifier, timings: timings, failure: nil))
-        return .ready(
+        return .now(
             token: issueToken(id: id, viewURI: request.viewURI, lazy: true, user: request.user, locale: request.locale),
             state: ViewState(viewModel: viewModel, version: 1, failure: nil, timings: timings))
     }

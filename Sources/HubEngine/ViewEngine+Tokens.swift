@@ -90,9 +90,9 @@ extension ViewEngine {
     /// A load of the session a token names (``loadHeld(_:request:)``).
     public enum HeldLoad: Sendable {
         /// Held: its published ``SettledView`` answers the request: no run, no hop onto its actor.
-        case ready(ViewSession, ViewState)
+        case now(ViewSession, ViewState)
         /// Held: the session decides (its reload policy may run the chain): ``PendingLoad/run()``.
-        case pending(PendingLoad)
+        case later(PendingLoad)
         /// Not held here: the token, read (verified or refused), to rebuild its session with
         /// (``resolve(_:request:admission:store:)``) or to refuse.
         case notHeld(PresentedToken)
@@ -101,8 +101,8 @@ extension ViewEngine {
         /// not held.
         public func resolved() async -> (session: ViewSession, state: ViewState)? {
             switch self {
-            case .ready(let session, let state): return (session, state)
-            case .pending(let pending): return await pending.run()
+            case .now(let session, let state): return (session, state)
+            case .later(let pending): return await pending.run()
             case .notHeld: return nil
             }
         }
@@ -161,7 +161,7 @@ extension ViewEngine {
         if let current, let state = current.answer(viewRequest, now: environment.viewClock()) {
             return ready(session, state, from: current)
         }
-        return .pending(PendingLoad(engine: self, session: session, request: viewRequest))
+        return .later(PendingLoad(engine: self, session: session, request: viewRequest))
     }
 
     /// `state`, answered by `settled` without a run. Under `reload: always` the memo answered
@@ -170,7 +170,7 @@ extension ViewEngine {
         if let rerun = settled.rerun {
             environment.chainObserver?(ChainReport(featureIdentifier: rerun.featureIdentifier, timings: state.timings, failure: nil))
         }
-        return .ready(session, state)
+        return .now(session, state)
     }
 
     /// A session named by a token, and how it was found.

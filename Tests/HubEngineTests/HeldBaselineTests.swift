@@ -37,7 +37,7 @@ struct HeldBaselineTests {
                 return true
             },
             request: { _ in made.request() })
-        guard case .ready(let answered, let state) = load else { throw TestFailure("the baseline went to the session") }
+        guard case .now(let answered, let state) = load else { throw TestFailure("the baseline went to the session") }
         #expect(answered === session)
         #expect(state.version == first.version && state.viewModel == first.viewModel)
         #expect(made.total == 0, "no request made")
@@ -53,10 +53,10 @@ struct HeldBaselineTests {
         _ = await engine.loadHeld(session.token.encoded) { _ in Self.request() }.resolved()
         let made = Made()
         let same = engine.loadHeld(session.token.encoded, sameClient: { _, _ in false }, request: { _ in made.request() })
-        guard case .ready = same else { throw TestFailure("the same request went to the session") }
+        guard case .now = same else { throw TestFailure("the same request went to the session") }
         #expect(made.total == 1)
         let other = engine.loadHeld(session.token.encoded, sameClient: { _, _ in false }, request: { _ in made.request("2") })
-        guard case .ready = other else { throw TestFailure("a never-reloaded view went to the session") }
+        guard case .now = other else { throw TestFailure("a never-reloaded view went to the session") }
         #expect(made.total == 2)
         _ = await session.reschedule(operationAt: 0)
         #expect(a.lastCall?.context.request.header("X-Probe") == "2", "the other request was recorded as the latest")
@@ -70,7 +70,7 @@ struct HeldBaselineTests {
         _ = await engine.loadHeld(session.token.encoded) { _ in Self.request("2") }.resolved()  // recorded: the latest
         let made = Made()
         let load = engine.loadHeld(session.token.encoded, sameClient: { _, _ in true }, request: { _ in made.request("1") })
-        guard case .ready = load else { throw TestFailure("a never-reloaded view went to the session") }
+        guard case .now = load else { throw TestFailure("a never-reloaded view went to the session") }
         #expect(made.total == 1, "made: the session's latest is no longer the baseline")
         _ = await session.reschedule(operationAt: 0)
         #expect(a.lastCall?.context.request.header("X-Probe") == "1", "the baseline again is the latest")
@@ -91,10 +91,10 @@ struct HeldBaselineTests {
             engine.loadHeld(session.token.encoded, sameClient: { _, _ in true }, request: { _ in made.request() })
         }
         elapsed.withLock { $0 = .milliseconds(999) }
-        guard case .ready = load() else { throw TestFailure("a fresh view went to the session") }
+        guard case .now = load() else { throw TestFailure("a fresh view went to the session") }
         #expect(made.total == 0)
         elapsed.withLock { $0 = .seconds(1) }
-        guard case .pending(let pending) = load() else { throw TestFailure("a view the age old was answered as fresh") }
+        guard case .later(let pending) = load() else { throw TestFailure("a view the age old was answered as fresh") }
         #expect(made.total == 1)
         let rerun = try #require(await pending.run())
         #expect(rerun.state.version == 2 && a.performCount == 2)

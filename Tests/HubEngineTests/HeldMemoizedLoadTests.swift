@@ -30,7 +30,7 @@ struct HeldMemoizedLoadTests {
     }
 
     static func isReady(_ load: ViewEngine.HeldLoad) -> Bool {
-        if case .ready = load { return true }
+        if case .now = load { return true }
         return false
     }
 

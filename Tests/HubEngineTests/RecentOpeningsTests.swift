@@ -28,8 +28,8 @@ struct RecentOpeningsTests {
     /// Opens `request`: the token and state, and whether the memo answered at once.
     static func open(_ engine: ViewEngine, _ request: ViewRequest) async throws -> (token: SessionToken, state: ViewState, ready: Bool) {
         switch try engine.openView(for: request) {
-        case .ready(let token, let state): return (token, state, true)
-        case .pending(let pending):
+        case .now(let token, let state): return (token, state, true)
+        case .later(let pending):
             let (token, state) = try await pending.run()
             return (token, state, false)
         }

@@ -72,10 +72,10 @@ struct ReloadPolicyTests {
         _ = await load().resolved()  // the second use publishes the settled view
         #expect(a.performCount == 1)
         elapsed.withLock { $0 = .milliseconds(999) }
-        guard case .ready(_, let kept) = load() else { throw TestFailure("a fresh view went to the session") }
+        guard case .now(_, let kept) = load() else { throw TestFailure("a fresh view went to the session") }
         #expect(kept.version == 1 && a.performCount == 1)
         elapsed.withLock { $0 = .seconds(1) }
-        guard case .pending(let pending) = load() else { throw TestFailure("a view the age old was answered as fresh") }
+        guard case .later(let pending) = load() else { throw TestFailure("a view the age old was answered as fresh") }
         let rerun = try #require(await pending.run())
         #expect(a.performCount == 2)
         #expect(rerun.state.version == 2 && rerun.state.viewModel?.body.first?.title == "a #2")

@@ -24,8 +24,8 @@ final class SharedServices: Sendable {
     private let killSwitchStorage: Striped<KillSwitches>
     /// The keyed ETags and event ids of rendered views (``ViewTags``, from the session keys).
     let viewTags: ViewTags
-    /// Recent views of patch listeners and the patches between them (``ViewPatches``).
-    let viewPatches: ViewPatches
+    /// Recent views of patch listeners and the patches between them (``JSONPatchHistory``).
+    let jsonPatchHistory: JSONPatchHistory
     /// The rendering each session's listeners send now, made by one of them for all.
     let listenerRenderings = ListenerRenderings()
     /// Open event streams (ended when a drain starts).
@@ -67,7 +67,7 @@ final class SharedServices: Sendable {
         self.renderCache = RenderCache(budgetBytes: settings.caches.renderBytes)
         self.fallback = ComponentFallback(defaultFallback: settings.components.componentIdentifier)
         self.metrics = metrics
-        self.viewPatches = ViewPatches(registry: metrics.registry, budgetBytes: settings.limits.patchHistoryBytes)
+        self.jsonPatchHistory = JSONPatchHistory(registry: metrics.registry, budgetBytes: settings.limits.patchHistoryBytes)
         self.logger = logger
         let forwarding = IgnoredForwardingReport(registry: metrics.registry, logger: logger)
         self.clientAddress = ClientAddress(

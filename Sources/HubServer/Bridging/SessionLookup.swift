@@ -51,7 +51,7 @@ struct SessionLookup {
         case .held(let session):
             return Found(session: session, rebuiltState: nil)
         case .rebuilt(let session, let viewState, _, let outcome):
-            _ = try ViewRenderer(shared: shared).viewModel(of: viewState, sessionID: nil)
+            _ = try ViewRenderer(shared: shared).viewModel(of: viewState, token: nil)
             return Found(session: session, rebuiltState: viewState, stateOutcome: outcome)
         }
     }

@@ -18,7 +18,7 @@ struct ActionEndpoint {
         for key in body.orderedKeys where !["session", "uri", "action", "component", "custom"].contains(key) {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "unknown field '\(key)'")
         }
-        let sessionID = try SessionReference.token(JSONBody.string(body, "session"), from: .body, in: request)
+        let token = try SessionReference.token(JSONBody.string(body, "session"), from: .body, in: request)
         let uri = try JSONBody.string(body, "uri")
         // An invalid uri is 400 even when the session it would recover is alive.
         if let uri { _ = try QueryParameters.viewURI(uri) }
@@ -31,7 +31,7 @@ struct ActionEndpoint {
             }
             custom = object
         }
-        guard sessionID != nil || uri != nil else {
+        guard token != nil || uri != nil else {
             throw HTTPError(.unprocessableContent, code: "invalid_body", detail: "give 'session' (or the Hub-Session header) or 'uri', or both")
         }
         guard actionText != nil || component != nil else {
@@ -53,9 +53,9 @@ struct ActionEndpoint {
         var session: ViewSession?
         // What a rebuild found of the session's state: `Hub-Rebuilt` on every answer to this request.
         var rebuilt: RebuiltState?
-        if let sessionID {
+        if let token {
             let found = try await views.sessions.find(
-                shared.engine.presentedToken(sessionID, user: context.user), request: request, context: context, components: components)
+                shared.engine.presentedToken(token, user: context.user), request: request, context: context, components: components)
             session = found?.session
             rebuilt = found?.stateOutcome
         }
@@ -64,7 +64,7 @@ struct ActionEndpoint {
             let opened = try await views.openSession(
                 viewURI: try QueryParameters.viewURI(uri), request: request, context: context, components: components)
             // A failed first load answers like GET /view would (502/504/500).
-            _ = try views.renderer.viewModel(of: opened.state, sessionID: nil)
+            _ = try views.renderer.viewModel(of: opened.state, token: nil)
             session = opened.session
         }
         guard let session else { throw HTTPError.internalError }
@@ -136,7 +136,7 @@ struct ActionEndpoint {
     private func answer(
         performed: Bool, viewState: ViewState, session: ViewSession, components: ClientComponents?
     ) throws -> HTTPResponse {
-        let viewModel = try views.renderer.viewModel(of: viewState, sessionID: session.token.encoded)
+        let viewModel = try views.renderer.viewModel(of: viewState, token: session.token.encoded)
         let rendered = views.renderer.rendered(
             viewModel, for: components, memoized: viewState.isMemoized, viewURI: session.viewURI)
         var envelope = JSONEnvelope(capacity: rendered.bytes.count + 32)

@@ -15,7 +15,7 @@ extension ViewEndpoints {
     /// the same view in any replica sharing the session keys: a client reconnecting with `Last-Event-ID` equal to the current view's
     /// gets no duplicate; with an older id it gets the current view first.
     /// A listener that asks for patches (``wantsPatches(_:)``) gets `event: patch` for each change
-    /// after the first view (``ViewPatches``), and for a reconnect naming a recent view.
+    /// after the first view (``JSONPatchHistory``), and for a reconnect naming a recent view.
     /// Beyond `limits.sseListenersPerSession`, `limits.sseStreamsPerClient` or `limits.sseStreams`
     /// the stream is refused
     /// (``StreamLimiter``); HEAD answers the headers without opening a stream.
@@ -47,8 +47,8 @@ extension ViewEndpoints {
         // yielded before the pump starts, so it comes first.
         if let outcome = found.stateOutcome { continuation.yield(RebuiltHeader.event(outcome)) }
         let streams = shared.streams
-        // The session's patch history lives while it has a patch listener (``ViewPatches``).
-        let patchHistory = wantsPatches ? shared.viewPatches : nil
+        // The session's patch history lives while it has a patch listener (``JSONPatchHistory``).
+        let patchHistory = wantsPatches ? shared.jsonPatchHistory : nil
         patchHistory?.join(session: session.id)
         let cursor = ListenerCursor(
             sessionID: session.id, viewURI: session.viewURI, request: request, shared: shared, renderer: renderer,

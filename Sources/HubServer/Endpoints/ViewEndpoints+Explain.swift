@@ -52,12 +52,12 @@ extension ViewEndpoints {
                 for: viewRequest, admission: shared.admission(for: request, context: context))
         }
         guard let viewState else { throw HTTPError.internalError }
-        let sessionID = session?.token.encoded
-        let original = try renderer.viewModel(of: viewState, sessionID: sessionID)
+        let token = session?.token.encoded
+        let original = try renderer.viewModel(of: viewState, token: token)
         let viewURI = try session?.viewURI ?? QueryParameters.viewURI(uri)
         let client = renderer.clientViewModel(original, for: components, viewURI: viewURI)
         let body = Self.explainedBody(view: client.jsonBytes(), operations: operations)
-        var headers = ViewResponseHeaders(viewState: viewState, token: sessionID)
+        var headers = ViewResponseHeaders(viewState: viewState, token: token)
         headers.rebuilt = rebuilt
         return HTTPResponse(status: .ok, headers: headers.headers(cacheControl: "no-store"), body: .bytes(body))
     }

@@ -41,7 +41,7 @@ struct ViewEndpoints {
                 bridge.isSameClientRequest(viewURI: uri, from: request, user: user, components: components, as: baseline)
             },
             request: { uri in bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) })
-        if case .ready(let session, let viewState) = held {
+        if case .now(let session, let viewState) = held {
             return .now(try response(session, viewState, token: token, components: components))
         }
         return .later { [self] in
@@ -70,21 +70,21 @@ struct ViewEndpoints {
                 let viewState = try await shared.engine.loadView(
                     for: viewRequest, admission: shared.admission(for: request, context: context))
                 return try renderer.response(
-                    for: viewState, sessionID: nil, components: components, viewURI: viewRequest.viewURI,
+                    for: viewState, token: nil, components: components, viewURI: viewRequest.viewURI,
                     locale: viewRequest.locale)
             }
         }
         switch try shared.engine.openView(for: viewRequest) {
-        case .ready(let token, let viewState):
+        case .now(let token, let viewState):
             return .now(
                 try renderer.response(
-                    for: viewState, sessionID: token.encoded, components: components, viewURI: viewRequest.viewURI,
+                    for: viewState, token: token.encoded, components: components, viewURI: viewRequest.viewURI,
                     locale: viewRequest.locale))
-        case .pending(let pending):
+        case .later(let pending):
             return .later { [self] in
                 let opened = try await pending.run(admission: shared.admission(for: request, context: context))
                 return try renderer.response(
-                    for: opened.state, sessionID: opened.token.encoded, components: components,
+                    for: opened.state, token: opened.token.encoded, components: components,
                     viewURI: viewRequest.viewURI, locale: viewRequest.locale)
             }
         }
@@ -107,9 +107,9 @@ struct ViewEndpoints {
     private func response(
         _ session: ViewSession, _ viewState: ViewState, token: String, components: ClientComponents?
     ) throws -> HTTPResponse {
-        let sessionID = session.token.isEncoded(as: token) ? token : session.token.encoded
+        let answered = session.token.isEncoded(as: token) ? token : session.token.encoded
         return try renderer.response(
-            for: viewState, sessionID: sessionID, components: components, viewURI: session.viewURI, locale: session.locale)
+            for: viewState, token: answered, components: components, viewURI: session.viewURI, locale: session.locale)
     }
 
     /// Opens a session. When its first load fails the engine does not keep it (`state.viewModel`
@@ -156,7 +156,7 @@ struct ViewEndpoints {
         return RebuiltHeader.adding(
             found.stateOutcome,
             to: try renderer.response(
-                for: viewState, sessionID: session.token.encoded, components: components, viewURI: session.viewURI,
+                for: viewState, token: session.token.encoded, components: components, viewURI: session.viewURI,
                 locale: session.locale))
     }
 

@@ -1,7 +1,7 @@
 import HubMetrics
 
 /// The Server-Sent Events families besides those ``ServerMetrics`` holds: the caps' refusals and
-/// the patch history (registered by ``StreamLimiter`` and ``ViewPatches``).
+/// the patch history (registered by ``StreamLimiter`` and ``JSONPatchHistory``).
 enum StreamMetrics {
     /// `hub_sse_streams_refused_total{cap}` (`per_session`, `per_client`, `global`).
     static func streamsRefused(on registry: MetricsRegistry) -> MetricFamily<Counter> {

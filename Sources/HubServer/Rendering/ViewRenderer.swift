@@ -66,9 +66,9 @@ struct ViewRenderer {
     /// The view model of `viewState`, or the problem for its failure. The problem names the
     /// session only when it has a view model: one whose loads all failed is not kept by the
     /// engine (a failed first load), so its id names nothing and the client retries with `uri`.
-    func viewModel(of viewState: ViewState, sessionID: String?) throws -> ViewModel {
+    func viewModel(of viewState: ViewState, token: String?) throws -> ViewModel {
         // The session is named on an error only when the view was made (the usual case needs none).
-        var headers: HTTPHeaders { sessionID.map { viewState.viewModel != nil ? [HubHeaderName.session: $0] : [:] } ?? [:] }
+        var headers: HTTPHeaders { token.map { viewState.viewModel != nil ? [HubHeaderName.session: $0] : [:] } ?? [:] }
         if let failure = viewState.failure {
             let error = ProblemMapping.viewLoadError(failure)
             // The mapping's own headers (`Retry-After` of a 503 state_unavailable) are kept.
@@ -84,11 +84,11 @@ struct ViewRenderer {
 
     /// The full response for a view; `locale`: the view's (``LocaleHeaders``), nil without locales.
     func response(
-        for viewState: ViewState, sessionID: String?, components: ClientComponents?, viewURI: String, locale: String? = nil
+        for viewState: ViewState, token: String?, components: ClientComponents?, viewURI: String, locale: String? = nil
     ) throws -> HTTPResponse {
-        let original = try viewModel(of: viewState, sessionID: sessionID)
+        let original = try viewModel(of: viewState, token: token)
         let rendered = rendered(original, for: components, memoized: viewState.isMemoized, viewURI: viewURI)
-        var headers = ViewResponseHeaders(viewState: viewState, token: sessionID)
+        var headers = ViewResponseHeaders(viewState: viewState, token: token)
         if !viewState.timings.isEmpty {
             // The same timings repeat on every request for a shared view model (memoized) and on
             // every reload-free load of a held session: each list is formatted once per view.

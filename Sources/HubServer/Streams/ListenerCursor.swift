@@ -15,13 +15,13 @@ struct ListenerCursor {
     let shared: SharedServices
     let renderer: ViewRenderer
     /// The patch tables when the listener asked for patches.
-    let patches: ViewPatches?
+    let patches: JSONPatchHistory?
     /// The event id the client already has (`Last-Event-ID`), until the first view.
     private var skip: String?
     /// What the listener has: a view the client named in `Last-Event-ID`, then each one sent.
-    private var base: ViewPatches.View?
+    private var base: JSONPatchHistory.View?
 
-    init(sessionID: String, viewURI: String, request: HTTPRequest, shared: SharedServices, renderer: ViewRenderer, patches: ViewPatches?) {
+    init(sessionID: String, viewURI: String, request: HTTPRequest, shared: SharedServices, renderer: ViewRenderer, patches: JSONPatchHistory?) {
         self.sessionID = sessionID
         self.viewURI = viewURI
         self.request = request
@@ -31,7 +31,7 @@ struct ListenerCursor {
         let lastEventID = request.headers["Last-Event-ID"].map { String($0.trimmingOWS()) }
         skip = lastEventID
         let variant = shared.clientComponents(of: request)?.variant ?? ""
-        base = lastEventID.flatMap { patches?.recent($0, for: ViewPatches.Key(session: sessionID, variant: variant)) }
+        base = lastEventID.flatMap { patches?.recent($0, for: JSONPatchHistory.Key(session: sessionID, variant: variant)) }
     }
 
     /// The event to send for `viewState`, or nil when there is none (no view model, or the
@@ -41,10 +41,10 @@ struct ListenerCursor {
         // Read per event: a config reload's kill switches apply to open streams too.
         let components = shared.clientComponents(of: request)
         let variant = components?.variant ?? ""
-        let historyKey = ViewPatches.Key(session: sessionID, variant: variant)
+        let historyKey = JSONPatchHistory.Key(session: sessionID, variant: variant)
         let rendered = rendering(of: viewModel, components: components, variant: variant, memoized: viewState.isMemoized)
         let id = RenderedView.eventID(rendered.etag)
-        let current = ViewPatches.View(id: id, model: viewModel, rendered: rendered)
+        let current = JSONPatchHistory.View(id: id, model: viewModel, rendered: rendered)
         // A variant past the session's few keeps no history: full views for it.
         let patching = patches?.remember(current, for: historyKey) ?? false
         let previous = base

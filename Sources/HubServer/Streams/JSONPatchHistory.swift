@@ -16,7 +16,7 @@ import Synchronization
 /// gets a full view, never a wrong patch). A session's entries go when its last patch listener
 /// leaves (its streams end when the session ends: revoked, evicted, expired). The estimate is
 /// `hub_patch_history_bytes`.
-final class ViewPatches: Sendable {
+final class JSONPatchHistory: Sendable {
     /// One view as a listener was sent it.
     struct View: Sendable {
         /// The event id: the view's keyed ETag without quotes (``ViewTags``).
@@ -50,7 +50,7 @@ final class ViewPatches: Sendable {
     private struct Entry {
         var views: [View] = []
         var patches: [(base: String, target: String, cell: Cell)] = []
-        var bytes = ViewPatches.entryBytes
+        var bytes = JSONPatchHistory.entryBytes
         var older: Key?
         var newer: Key?
     }
