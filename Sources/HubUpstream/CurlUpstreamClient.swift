@@ -93,13 +93,16 @@ public final class CurlUpstreamClient: UpstreamClient {
         case .none:
             stale = nil
         }
+        // An eviction (`POST /invalidate`) while this fetch is out may be of what it brings back.
+        let evictions = cache.evictions
         let sent = clock.now()
         let result = try await engine.perform(upstreamRequest)
         let received = clock.now()
         let wallSeconds = clock.wallSeconds()
         if result.status == 304, let stale {
             let entry = cache.revalidate(
-                stale, with: result.headers, forKey: key, sent: sent, received: received, wallSeconds: wallSeconds)
+                stale, with: result.headers, forKey: key, sent: sent, received: received, wallSeconds: wallSeconds,
+                since: evictions)
             return Self.response(entry, .revalidated, elapsed: .zero)
         }
         // A response that varies on a header this request did not send is not stored: the
@@ -110,7 +113,8 @@ public final class CurlUpstreamClient: UpstreamClient {
             return UpstreamResponse(status: result.status, headers: result.headers, body: result.body, cacheStatus: .miss)
         }
         let stored = cache.store(
-            result, forKey: key, url: request.url, sent: sent, received: received, wallSeconds: wallSeconds)
+            result, forKey: key, url: request.url, sent: sent, received: received, wallSeconds: wallSeconds,
+            since: evictions)
         return UpstreamResponse(
             status: result.status, headers: result.headers, body: result.body,
             cacheStatus: .miss, freshUntil: stored?.publicFreshUntil, elapsed: .zero)

@@ -45,6 +45,9 @@ final class HTTPCache: Sendable {
     private struct State {
         var entries: LRUCache<String, Entry>
         var keysByTarget: [String: [String]] = [:]
+        /// Evictions so far (``HTTPCache/evict(where:)``): a fetch that began before one may
+        /// bring back what it evicted, so it stores nothing (``evictions``).
+        var evictions: UInt64 = 0
 
         /// Stores or replaces `entry` (evicting past the bounds) and keeps the index in step.
         mutating func put(_ entry: Entry, forKey key: String, cost: Int) {
@@ -87,9 +90,13 @@ final class HTTPCache: Sendable {
     /// Stores `result`, fetched from `url`, for `key` if its status and headers allow it (or
     /// drops an older entry if they forbid it). `sent` is when the request went out, `received`
     /// when the response arrived. Returns the stored entry, if any.
+    /// `since`: the ``evictions`` count when the fetch began; when an eviction came meanwhile
+    /// the response may be what it evicted (fetched before the change at the source), so it is
+    /// not stored and nil is returned.
     @discardableResult
     func store(_ result: CurlResult, forKey key: String, url: String,
-               sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int) -> Entry? {
+               sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int,
+               since: UInt64? = nil) -> Entry? {
         let control = CacheControl(headers: result.headers)
         let lifetime = Self.freshSeconds(control, sent: sent, received: received, wallSeconds: wallSeconds)
         guard Self.cacheableStatuses.contains(result.status), control.isStorable,
@@ -103,15 +110,17 @@ final class HTTPCache: Sendable {
             freshUntil: received.advanced(by: .seconds(lifetime)), lifetime: lifetime,
             target: TargetURI(url)?.text ?? url,
             etag: control.etag, lastModified: control.lastModified)
-        put(entry, forKey: key)
-        return entry
+        return put(entry, forKey: key, since: since) ? entry : nil
     }
 
     /// Applies a 304 answer to `entry`: new validators and lifetime from the 304's headers
     /// (the old lifetime when it has neither `Cache-Control` nor `Expires`), other headers
     /// updated in place. Stores and returns the refreshed entry.
+    /// `since` as in ``store(_:forKey:url:sent:received:wallSeconds:since:)``: after an eviction
+    /// the refreshed entry answers this request but is not kept.
     func revalidate(_ entry: Entry, with headers: [(name: String, value: String)], forKey key: String,
-                    sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int) -> Entry {
+                    sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int,
+                    since: UInt64? = nil) -> Entry {
         let control = CacheControl(headers: headers)
         var updated = entry
         let restatesLifetime = headers.contains {
@@ -127,7 +136,7 @@ final class HTTPCache: Sendable {
             }
         }
         if control.isStorable {
-            put(updated, forKey: key)
+            put(updated, forKey: key, since: since)
         } else {
             state.withLock { $0.remove(key) }
         }
@@ -160,6 +169,7 @@ final class HTTPCache: Sendable {
     /// second chance, its normalized target URI) and its content tags; returns how many.
     func evict(where matches: (_ url: String, _ tags: [String]) -> Bool) -> Int {
         state.withLock { state in
+            state.evictions &+= 1
             var victims: [String] = []
             for (target, keys) in state.keysByTarget {
                 for key in keys {
@@ -205,9 +215,18 @@ final class HTTPCache: Sendable {
         state.withLock { $0.remove(key) }
     }
 
-    private func put(_ entry: Entry, forKey key: String) {
+    /// Evictions so far: read before a fetch, passed to ``store`` as `since`.
+    var evictions: UInt64 { state.withLock { $0.evictions } }
+
+    /// Stores `entry` unless an eviction came after `since`; whether it did.
+    @discardableResult
+    private func put(_ entry: Entry, forKey key: String, since: UInt64? = nil) -> Bool {
         let cost = entry.body.count + key.utf8.count
             + entry.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
-        state.withLock { $0.put(entry, forKey: key, cost: cost) }
+        return state.withLock { state in
+            if let since, state.evictions != since { return false }
+            state.put(entry, forKey: key, cost: cost)
+            return true
+        }
     }
 }

@@ -14,6 +14,7 @@ Prints PASS/FAIL; exits 1 on any failure.
 import argparse
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -46,7 +47,11 @@ def main():
         print("FAIL contracts: docs/ or the embedded copy is stale")
         return 1
 
-    server = HubServer(args.server, args.config, log_prefix="hub-conformance-")
+    # An invalidation secret turns POST /invalidate on, so that its documented refusals (401 for
+    # a missing or wrong signature) are what schemathesis meets, not the 404 of a route that is off.
+    server = HubServer(
+        args.server, args.config, log_prefix="hub-conformance-",
+        environment={"HUB_INVALIDATION_SECRETS": secrets.token_hex(32)})
     base, log = server.base, server.log
     try:
         server.start()
