@@ -116,8 +116,8 @@ public struct StateAccess: Sendable {
             do {
                 guard let value else {
                     if version > 0 {
-                        log?.beginWriting(key)
-                        defer { log?.endWriting(key) }
+                        log?.beginWriting(key, making: 0)
+                        defer { log?.endWriting(key, making: 0) }
                         _ = try await store.delete(key, expected: version)
                         log?.record(operation: operationIndex, key: key, version: 0, wrote: true, replaced: version)
                     }
@@ -137,8 +137,8 @@ public struct StateAccess: Sendable {
     @discardableResult
     public func delete(_ name: String, in scope: StateScope = .session, expecting version: Int64? = nil) async throws -> Bool {
         let key = try key(name, in: scope)
-        log?.beginWriting(key)
-        defer { log?.endWriting(key) }
+        log?.beginWriting(key, making: 0)
+        defer { log?.endWriting(key, making: 0) }
         let removed = try await store.delete(key, expected: version)
         if removed { log?.record(operation: operationIndex, key: key, version: 0, wrote: true) }
         return removed
@@ -161,9 +161,11 @@ public struct StateAccess: Sendable {
         let now = wallClock()
         let expiresAt = ttl.map { now + max(1, Int64($0.inSeconds.rounded(.up))) }
         let quota = StateQuota(scope: scope, sessionID: sessionID, user: user, settings: settings)
-        // Until the write is recorded, its change report (which may come first) is this run's own.
-        log?.beginWriting(key)
-        defer { log?.endWriting(key) }
+        // Until the write is recorded, its change report (which may come first) is this run's own:
+        // a write expecting version N makes N + 1 (over an expired value the store continues that
+        // value's count instead, and such an early report is taken for news, as before).
+        log?.beginWriting(key, making: version + 1)
+        defer { log?.endWriting(key, making: version + 1) }
         let written = try await store.write(
             key, bytes: bytes, shape: shape.version, expected: version, expiresAt: expiresAt, now: now, quota: quota)
         log?.record(operation: operationIndex, key: key, version: written, wrote: true, replaced: version)

@@ -17,9 +17,10 @@ final class StateTouchLog: Sendable {
     }
 
     private let touches = Locked<[Touch]>([])
-    /// Keys a write (or delete) of this run is storing now, by how many writes: the store may
-    /// report the change before the write returns and is recorded (``beginWriting(_:)``).
-    private let writing = Locked<[StateKey: Int]>([:])
+    /// Writes (and deletes) of this run being stored now, with the version each will make if it
+    /// succeeds (a write expecting version N makes N + 1; a delete 0): the store may report the
+    /// change before the write returns and is recorded (``beginWriting(_:making:)``).
+    private let writing = Locked<[(key: StateKey, version: Int64)]>([])
 
     func record(
         operation: Int, key: StateKey, version: Int64, wrote: Bool = false, unanswered: Bool = false, replaced: Int64? = nil
@@ -30,25 +31,24 @@ final class StateTouchLog: Sendable {
         }
     }
 
-    /// Whether the run itself wrote `key` at `version` (0: deleted it), or is writing `key` now:
-    /// a store may deliver the change report of a write before the write returns to be recorded,
-    /// and that report is the run's own too.
+    /// Whether the run itself wrote `key` at `version` (0: deleted it), or is writing it at that
+    /// version now: a store may deliver a write's change report before the write returns to be
+    /// recorded, and that report is the run's own too.
     func wrote(_ key: StateKey, version: Int64) -> Bool {
-        if writing.withLock({ ($0[key] ?? 0) > 0 }) { return true }
+        if writing.withLock({ $0.contains { $0.key == key && $0.version == version } }) { return true }
         return touches.withLock { $0.contains { $0.wrote && $0.key == key && $0.version == version } }
     }
 
-    /// Marks `key` as being written by this run until ``endWriting(_:)`` (after the write is
-    /// recorded).
-    func beginWriting(_ key: StateKey) {
-        writing.withLock { $0[key, default: 0] += 1 }
+    /// Marks a write of `key` that will make `version` (if it succeeds) as this run's until
+    /// ``endWriting(_:making:)``, called after the write is recorded.
+    func beginWriting(_ key: StateKey, making version: Int64) {
+        writing.withLock { $0.append((key, version)) }
     }
 
-    /// Ends a ``beginWriting(_:)``.
-    func endWriting(_ key: StateKey) {
+    /// Ends a ``beginWriting(_:making:)``.
+    func endWriting(_ key: StateKey, making version: Int64) {
         writing.withLock { writing in
-            let left = (writing[key] ?? 1) - 1
-            writing[key] = left > 0 ? left : nil
+            if let index = writing.firstIndex(where: { $0.key == key && $0.version == version }) { writing.remove(at: index) }
         }
     }
 
