@@ -87,8 +87,8 @@ extension ViewEngine {
         return feature.access(for: user).error(feature: feature.identifier)
     }
 
-    /// A load of the session a token names (``loadHeld(_:request:)``).
-    public enum HeldLoad: Sendable {
+    /// A load of the session a token names (``loadHeld(_:request:)``, ``heldLoad(_:settled:sameClient:request:)``).
+    enum HeldLoad: Sendable {
         /// Held: its published ``SettledView`` answers the request: no run, no hop onto its actor.
         case now(ViewSession, ViewState)
         /// Held: the session decides (its reload policy may run the chain): ``PendingLoad/run()``.
@@ -99,7 +99,7 @@ extension ViewEngine {
 
         /// The held session and its state for this request, running a pending load; `nil` when
         /// not held.
-        public func resolved() async -> (session: ViewSession, state: ViewState)? {
+        func resolved() async -> (session: ViewSession, state: ViewState)? {
             switch self {
             case .now(let session, let state): return (session, state)
             case .later(let pending): return await pending.run()
@@ -110,14 +110,14 @@ extension ViewEngine {
 
     /// A held session's load that must go through the session (``ViewSession/load(_:)``), with
     /// the request already made for it.
-    public struct PendingLoad: Sendable {
+    struct PendingLoad: Sendable {
         let engine: ViewEngine
-        public let session: ViewSession
+        let session: ViewSession
         let request: ViewRequest
 
         /// The load; `nil` when a reload removed the session's feature (the session ended on
         /// this load, and its token rebuilds nothing: no feature serves the URI).
-        public func run() async -> (session: ViewSession, state: ViewState)? {
+        func run() async -> (session: ViewSession, state: ViewState)? {
             let state = await session.load(request)
             guard await session.endReason != .featureRemoved else {
                 engine.sessions.remove(session.id)
@@ -127,20 +127,11 @@ extension ViewEngine {
         }
     }
 
-    /// Reads the token text `text` once and loads the session it names, without suspending:
-    /// when this process holds it (exactly the token text it was issued, younger than
-    /// ``Configuration/tokenMaxAge``: ``held(_:)``), for the request `request(uri)` makes for its
-    /// view URI, `ready` when its published ``SettledView`` answers (the same answer the session
-    /// would give, and the request is still recorded as the session's latest), else `pending`
-    /// with the load to run; when it does not, `notHeld` with the token verified
-    /// (``presentedToken(_:)``).
-    ///
-    /// `sameClient(uri, baseline)` answers whether `request(uri)` would be the same client
-    /// request as `baseline` (``ViewRequest/sameClientRequest(as:)``) without making it: a
-    /// client polling its session with the same headers, the usual case, is then answered
-    /// without a request made and let go. It may say no when unsure (the request is then made
-    /// and compared), never yes when the request would differ. The default always says no.
-    public func loadHeld(
+    /// Reads the token text `text` once and loads the session it names, without suspending
+    /// (the session door's ``SessionNeed/view``, ``session(named:user:bearerSuffices:need:sameClient:request:)``,
+    /// as the engine's tests read it): `notHeld` with the token read (``presentedToken(_:)``)
+    /// when this process does not hold it, else ``heldLoad(_:settled:sameClient:request:)``.
+    func loadHeld(
         _ text: String, user: HubUser? = nil, sameClient: (String, ViewRequest) -> Bool = { _, _ in false },
         request: (String) -> ViewRequest
     ) -> HeldLoad {
@@ -150,6 +141,17 @@ extension ViewEngine {
         if let refusal = accessRefusal(session, user: user) {
             return .notHeld(PresentedToken(text: text, held: nil, verification: nil, refusal: refusal))
         }
+        return heldLoad(session, settled: settled, sameClient: sameClient, request: request)
+    }
+
+    /// The load of a held session for the request `request(uri)` makes for its view URI:
+    /// `now` when its published ``SettledView`` answers (the same answer the session would give,
+    /// and the request is still recorded as the session's latest), else `later` with the load to
+    /// run. `sameClient`: see ``session(named:user:bearerSuffices:need:sameClient:request:)``.
+    func heldLoad(
+        _ session: ViewSession, settled: SettledView?, sameClient: (String, ViewRequest) -> Bool,
+        request: (String) -> ViewRequest
+    ) -> HeldLoad {
         let current = settled.flatMap { $0.generation == definitions.generation ? $0 : nil }
         if let current,
             let state = current.answerBaseline({ sameClient(session.viewURI, $0) }, now: environment.viewClock)
@@ -174,7 +176,7 @@ extension ViewEngine {
     }
 
     /// A session named by a token, and how it was found.
-    public enum ResolvedSession: Sendable {
+    enum ResolvedSession: Sendable {
         /// This process holds it.
         case held(ViewSession)
         /// Created from the token (same identifier, chain run for its URI): its first load's
@@ -196,7 +198,7 @@ extension ViewEngine {
     /// A rebuilt session enters the store's probation segment like a new one (a later use
     /// promotes it) and never evicts a used session; `admission` is asked first. With `store`
     /// false (`HEAD`) nothing is stored and nothing is asked. When its load fails it is not kept.
-    public nonisolated(nonsending) func resolve(
+    nonisolated(nonsending) func resolve(
         _ token: SessionToken, request: (String) -> ViewRequest, admission: () -> SessionAdmission = { .admit },
         store: Bool = true
     ) async throws(EngineError) -> ResolvedSession? {

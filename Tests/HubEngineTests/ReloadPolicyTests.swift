@@ -66,24 +66,25 @@ struct ReloadPolicyTests {
         configuration.viewClock = { origin + elapsed.withLock { $0 } }
         let a = ContentOperationMock.adding("a")
         let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .maxAge(.seconds(1)), configuration: configuration)
-        func load() -> ViewEngine.HeldLoad {
-            engine.loadHeld(session.token.encoded) { _ in EngineFixture.request() }
+        func load() throws -> SessionAnswer {
+            try engine.session(named: session.token.encoded, need: .view) { _ in EngineFixture.request() }
         }
-        _ = await load().resolved()  // the second use publishes the settled view
+        func resolved() async throws { _ = try await load().found { _ in EngineFixture.request() } }
+        try await resolved()  // the second use publishes the settled view
         #expect(a.performCount == 1)
         elapsed.withLock { $0 = .milliseconds(999) }
-        guard case .now(_, let kept) = load() else { throw TestFailure("a fresh view went to the session") }
-        #expect(kept.version == 1 && a.performCount == 1)
+        guard case .now(let kept) = try load() else { throw TestFailure("a fresh view went to the session") }
+        #expect(kept.state?.version == 1 && a.performCount == 1)
         elapsed.withLock { $0 = .seconds(1) }
-        guard case .later(let pending) = load() else { throw TestFailure("a view the age old was answered as fresh") }
-        let rerun = try #require(await pending.run())
+        guard case .later(let pending) = try load() else { throw TestFailure("a view the age old was answered as fresh") }
+        let rerun = try #require(try await pending.run { _ in EngineFixture.request() })
         #expect(a.performCount == 2)
-        #expect(rerun.state.version == 2 && rerun.state.viewModel?.body.first?.title == "a #2")
+        #expect(rerun.state?.version == 2 && rerun.state?.viewModel?.body.first?.title == "a #2")
         elapsed.withLock { $0 = .milliseconds(1999) }
-        _ = await load().resolved()
+        try await resolved()
         #expect(a.performCount == 2, "loaded again at 1 s: fresh until 2 s")
         elapsed.withLock { $0 = .seconds(2) }
-        _ = await load().resolved()
+        try await resolved()
         #expect(a.performCount == 3)
     }
 }

@@ -10,69 +10,12 @@ import HubUpstream
 extension HubApplication {
     // MARK: - Building
 
-    /// The features and actions `configuration` declares, built on `client`: what an engine
-    /// starts with and what a reload installs. Throws ``ConfigurationError`` (an unregistered
-    /// Swift action factory, a duplicate feature identifier or action namespace).
-    static func makeDefinitions(
-        configuration: LoadedConfiguration, extensions: SwiftExtensions, remote: RemoteServices, logger: JSONLogger?
-    ) throws -> (features: FeatureRegistry, actions: ActionRegistry) {
-        let settings = configuration.settings
-        var builder = BlueprintBuilder(
-            settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
-            remote: remote, logger: logger)
-        builder.strings = settings.locales.map {
-            StringResolver(catalogs: configuration.strings, settings: $0, missing: remote.stringsMissing)
-        }
-        let features = configuration.features.map { definition in
-            let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
-            let blueprints = builder.build(definition.operations, feature: definition, path: "operations")
-            return Feature(
-                identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles,
-                predicate: definition.predicate,
-                operationFactories: [
-                    ConfiguredOperationFactory(
-                        blueprints: blueprints, feature: info, allowToggleOverride: settings.allowToggleOverride)
-                ],
-                reloadPolicy: definition.reloadPolicy, schemaIdentifier: definition.schema,
-                actionHandler: definition.vetoedActions.isEmpty
-                    ? nil : VetoListActionHandler(vetoed: Set(definition.vetoedActions)),
-                access: definition.access, readsUser: definition.readsUser)
-        }
-        var factories: [(namespace: String, factory: any ActionFactory)] = []
-        for (namespace, definition) in configuration.actions {
-            switch definition {
-            case .remote(let url, let timeoutMs, let headers, let forwardHeaders, let forwardIdentity):
-                factories.append((
-                    namespace,
-                    RemoteActionFactory(
-                        namespace: namespace, url: url, timeout: .milliseconds(timeoutMs ?? settings.upstream.timeoutMs),
-                        headers: headers, forwardHeaders: forwardHeaders, forwardIdentity: forwardIdentity, client: remote.client)
-                ))
-            case .swift(let name):
-                guard let factory = extensions.actionFactories[name] else {
-                    throw ConfigurationError(issues: [
-                        ConfigIssue(file: "actions.json", path: "$.\(namespace).name", message: "no Swift action factory is registered as '\(name)'")
-                    ])
-                }
-                factories.append((namespace, factory))
-            }
-        }
-        do {
-            return (try FeatureRegistry(features: features), try ActionRegistry(factories: factories))
-        } catch let error as FeatureRegistry.ValidationError {
-            throw ConfigurationError(issues: [ConfigIssue(file: "features/", path: "$.id", message: error.description)])
-        } catch let error as ActionRegistry.ValidationError {
-            throw ConfigurationError(issues: [ConfigIssue(file: "actions.json", path: "$", message: error.description)])
-        }
-    }
-
     static func makeEngine(
         configuration: LoadedConfiguration, extensions: SwiftExtensions, remote: RemoteServices, metrics: ServerMetrics,
         logger: JSONLogger? = nil, keys: SessionKeys, stateStore: any StateStore = MemoryStateStore()
     ) throws -> ViewEngine {
         let settings = configuration.settings
-        let (features, actions) = try makeDefinitions(
-            configuration: configuration, extensions: extensions, remote: remote, logger: logger)
+        let (features, actions) = try configuration.makeDefinitions(extensions: extensions, remote: remote, logger: logger)
         let engineConfiguration = settings.engineConfiguration(keys: keys, stateStore: stateStore) { report in
             // A memo hit ran nothing: counted apart, so the duration histogram shows runs only.
             if !report.timings.isEmpty, report.timings.allSatisfy(\.memoized) {

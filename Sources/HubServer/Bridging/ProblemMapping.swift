@@ -13,6 +13,7 @@ enum ProblemMapping {
         case let engine as EngineError: return engineError(engine)
         case let state as StateError: return stateError(state)
         case let failure as ViewLoadError: return viewLoadError(failure)
+        case let failure as ActionFailure: return actionError(failure.underlying)
         case is UpstreamError, is UnsafeURLError, is OperationTimeoutError: return operationError(error, operation: "operation")
         default: return nil
         }
@@ -100,11 +101,17 @@ enum ProblemMapping {
         return HTTPError(.internalServerError, code: "operation_failed", detail: "\(operation) failed")
     }
 
-    /// An action that threw: upstream errors map like views, input it refused is 422
-    /// `invalid_body`, others are 500.
-    static func actionError(_ error: any Error) -> any Error {
+    /// What performing an action threw: an engine error (unknown action or component), an
+    /// action's refusal of its input (422), or the handler's own failure (like an operation's).
+    static func actionError(_ error: any Error) -> HTTPError {
         if let engine = error as? EngineError { return engineError(engine) }
         if let input = error as? ActionInputError { return HTTPError(.unprocessableContent, code: "invalid_body", detail: input.detail) }
         return operationError(error, operation: "action")
     }
+}
+
+/// An error performing an action threw (``ViewSession/perform(_:request:)``), marked so the
+/// problem door maps it as an action's (``ProblemMapping/actionError(_:)``), not an operation's.
+struct ActionFailure: Error {
+    let underlying: any Error
 }

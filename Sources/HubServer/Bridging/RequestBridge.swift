@@ -31,6 +31,14 @@ struct RequestBridge: Sendable {
             locale: locales?.locale(of: headers))
     }
 
+    /// ``viewRequest(viewURI:from:context:components:)`` for any view URI, as the session door
+    /// asks for it (a held session's load, a rebuild's first load).
+    func viewRequests(
+        from request: HTTPRequest, context: RequestContext, components: ClientComponents?
+    ) -> @Sendable (String) -> ViewRequest {
+        { [self] uri in viewRequest(viewURI: uri, from: request, context: context, components: components) }
+    }
+
     /// Whether ``viewRequest(viewURI:from:context:components:)`` would make the same client
     /// request as `baseline` (``ViewRequest/sameClientRequest(as:)``), read in place: no request,
     /// header list or string is made. Says no when unsure (a value that is not valid UTF-8, or

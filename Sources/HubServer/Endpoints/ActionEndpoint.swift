@@ -54,13 +54,14 @@ struct ActionEndpoint {
         // What a rebuild found of the session's state: `Hub-Rebuilt` on every answer to this request.
         var rebuilt: RebuiltState?
         if let token {
-            let found = try await views.sessions.find(
-                shared.engine.presentedToken(token, user: context.user), request: request, context: context, components: components)
+            let viewRequests = shared.bridge.viewRequests(from: request, context: context, components: components)
+            let found = try await shared.engine.session(named: token, user: context.user, need: .session, request: viewRequests)
+                .found(request: viewRequests, admission: shared.admission(for: request, context: context))
             session = found?.session
-            rebuilt = found?.stateOutcome
+            rebuilt = found?.rebuiltState
         }
         if session == nil {
-            guard let uri else { throw SessionLookup.notFound }
+            guard let uri else { throw EngineError.sessionNotFound }
             let opened = try await views.openSession(
                 viewURI: try QueryParameters.viewURI(uri), request: request, context: context, components: components)
             // A failed first load answers like GET /view would (502/504/500).
@@ -123,7 +124,7 @@ struct ActionEndpoint {
                 request: shared.bridge.viewRequest(viewURI: session.viewURI, from: request, context: context, components: components))
         } catch {
             shared.metrics.actions.labels(namespaceLabel(action), "failed").increment()
-            throw ProblemMapping.actionError(error)
+            throw ActionFailure(underlying: error)  // mapped by the problem door
         }
         shared.metrics.actions.labels(namespaceLabel(action), outcome.performed ? "performed" : "not_performed").increment()
         return (

@@ -28,12 +28,14 @@ extension ViewEndpoints {
         }
         let components = try shared.requestComponents(of: request)
         let wantsPatches = try Self.wantsPatches(request)
-        let found = try await sessions.require(
-            shared.engine.presentedToken(token, user: context.user, bearerSuffices: true), request: request, context: context, components: components)
+        let viewRequests = shared.bridge.viewRequests(from: request, context: context, components: components)
+        let found = try await shared.engine.session(
+            named: token, user: context.user, bearerSuffices: true, need: .session, request: viewRequests
+        ).require(request: viewRequests, admission: shared.admission(for: request, context: context))
         let session = found.session
         if request.method == .head {
             return RebuiltHeader.adding(
-                found.stateOutcome,
+                found.rebuiltState,
                 to: Self.sessionStream(
                     HTTPResponse.serverSentEvents(AsyncStream { $0.finish() }), token: session.token.encoded,
                     locale: session.locale))
@@ -45,7 +47,7 @@ extension ViewEndpoints {
             of: EncodedServerSentEvent.self, bufferingPolicy: .bufferingNewest(16))
         // A stream that rebuilt its session says so before its first view (``RebuiltHeader``):
         // yielded before the pump starts, so it comes first.
-        if let outcome = found.stateOutcome { continuation.yield(RebuiltHeader.event(outcome)) }
+        if let outcome = found.rebuiltState { continuation.yield(RebuiltHeader.event(outcome)) }
         let streams = shared.streams
         // The session's patch history lives while it has a patch listener (``JSONPatchHistory``).
         let patchHistory = wantsPatches ? shared.jsonPatchHistory : nil
@@ -97,7 +99,7 @@ extension ViewEndpoints {
             continuation.finish()
         }
         return RebuiltHeader.adding(
-            found.stateOutcome,
+            found.rebuiltState,
             to: Self.sessionStream(
                 HTTPResponse.serverSentEvents(encoded: events), token: session.token.encoded, locale: session.locale))
     }

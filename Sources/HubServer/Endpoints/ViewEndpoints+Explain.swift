@@ -35,16 +35,19 @@ extension ViewEndpoints {
         var viewState: ViewState?
         var operations: [OperationExplanation] = []
         var rebuilt: RebuiltState?
-        if let token, let loaded = try await sessions.resolveView(
-            shared.engine.loadHeld(token, user: context.user, request: sessions.viewRequests(request, context: context, components: components)),
-            request: request, context: context, components: components, store: request.method != .head)
+        let viewRequests = shared.bridge.viewRequests(from: request, context: context, components: components)
+        if let token,
+            let found = try await shared.engine.session(named: token, user: context.user, need: .view, request: viewRequests)
+                .found(
+                    request: viewRequests, admission: shared.admission(for: request, context: context),
+                    store: request.method != .head)
         {
-            session = loaded.session
-            viewState = loaded.state
-            rebuilt = loaded.rebuilt
-            operations = await loaded.session.explanation()
+            session = found.session
+            viewState = found.state
+            rebuilt = found.rebuiltState
+            operations = await found.session.explanation()
         } else {
-            if token != nil && uri == nil { throw SessionLookup.notFound }
+            if token != nil && uri == nil { throw EngineError.sessionNotFound }
             let viewRequest = shared.bridge.viewRequest(
                 viewURI: try QueryParameters.viewURI(uri), from: request, context: context, components: components)
             // A run that is not a memo hit takes a token of the client's session budget.

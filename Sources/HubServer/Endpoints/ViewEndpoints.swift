@@ -7,7 +7,6 @@ import HubModel
 struct ViewEndpoints {
     let shared: SharedServices
     var renderer: ViewRenderer { ViewRenderer(shared: shared) }
-    var sessions: SessionLookup { SessionLookup(shared: shared) }
 
     /// `GET /view?uri=U` opens a session; `GET /view?session=S` (or the `Hub-Session` header,
     /// ``SessionReference``) loads it (reload policy decides). A session that cannot be found
@@ -30,28 +29,36 @@ struct ViewEndpoints {
             }
         }
         guard let token else { return try open(uri, request: request, context: context, components: components) }
-        // Closure literals, not `sessions.viewRequests(...)`: no escaping closure context is
+        // Closure literals, not `bridge.viewRequests(...)`: no escaping closure context is
         // allocated on the settled path. A client polling with the same headers is answered
         // without a view request made (`sameClient`).
         let bridge = shared.bridge
         let user = context.user
-        let held = shared.engine.loadHeld(
-            token, user: user,
+        let answer = try shared.engine.session(
+            named: token, user: user, need: .view,
             sameClient: { uri, baseline in
                 bridge.isSameClientRequest(viewURI: uri, from: request, user: user, components: components, as: baseline)
             },
             request: { uri in bridge.viewRequest(viewURI: uri, from: request, context: context, components: components) })
-        if case .now(let session, let viewState) = held {
-            return .now(try response(session, viewState, token: token, components: components))
+        let pending: PendingSession
+        switch answer {
+        case .now(let found):
+            guard let viewState = found.state else { throw HTTPError.internalError }  // .view: always a state
+            return .now(try response(found.session, viewState, token: token, components: components))
+        case .later(let later):
+            pending = later
         }
         return .later { [self] in
             // HEAD is safe (RFC 9110 9.2.1): it never stores a session, not even a rebuilt one.
-            if let (session, viewState, rebuilt) = try await sessions.resolveView(
-                held, request: request, context: context, components: components, store: request.method != .head)
+            if let found = try await pending.run(
+                request: bridge.viewRequests(from: request, context: context, components: components),
+                admission: shared.admission(for: request, context: context), store: request.method != .head),
+                let viewState = found.state
             {
-                return RebuiltHeader.adding(rebuilt, to: try response(session, viewState, token: token, components: components))
+                return RebuiltHeader.adding(
+                    found.rebuiltState, to: try response(found.session, viewState, token: token, components: components))
             }
-            guard uri != nil else { throw SessionLookup.notFound }
+            guard uri != nil else { throw EngineError.sessionNotFound }
             switch try open(uri, request: request, context: context, components: components) {
             case .now(let response): return response
             case .later(let work): return try await work()
@@ -149,12 +156,13 @@ struct ViewEndpoints {
                 .unprocessableContent, code: "invalid_body", detail: "give 'session' in the body or the Hub-Session header")
         }
         let components = try shared.requestComponents(of: request)
-        let found = try await sessions.require(
-            shared.engine.presentedToken(token, user: context.user), request: request, context: context, components: components)
+        let viewRequests = shared.bridge.viewRequests(from: request, context: context, components: components)
+        let found = try await shared.engine.session(named: token, user: context.user, need: .session, request: viewRequests)
+            .require(request: viewRequests, admission: shared.admission(for: request, context: context))
         let session = found.session
         let viewState = await session.loadNextPage()
         return RebuiltHeader.adding(
-            found.stateOutcome,
+            found.rebuiltState,
             to: try renderer.response(
                 for: viewState, token: session.token.encoded, components: components, viewURI: session.viewURI,
                 locale: session.locale))
@@ -180,14 +188,14 @@ struct ViewEndpoints {
         let presented = shared.engine.presentedToken(text, user: context.user)
         if let refusal = presented.refusal { throw refusal }
         // Revoked already: DELETE is idempotent (the retry of one answered 503 during an outage).
-        guard presented.token != nil || presented.rejection == .revoked else { throw SessionLookup.notFound }
+        guard presented.token != nil || presented.rejection == .revoked else { throw EngineError.sessionNotFound }
         if presented.heldSession == nil, case .refuse(let retryAfter) = shared.admission(for: request, context: context)() {
             throw EngineError(.sessionRefused, "this client revoked too many sessions; try again later", retryAfterSeconds: retryAfter)
         }
         // A store that cannot record it: refused here already and kept (the store, so the other
         // replicas, records it when it returns); the answer is 503 state_unavailable.
         let revoked = try await shared.engine.revoke(presented)
-        guard case .success = revoked else { throw SessionLookup.notFound }
+        guard case .success = revoked else { throw EngineError.sessionNotFound }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
 }

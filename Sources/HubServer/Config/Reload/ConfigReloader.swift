@@ -62,8 +62,7 @@ actor ConfigReloader {
         let definitions: (features: FeatureRegistry, actions: ActionRegistry)
         do {
             loaded = try loader.load(directory: old.directory)
-            definitions = try HubApplication.makeDefinitions(
-                configuration: loaded, extensions: extensions, remote: remote, logger: logger)
+            definitions = try loaded.makeDefinitions(extensions: extensions, remote: remote, logger: logger)
         } catch let error as ConfigurationError {
             return refuse(error.issues, trigger: trigger)
         } catch {

@@ -123,12 +123,12 @@ extension BlueprintBuilder {
 }
 
 /// The operations of one configured feature for a new session.
-struct ConfiguredOperationFactory: ContentOperationFactory {
+package struct ConfiguredOperationFactory: ContentOperationFactory {
     let blueprints: [OperationBlueprint]
     let feature: FeatureInfo
     let allowToggleOverride: Bool
 
-    func makeOperations(for request: ViewRequest) -> [any ContentOperation] {
+    package func makeOperations(for request: ViewRequest) -> [any ContentOperation] {
         var operations: [any ContentOperation] = []
         append(blueprints, for: request, into: &operations)
         if operations.isEmpty { operations.append(PassThroughOperation()) }
@@ -138,7 +138,7 @@ struct ConfiguredOperationFactory: ContentOperationFactory {
     /// The toggles this chain reads (its `variant` operations, nested ones included), each
     /// once, in chain order, when a `Hub-Toggle` override may force them (`allowToggleOverride`,
     /// as of the config this factory was built from): what `GET /features` lists for QA.
-    var overridableToggles: [ToggleDefinition] {
+    package var overridableToggles: [ToggleDefinition] {
         guard allowToggleOverride else { return [] }
         var found: [ToggleDefinition] = []
         func collect(_ blueprints: [OperationBlueprint]) {
