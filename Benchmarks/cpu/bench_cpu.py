@@ -118,19 +118,21 @@ def tree_pids(root):
 
 
 def cpu_ticks(root):
-    """utime+stime of root and its descendants (all threads, exited ones too), plus the
-    cutime+cstime root reaped (a worker that exited during the run)."""
-    total = 0
+    """(utime, stime) of root and its descendants (all threads, exited ones too), plus the
+    cutime and cstime root reaped (a worker that exited during the run)."""
+    user = system = 0
     for pid in tree_pids(root):
         try:
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
+        user += int(fields[11])
+        system += int(fields[12])
         if pid == root:
-            total += int(fields[13]) + int(fields[14])
-    return total
+            user += int(fields[13])
+            system += int(fields[14])
+    return user, system
 
 
 def ms(value):
@@ -158,8 +160,10 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     errors = re.search(r"Socket errors: .*", out)
     if bad or (errors and "timeout 0" not in errors.group(0)):
         log(f"  {url}: {bad.group(0) if bad else ''} {errors.group(0) if errors else ''}")
+    per_request = 1e6 / HZ / max(requests, 1)
+    user, system = (after[0] - before[0]) * per_request, (after[1] - before[1]) * per_request
     return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"),
-            "cpu": (after - before) * 1e6 / HZ / max(requests, 1)}
+            "cpu": user + system, "user": user, "sys": system}
 
 
 def lua_script(path, headers):
@@ -342,6 +346,7 @@ def main():
                 + [f"{title[c]} µs/req" for c in present]
                 + (["nginx/HubServer"] if "hub" in servers and "nginx" in servers else [])
                 + (["A/A nginx/nginx B"] if "nginx-b" in servers and "nginx" in servers else [])
+                + [f"{title[c]} user+sys µs" for c in present if c in ("hub", "nginx")]
                 + [f"{title[c]} req/s" for c in present] + [f"{title[c]} p99 ms" for c in present])
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         print(lines[0]); print(lines[1]); sys.stdout.flush()
@@ -353,20 +358,23 @@ def main():
                     port, pid = servers[name]
                     runs[name].append(wrk_run(f"http://127.0.0.1:{port}{target(name, shape, kb, endpoint)}", pid,
                                               threads, conns, seconds, script[shape, encoding]))
-            med = {name: {k: statistics.median(r[k] for r in runs[name]) for k in ("rate", "p99", "cpu")} for name in servers}
+            med = {name: {k: statistics.median(r[k] for r in runs[name]) for k in ("rate", "p99", "cpu", "user", "sys")}
+                   for name in servers}
             row = [str(kb), endpoint, encoding, shape, str(conns), str(threads)]
             row += [f"{med[c]['cpu']:.1f}" for c in present]
             if "hub" in servers and "nginx" in servers:
                 row.append(f"**{med['nginx']['cpu'] / med['hub']['cpu']:.2f}**" if med["hub"]["cpu"] else "-")
             if "nginx-b" in servers and "nginx" in servers:
                 row.append(f"{med['nginx']['cpu'] / med['nginx-b']['cpu']:.2f}" if med["nginx-b"]["cpu"] else "-")
+            row += [f"{med[c]['user']:.1f}+{med[c]['sys']:.1f}" for c in present if c in ("hub", "nginx")]
             row += [f"{med[c]['rate']:.0f}" for c in present] + [f"{med[c]['p99']:.2f}" for c in present]
             line = "| " + " | ".join(row) + " |"
             lines.append(line)
             print(line, flush=True)
         load = open("/proc/loadavg").read().split()[:3]
         footer = (f"\n{rounds} rounds x {seconds} s per server and cell, medians; load average at the end "
-                  f"{' '.join(load)}; {os.cpu_count()} cores; CPU = the server's utime+stime per completed request.")
+                  f"{' '.join(load)}; {os.cpu_count()} cores; CPU = the server's utime+stime per completed request "
+                  f"(user+sys: the two apart, medians of each).")
         print(footer)
         if os.environ.get("BENCH_OUT"):
             with open(os.environ["BENCH_OUT"], "w") as f:
