@@ -77,7 +77,10 @@ class Upstream(BaseHTTPRequestHandler):
 def start_hub(binary, items, upstream_port, sessions_max):
     """hub-server with the caches at 1 byte (they hold nothing) and a remote rows feature per
     item count."""
-    settings = {"limits": {"sessionsPerClient": {"perSecond": 100000, "burst": 100000}},
+    # One client (this script) opens every session and fills the todo lists by POST /action:
+    # neither per-client bucket may refuse it.
+    settings = {"limits": {"sessionsPerClient": {"perSecond": 100000, "burst": 100000},
+                           "actionsPerClient": {"perSecond": 100000, "burst": 100000}},
                 "sessions": {"max": sessions_max},
                 "caches": {"renderBytes": 1, "memoBytes": 1},
                 "state": {"backend": "memory"},
