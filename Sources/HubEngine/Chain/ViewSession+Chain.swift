@@ -57,7 +57,7 @@ extension ViewSession {
         let stateLog = StateTouchLog()
         ownStateLogs.append(stateLog)
         defer {
-            ownStateLogs.removeAll { $0 === stateLog }
+            endOwnStateLog(stateLog)
             recordStateReads(stateLog, operations: start..<operations.count)
             // The first full run of a session that never emitted a view: what it found of the
             // session's own state is what a rebuild reports (a memo hit reads none).
@@ -115,7 +115,7 @@ extension ViewSession {
         let stateLog = StateTouchLog()
         ownStateLogs.append(stateLog)
         defer {
-            ownStateLogs.removeAll { $0 === stateLog }
+            endOwnStateLog(stateLog)
             recordStateReads(stateLog, operations: 0..<0)  // pages add to what the main run read
         }
         for index in operations.indices {
