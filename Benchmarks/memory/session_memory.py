@@ -8,8 +8,8 @@ ITEMS rows, reads the view twice more, and reads the process's resident memory (
 and after:
 
   todo   the demo's todo list: GET /view?uri=hub:todo, then POST /action todo:add (or
-         todo:delete) until the list has ITEMS items, then GET /view?session= twice (the
-         method of issue 28). The list itself lives in the state store (memory backend): its
+         todo:delete) until the list has ITEMS items, then GET /view?session= twice. The
+         list itself lives in the state store (memory backend): its
          bytes (the list's JSON text plus about 100 bytes of key and table slot) are
          subtracted, as are the caches' own bytes (hub_cache_bytes, near 0 here).
   remote a view of its own per session from a local upstream (Cache-Control: no-store, never

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HubServer
 
-/// ``ListenerRenderings`` keeps at most 4 client variants per session (issue 47: one client
+/// ``ListenerRenderings`` keeps at most 4 client variants per session (one client
 /// opening streams with ever new `Hub-Components` values keeps no slots beyond them).
 @Suite("Listener renderings bound")
 struct ListenerRenderingsBoundTests {

@@ -7,7 +7,7 @@ import HubSync
 import HubTestSupport
 import Testing
 
-/// Nothing crosses between users (issue 47): view ids are a keyed hash, patch cells and the
+/// Nothing crosses between users: view ids are a keyed hash, patch cells and the
 /// patch history are per session, and every event a patch listener gets, applied to what it
 /// had, is its own session's view. The history is bounded per session and in bytes. Over real
 /// sockets; patches applied with ``JSONPatchApplier``.

@@ -5,7 +5,7 @@ import HubServer
 import HubTestSupport
 import Testing
 
-/// What a session keeps of a request's headers (issue 47, docs/CONFIG.md "Bounded by design"):
+/// What a session keeps of a request's headers (docs/CONFIG.md "Bounded by design"):
 /// one value per server header (the last), `Hub-Client` at most 128 bytes and `Hub-Toggle` at
 /// most 1 KiB (431 past them), and what it keeps counts in `hub_sessions_bytes`.
 @Suite("Retained header bounds")

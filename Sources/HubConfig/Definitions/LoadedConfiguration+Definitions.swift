@@ -10,15 +10,14 @@ extension LoadedConfiguration {
     package func makeDefinitions(
         extensions: SwiftExtensions, remote: RemoteServices, logger: JSONLogger?
     ) throws -> (features: FeatureRegistry, actions: ActionRegistry) {
-        let configuration = self
-        let settings = configuration.settings
+        let settings = self.settings
         var builder = BlueprintBuilder(
-            settings: settings, schemas: configuration.schemas, toggles: configuration.toggles, swift: extensions,
+            settings: settings, schemas: schemas, toggles: toggles, swift: extensions,
             remote: remote, logger: logger)
         builder.strings = settings.locales.map {
-            StringResolver(catalogs: configuration.strings, settings: $0, missing: remote.stringsMissing)
+            StringResolver(catalogs: strings, settings: $0, missing: remote.stringsMissing)
         }
-        let features = configuration.features.map { definition in
+        let features = self.features.map { definition in
             let info = FeatureInfo(identifier: definition.identifier, title: definition.title, localizedTitles: definition.titles)
             let blueprints = builder.build(definition.operations, feature: definition, path: "operations")
             return Feature(
@@ -34,7 +33,7 @@ extension LoadedConfiguration {
                 access: definition.access, readsUser: definition.readsUser)
         }
         var factories: [(namespace: String, factory: any ActionFactory)] = []
-        for (namespace, definition) in configuration.actions {
+        for (namespace, definition) in actions {
             switch definition {
             case .remote(let url, let timeoutMs, let headers, let forwardHeaders, let forwardIdentity):
                 factories.append((

@@ -128,8 +128,8 @@ struct RetainedHeaders: Sendable {
     private func forEachKept(
         _ headers: HTTPHeaders, _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool
     ) {
-        // A server header keeps its last occurrence only: count them first. Inline (an array
-        // literal here was a heap copy made on every request).
+        // A server header keeps its last occurrence only: count them first (inline: no heap
+        // allocation per request).
         var occurrences: InlineArray<3, Int> = [0, 0, 0]
         headers.forEachFieldBytes { name, _ in
             if let server = Self.serverHeader(name) { occurrences[server.rawValue] += 1 }

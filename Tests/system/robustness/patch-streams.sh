@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One client's patch streams cannot grow memory without bound (issue 47): on the release build
+# One client's patch streams cannot grow memory without bound: on the release build
 # with the demo config, one held todo session, PATCH_STREAMS (default 10,000) short
 # `GET /view/events?session=T&patch=json-patch` streams, each with a `Hub-Components` value of
 # its own (a client variant of its own), each read to its first event and closed, PATCH_THREADS
