@@ -30,7 +30,7 @@ let package = Package(
         // and swift-extras-base64.
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         // Already in the graph through jwt-kit; named for the tests, which generate RSA keys
-        // with CryptoExtras.
+        // with CryptoExtras and check HubCrypto's HMAC against swift-crypto's.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
     ],
     targets: [
@@ -74,11 +74,11 @@ let package = Package(
         .target(name: "HubSync", swiftSettings: swiftSettings),
         .target(name: "HubPrimitives", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .target(name: "HubModel", swiftSettings: swiftSettings),
-        // The one home of the crypto library (OpenSSL's libcrypto): HMAC-SHA256 contexts, SHA-256,
+        // The one home of the crypto library (OpenSSL's libcrypto): HMAC-SHA256 key schedules, SHA-256,
         // base64url and constant-time comparison, for session tokens, view tags, forwarded-header
         // fingerprints, idempotency keys and the preview's CSP. No other target imports CCrypto;
         // JWT signatures are HubIdentity's (jwt-kit, on swift-crypto).
-        .target(name: "HubCrypto", dependencies: ["CCrypto", "HubSync"], swiftSettings: swiftSettings),
+        .target(name: "HubCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "HubEngine", dependencies: ["HubModel", "HubSync", "HubPrimitives", "HubCrypto"], swiftSettings: swiftSettings),
         // The state store's database backends (SQLite, PostgreSQL); the engine sees only its
         // StateStore protocol.
@@ -188,7 +188,9 @@ let package = Package(
 
         .testTarget(name: "HubModelTests", dependencies: ["HubModel"], swiftSettings: swiftSettings),
         .testTarget(name: "HubMetricsTests", dependencies: ["HubMetrics", "HubSync"], swiftSettings: swiftSettings),
-        .testTarget(name: "HubCryptoTests", dependencies: ["HubCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HubCryptoTests", dependencies: ["HubCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
         .testTarget(name: "HubSyncTests", dependencies: ["HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubUpstreamTests", dependencies: ["HubUpstream", "HubTestSupport", "HubSync"], swiftSettings: swiftSettings),
         .testTarget(name: "HubEngineTests", dependencies: ["HubEngine", "HubModel", "HubSync", "HubPrimitives"], swiftSettings: swiftSettings),
