@@ -64,22 +64,52 @@ extension ViewEngine {
         // Read before anything is prepared: a reload from here on makes what is remembered stale.
         let generation = definitions.generation
         let remembered = recentOpenings.outcome(for: request, generation: generation)
+        return try openView(for: request, remembered: remembered, generation: generation)
+    }
+
+    /// ``openView(for:)`` with the request made only when it is needed: an open whose client
+    /// request is one the memo answered recently (`sameClient(baseline)` says whether the request
+    /// `request()` would make is the same client request as `baseline`,
+    /// ``ViewRequest/sameClientRequest(as:)``, read from whatever the caller holds) is answered
+    /// without one. `GET /view?uri=` answers most opens this way.
+    public func openView(
+        viewURI: String, sameClient: (_ baseline: ViewRequest) -> Bool, request: () -> ViewRequest
+    ) throws(EngineError) -> ViewOpening {
+        let generation = definitions.generation
+        let remembered = recentOpenings.outcome(viewURI: viewURI, generation: generation, matching: sameClient)
+        if case .answer(let featureIdentifier, let viewModel, let timings)? = remembered?.outcome, let baseline = remembered?.who {
+            // The same client request: the baseline's user and locale are the request's.
+            return memoHit(
+                viewURI: viewURI, user: baseline.user, locale: baseline.locale, featureIdentifier: featureIdentifier,
+                viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
+        }
+        return try openView(for: request(), remembered: remembered?.outcome, generation: generation)
+    }
+
+    private func openView(
+        for request: ViewRequest, remembered: RecentOpenings.Outcome?, generation: Int
+    ) throws(EngineError) -> ViewOpening {
         if case .answer(let featureIdentifier, let viewModel, let timings)? = remembered {
-            return memoHit(request, featureIdentifier: featureIdentifier, viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
+            return memoHit(
+                viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: featureIdentifier,
+                viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
         }
         let prepared = try prepare(request, id: nil)
         guard let (entry, shared) = memoized(prepared) else { return .later(PendingView(engine: self, prepared: prepared)) }
         if remembered == nil { rememberOpening(prepared, entry: entry, viewModel: shared, generation: generation) }
-        return memoHit(request, featureIdentifier: prepared.feature.identifier, viewModel: shared, timings: entry.timings, id: prepared.id)
+        return memoHit(
+            viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: prepared.feature.identifier,
+            viewModel: shared, timings: entry.timings, id: prepared.id)
     }
 
     /// An open the chain memo answered: reported as a memo hit, with a lazy token.
     private func memoHit(
-        _ request: ViewRequest, featureIdentifier: String, viewModel: ViewModel, timings: [OperationTiming], id: String
+        viewURI: String, user: HubUser?, locale: String?, featureIdentifier: String, viewModel: ViewModel,
+        timings: [OperationTiming], id: String
     ) -> ViewOpening {
         environment.chainObserver?(ChainReport(featureIdentifier: featureIdentifier, timings: timings, failure: nil))
         return .now(
-            token: issueToken(id: id, viewURI: request.viewURI, lazy: true, user: request.user, locale: request.locale),
+            token: issueToken(id: id, viewURI: viewURI, lazy: true, user: user, locale: locale),
             state: ViewState(viewModel: viewModel, version: 1, failure: nil, timings: timings))
     }
 

@@ -87,6 +87,50 @@ struct RecentOpeningsTests {
         #expect(operation.keyRequests == afterOther, "both are remembered now")
     }
 
+    @Test("opening by view URI: a recognized client request is answered without making one, with its locale; another makes its own once")
+    func openedWithoutARequest() async throws {
+        let operation = Self.memoizable(lifetime: .untilDefinitionsChange)
+        let (engine, _) = try Self.engine([operation])
+        let baseline = ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Probe", "1")], locale: "sv")
+        _ = try await Self.open(engine, baseline)
+        _ = try await Self.open(engine, baseline)  // remembered: the memo answered it
+        let asked = operation.keyRequests
+        var made = 0
+        var compared: [String] = []
+        let recognized = try engine.openView(
+            viewURI: EngineFixture.uri,
+            sameClient: { candidate in
+                compared.append(candidate.header("X-Probe") ?? "-")
+                return candidate.sameClientRequest(as: baseline)
+            },
+            request: {
+                made += 1
+                return baseline
+            })
+        guard case .now(let token, let state) = recognized else {
+            Issue.record("a recognized request is answered at once")
+            return
+        }
+        #expect(made == 0, "no request made for a client request the memo answered")
+        #expect(compared == ["1"])
+        #expect(token.locale == "sv" && token.viewURI == EngineFixture.uri && token.lazy)
+        #expect(Self.title(state) == "a #1")
+        #expect(operation.keyRequests == asked)
+
+        let other = ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Probe", "2")])
+        let opened = try engine.openView(
+            viewURI: EngineFixture.uri, sameClient: { $0.sameClientRequest(as: other) },
+            request: {
+                made += 1
+                return other
+            })
+        #expect(made == 1, "an unrecognized client request is made once, and prepared")
+        #expect(operation.keyRequests > asked)
+        if case .now(let token, _) = opened { #expect(token.locale == nil) }
+        let unknownURI = try? engine.openView(viewURI: "hub:nothing", sameClient: { _ in true }, request: { ViewRequest(viewURI: "hub:nothing") })
+        #expect(unknownURI == nil, "a view URI no feature serves is never answered from another's openings")
+    }
+
     @Test("a failed check sends the open to the chain, which runs it for the new key")
     func failedCheck() async throws {
         let valid = Locked(true)

@@ -40,15 +40,23 @@ final class RecentOpenings: Sendable {
     /// What was remembered for `request` under definitions `generation`; `nil` when nothing is
     /// (or it no longer holds).
     func outcome(for request: ViewRequest, generation: Int) -> Outcome? {
+        outcome(viewURI: request.viewURI, generation: generation) { $0.sameClientRequest(as: request) }?.outcome
+    }
+
+    /// What was remembered for the client request of `viewURI` that `sameClient` recognizes, and
+    /// who asked for it (the user and locale of that request); `nil` when nothing is (or it no
+    /// longer holds). `sameClient` is called under the stripe's lock with each candidate's request.
+    func outcome(
+        viewURI: String, generation: Int, matching sameClient: (ViewRequest) -> Bool
+    ) -> (outcome: Outcome, who: (user: HubUser?, locale: String?))? {
         // Read in place: only the outcome is copied out (an open runs this every time).
         stripes.current.withLock { entries in
-            for index in entries.indices
-            where entries[index].request.viewURI == request.viewURI && entries[index].request.sameClientRequest(as: request) {
+            for index in entries.indices where entries[index].request.viewURI == viewURI && sameClient(entries[index].request) {
                 guard entries[index].generation == generation, entries[index].checks?.pass ?? true else {
                     entries.remove(at: index)
                     return nil
                 }
-                return entries[index].outcome
+                return (entries[index].outcome, (entries[index].request.user, entries[index].request.locale))
             }
             return nil
         }

@@ -68,31 +68,42 @@ struct ViewEndpoints {
 
     /// `GET /view?uri=`: a memoized view stores no session (and makes none): its token creates
     /// it on first use. `HEAD` runs the chain (memo included) and keeps nothing.
+    ///
+    /// A client request the memo answered recently is recognized from the HTTP request in place
+    /// (``RequestBridge/isSameClientRequest(viewURI:from:user:components:as:)``): no view
+    /// request is made for it (closure literals: nothing escapes, nothing is allocated for them).
     private func open(_ uri: String?, request: HTTPRequest, context: RequestContext, components: ClientComponents?) throws -> HTTPAnswer {
         let viewURI = try QueryParameters.viewURI(uri)
-        let viewRequest = shared.bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
+        let bridge = shared.bridge
         if request.method == .head {
+            let viewRequest = bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
             return .later { [self] in
                 // A run that is not a memo hit takes a token of the client's session budget.
                 let viewState = try await shared.engine.loadView(
                     for: viewRequest, admission: shared.admission(for: request, context: context))
                 return try renderer.response(
-                    for: viewState, token: nil, components: components, viewURI: viewRequest.viewURI,
-                    locale: viewRequest.locale)
+                    for: viewState, token: nil, components: components, viewURI: viewURI, locale: viewRequest.locale)
             }
         }
-        switch try shared.engine.openView(for: viewRequest) {
+        let user = context.user
+        let opening = try shared.engine.openView(
+            viewURI: viewURI,
+            sameClient: { baseline in
+                bridge.isSameClientRequest(viewURI: viewURI, from: request, user: user, components: components, as: baseline)
+            },
+            request: { bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components) })
+        // The token carries the request's locale (the view's, for its headers).
+        switch opening {
         case .now(let token, let viewState):
             return .now(
                 try renderer.response(
-                    for: viewState, token: token.encoded, components: components, viewURI: viewRequest.viewURI,
-                    locale: viewRequest.locale))
+                    for: viewState, token: token.encoded, components: components, viewURI: viewURI, locale: token.locale))
         case .later(let pending):
             return .later { [self] in
                 let opened = try await pending.run(admission: shared.admission(for: request, context: context))
                 return try renderer.response(
-                    for: opened.state, token: opened.token.encoded, components: components,
-                    viewURI: viewRequest.viewURI, locale: viewRequest.locale)
+                    for: opened.state, token: opened.token.encoded, components: components, viewURI: viewURI,
+                    locale: opened.token.locale)
             }
         }
     }
