@@ -131,16 +131,23 @@ struct RequestTraceSourceTests {
         #expect(ViewRequest(viewURI: EngineFixture.uri, headers: [("traceparent", "t")]).header("traceparent") == "t")
     }
 
-    @Test("an operation that asks gets the trace of the request that ran it; a request the settled view answers makes none")
+    @Test("an operation that asks gets the trace of the request that ran it; a request the settled view answers makes none; a later run no request made carries none")
     func operationsReadTheTrace() async throws {
         let a = ContentOperationMock.adding("a")
-        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .never)
+        let (engine, session, _) = try await EngineFixture.session([a], reloadPolicy: .always)
         let first = Source("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
         _ = await engine.loadHeld(session.token.encoded) { _ in ViewRequest(viewURI: EngineFixture.uri, trace: first) }.resolved()
+        #expect(a.lastCall?.context.request.header("traceparent") == first.parent, "the run of the first request")
+        #expect(await session.request.trace == nil, "the session keeps no trace once that run is over")
+        let policyNever = ContentOperationMock.adding("b")
+        let (neverEngine, held, _) = try await EngineFixture.session([policyNever], reloadPolicy: .never)
+        _ = await neverEngine.loadHeld(held.token.encoded) { _ in ViewRequest(viewURI: EngineFixture.uri, trace: first) }.resolved()
         let second = Source("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b8-01")
-        _ = await engine.loadHeld(session.token.encoded) { _ in ViewRequest(viewURI: EngineFixture.uri, trace: second) }.resolved()
+        _ = await neverEngine.loadHeld(held.token.encoded) { _ in ViewRequest(viewURI: EngineFixture.uri, trace: second) }.resolved()
         #expect(second.reads.withLock { $0 } == 0, "answered by the settled view: no trace made")
-        _ = await session.reschedule(operationAt: 0)
-        #expect(a.lastCall?.context.request.header("traceparent") == first.parent)
+        _ = await held.reschedule(operationAt: 0)
+        // A run no request made (a reschedule, an invalidation) is not part of an earlier
+        // request's trace: its upstream fetches start their own.
+        #expect(policyNever.lastCall?.context.request.header("traceparent") == nil)
     }
 }

@@ -118,7 +118,7 @@ final class SettledView: Sendable {
         }
         let accepted = latestRecord.withLock { latest -> Bool in
             guard !latest.retired else { return false }
-            latest.request = request
+            latest.request = request.withoutTrace()  // kept past this request (``ViewRequest/withoutTrace()``)
             recordedOther.store(true, ordering: .releasing)
             return true
         }

@@ -64,7 +64,11 @@ extension ViewSession {
         releaseActionTurn()
         // Content the view was built from was invalidated: the answer shows the chain run again.
         if takeContentInvalidation() { work.append(.main(from: 0)) }
-        guard !work.isEmpty else { return ActionOutcome(performed: performed, state: await settled()) }
+        guard !work.isEmpty else {
+            let state = await settled()
+            forgetRequestTrace()
+            return ActionOutcome(performed: performed, state: state)
+        }
         return ActionOutcome(performed: performed, state: await schedule(work))
     }
 

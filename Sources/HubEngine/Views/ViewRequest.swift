@@ -2,46 +2,73 @@ import HubModel
 import HubPrimitives
 
 /// The read-only view of a client request that the engine and operations see: no HTTP types.
+///
+/// Its fields live in one shared, immutable box: a session keeps its latest request, and its
+/// settled view (read without the actor) keeps the same one, so a copy costs a reference, not
+/// the fields' 160 bytes again (memory per held session).
 public struct ViewRequest: Sendable {
+    private final class Fields: Sendable {
+        let viewURI: String
+        let headers: [(name: String, value: String)]
+        let trace: (any RequestTrace)?
+        let connectivity: Connectivity
+        let languages: [String]
+        let locale: String?
+        let client: String?
+        let clientComponents: Set<ComponentIdentifier>?
+        let user: HubUser?
+
+        init(
+            viewURI: String, headers: [(name: String, value: String)], trace: (any RequestTrace)?, connectivity: Connectivity,
+            languages: [String], locale: String?, client: String?, clientComponents: Set<ComponentIdentifier>?, user: HubUser?
+        ) {
+            self.viewURI = viewURI
+            self.headers = headers
+            self.trace = trace
+            self.connectivity = connectivity
+            self.languages = languages
+            self.locale = locale
+            self.client = client
+            self.clientComponents = clientComponents
+            self.user = user
+        }
+    }
+
+    private let fields: Fields
+
     /// The view URI as the client sent it (query and fragment included).
-    public let viewURI: String
+    public var viewURI: String { fields.viewURI }
     /// Request headers the engine passes on, in order, names as received. The trace context
     /// (`traceparent`, `tracestate`) is not among them: it is ``trace``'s, and ``header(_:)``
     /// reads it from there.
-    public let headers: [(name: String, value: String)]
+    public var headers: [(name: String, value: String)] { fields.headers }
     /// This request's W3C trace context, made when first read; nil when the caller gave none.
-    public let trace: (any RequestTrace)?
+    public var trace: (any RequestTrace)? { fields.trace }
     /// Connectivity the client reported (default online).
-    public let connectivity: Connectivity
+    public var connectivity: Connectivity { fields.connectivity }
     /// Preferred languages from `Accept-Language`, most preferred first.
-    public let languages: [String]
+    public var languages: [String] { fields.languages }
     /// The request's locale as the server negotiated it (`server.json` `locales`: `Hub-Locale`,
     /// else a lookup over `Accept-Language`, else the default), one of the supported tags as
     /// configured (`"de"`, `"fr-CA"`); `nil` when no locales are configured. A session keeps the
     /// locale it was opened with. Content that depends on the language should read this, not
     /// ``languages``: the chain memo and the caches key on it, a bounded set.
-    public let locale: String?
+    public var locale: String? { fields.locale }
     /// `Hub-Client: <platform>/<version>`.
-    public let client: String?
+    public var client: String? { fields.client }
     /// Components the client renders (`Hub-Components`); `nil` when it did not say.
-    public let clientComponents: Set<ComponentIdentifier>?
+    public var clientComponents: Set<ComponentIdentifier>? { fields.clientComponents }
     /// The verified user the request comes from; `nil`: anonymous.
-    public let user: HubUser?
+    public var user: HubUser? { fields.user }
 
     public init(
         viewURI: String, headers: [(name: String, value: String)] = [], connectivity: Connectivity = .online,
         languages: [String] = [], client: String? = nil, clientComponents: Set<ComponentIdentifier>? = nil,
         trace: (any RequestTrace)? = nil, user: HubUser? = nil, locale: String? = nil
     ) {
-        self.viewURI = viewURI
-        self.locale = locale
-        self.headers = headers
-        self.trace = trace
-        self.connectivity = connectivity
-        self.languages = languages
-        self.client = client
-        self.clientComponents = clientComponents
-        self.user = user
+        fields = Fields(
+            viewURI: viewURI, headers: headers, trace: trace, connectivity: connectivity, languages: languages,
+            locale: locale, client: client, clientComponents: clientComponents, user: user)
     }
 
     /// The first value of a header, compared case-insensitively; `traceparent` and `tracestate`
@@ -82,6 +109,17 @@ public struct ViewRequest: Sendable {
     /// The languages content is chosen for, most preferred first: the negotiated ``locale``
     /// alone when there is one, else ``languages`` (feature titles read this).
     public var contentLanguages: [String] { locale.map { [$0] } ?? languages }
+
+    /// A copy without ``trace``, for a session to keep once its run is over: the trace belongs to
+    /// the request that made the run (a later run, an invalidation's or a reschedule's, is not
+    /// part of it), and what carries it (HubServer's request context, with its route, its
+    /// principal and the trace's strings) would otherwise live as long as the session.
+    func withoutTrace() -> ViewRequest {
+        guard trace != nil else { return self }
+        return ViewRequest(
+            viewURI: viewURI, headers: headers, connectivity: connectivity, languages: languages, client: client,
+            clientComponents: clientComponents, trace: nil, user: user, locale: locale)
+    }
 
     /// A copy for another view URI (the same client, headers, trace and connectivity).
     public func with(viewURI: String) -> ViewRequest {
