@@ -6,12 +6,20 @@ import HubPrimitives
 
 /// Turns HTTP requests into what the engine reads (docs/API.md "Request headers the engine
 /// reads"); the engine never sees an HTTP type. Only the headers of ``RetainedHeaders`` cross.
-struct RequestBridge: Sendable {
+///
+/// A class, immutable once made (a config reload installs a new one): an endpoint takes the
+/// current one with one reference count, not one per field of a copied value.
+final class RequestBridge: Sendable {
     let retained: RetainedHeaders
     /// Negotiates each request's locale (`server.json` `locales`); nil: none is negotiated.
-    var locales: LocaleNegotiator? = nil
+    let locales: LocaleNegotiator?
     /// The tags of recent `Accept-Language` headers (``languages(_:)``), by their text.
     let languageLists = ParsedHeaders(RequestBridge.languages)
+
+    init(retained: RetainedHeaders, locales: LocaleNegotiator? = nil) {
+        self.retained = retained
+        self.locales = locales
+    }
 
     /// What the engine reads of `request` for `viewURI`; `components`: the request's
     /// `Hub-Components`, read once by the endpoint (``ClientComponents``). The request's trace is
