@@ -25,7 +25,8 @@ public final class MACContexts: Sendable {
         prefix: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>, key index: Int,
         into out: UnsafeMutablePointer<UInt8>
     ) -> Bool {
-        guard scheduled else { return false }
+        // A key index out of range fails closed rather than reading past the schedules.
+        guard scheduled, schedules.indices.contains(index) else { return false }
         return schedules.withUnsafeBufferPointer { schedules in
             hub_hmac_sha256_keyed2(
                 schedules.baseAddress! + index, prefix.baseAddress, prefix.count, message.baseAddress, message.count, out) == 1

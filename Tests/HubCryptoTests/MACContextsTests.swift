@@ -73,6 +73,8 @@ struct MACContextsTests {
         let first = Self.mac(contexts, key: 0, prefix: [], message)
         let second = Self.mac(contexts, key: 1, prefix: [], message)
         #expect(first != nil && second != nil && first != second)
+        #expect(Self.mac(contexts, key: 2, prefix: [], message) == nil, "a key index out of range signs nothing")
+        #expect(Self.mac(contexts, key: -1, prefix: [], message) == nil)
         let agreeing = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<8 { group.addTask { (0..<200).allSatisfy { _ in Self.mac(contexts, key: 0, prefix: [], message) == first } } }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
