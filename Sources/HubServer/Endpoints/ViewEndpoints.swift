@@ -73,7 +73,8 @@ struct ViewEndpoints {
     /// (``RequestBridge/isSameClientRequest(viewURI:from:user:components:as:)``): no view
     /// request is made for it (closure literals: nothing escapes, nothing is allocated for them).
     private func open(_ uri: String?, request: HTTPRequest, context: RequestContext, components: ClientComponents?) throws -> HTTPAnswer {
-        let viewURI = try QueryParameters.viewURI(uri)
+        // ``parameters(of:)`` checked a given `uri`: only its absence is left (400 `missing_uri`).
+        let viewURI = try uri ?? QueryParameters.viewURI(nil)
         let bridge = shared.bridge
         if request.method == .head {
             let viewRequest = bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components)
