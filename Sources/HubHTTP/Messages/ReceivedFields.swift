@@ -5,11 +5,9 @@ import HubPrimitives
 /// section). A name or value becomes a `String` only when it is read, so the fields nothing
 /// reads (a browser's `User-Agent`, `Accept`, `Cookie`, ...) cost no strings at all.
 ///
-/// Layout of ``storage``: the field count (a `UInt32`), the names' mask (a `UInt64`, one bit per
-/// name received: ``nameBit(_:)``), then per field four `UInt32` offsets into the array (name
-/// start, name end, value start, value end), then the field lines as received (each still ending
-/// in CRLF). A lookup of a name no field has, most of a request's (`X-Request-Id`, `Connection`,
-/// `If-None-Match`, `Forwarded`, `Origin`, ...), is answered from the mask without a scan. The parser has already checked every line (RFC 9112 section 5),
+/// Layout of ``storage``: the field count (a `UInt32`), then per field four `UInt32` offsets into
+/// the array (name start, name end, value start, value end), then the field lines as received
+/// (each still ending in CRLF). The parser has already checked every line (RFC 9112 section 5),
 /// so a name is a token and a value has no CR, LF or other control byte; the section is bounded
 /// by `limits.headerBytes` (at most 16 MiB from `server.json`), far inside a `UInt32` offset.
 struct ReceivedFields: Sendable {
@@ -20,9 +18,7 @@ struct ReceivedFields: Sendable {
         storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self))) }
     }
 
-    private static let maskOffset = 4
-    /// The count and the mask: where the first span starts.
-    private static let countBytes = 12
+    private static let countBytes = 4
     private static let spanBytes = 16
 
     /// Where a field line the parser has checked lies in the header section: its start (from
@@ -52,10 +48,7 @@ struct ReceivedFields: Sendable {
             if let base = lines.baseAddress, !lines.isEmpty {
                 raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: lines.count)
             }
-            var mask: UInt64 = 0
             for (field, span) in spans.enumerated() {
-                let nameStart = Int(span.lineStart)
-                mask |= Self.nameBit(UnsafeBufferPointer(rebasing: lines[nameStart..<nameStart + Int(span.nameEnd)]))
                 let start = tableBytes + Int(span.lineStart)
                 let entry = Self.countBytes + field * Self.spanBytes
                 raw.storeBytes(of: UInt32(start).littleEndian, toByteOffset: entry, as: UInt32.self)
@@ -63,26 +56,8 @@ struct ReceivedFields: Sendable {
                 raw.storeBytes(of: UInt32(start + Int(span.valueStart)).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueEnd)).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
             }
-            raw.storeBytes(of: mask.littleEndian, toByteOffset: Self.maskOffset, as: UInt64.self)
             initialized = tableBytes + lines.count
         }
-    }
-
-    /// The bit a field named `name` sets in the names' mask: a hash of its length and of its first
-    /// and last bytes with ASCII case folded (`| 0x20`), so names equal but for case set the same
-    /// bit. An empty name sets bit 0.
-    @inline(__always)
-    static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        guard let first = name.first, let last = name.last else { return 1 }
-        let hash = UInt32(truncatingIfNeeded: name.count) &* 0x9E37_79B1
-            ^ UInt32(first | 0x20) &* 0x85EB_CA77 ^ UInt32(last | 0x20) &* 0xC2B2_AE3D
-        return 1 << UInt64(hash >> 26)
-    }
-
-    /// Whether a field of `name`'s bit may have been received (false: certainly none was).
-    private static func mayContain(_ name: UnsafeBufferPointer<UInt8>, in raw: UnsafeRawBufferPointer) -> Bool {
-        let mask = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: maskOffset, as: UInt64.self))
-        return mask & nameBit(name) != 0
     }
 
     private static func count(in raw: UnsafeRawBufferPointer) -> Int {
@@ -126,13 +101,11 @@ struct ReceivedFields: Sendable {
     }
 
     /// The one scan behind every lookup: calls `body` with the value bytes of each field named
-    /// `name`, in order, until it returns false. A name whose bit is not in the names' mask is
-    /// not scanned for; names are compared by length first; `name` is read in place (a copy of it
-    /// cost a reference count per lookup).
+    /// `name`, in order, until it returns false. Names are compared by length first; `name` is
+    /// read in place (a copy of it cost a reference count per lookup).
     func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
             try storage.withUnsafeBytes { raw in
-                guard Self.mayContain(wanted, in: raw) else { return }
                 let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 for index in 0..<Self.count(in: raw) {
                     let (nameRange, valueRange) = span(index, in: raw)
