@@ -74,6 +74,34 @@ struct StateFollowingTests {
         #expect(engine.counters.stateReruns == 0)
     }
 
+    @Test("an action's write of a key the view read stores the session's own key: one copy of its text, not one per use")
+    func writtenKeyIsTheFollowedOne() async throws {
+        let store = MemoryStateStore()
+        var configuration = EngineFixture.configuration
+        configuration.stateStore = store
+        let factory = ClosureActionFactory([
+            "set": { context in
+                try await context.state.write("title", .string("set"), expecting: 0)
+                return .performed
+            },
+        ])
+        let (_, session, _) = try await EngineFixture.session(
+            [TitleFromState(scope: .session, runs: Locked(0))], actions: [("state", factory)], configuration: configuration)
+        let outcome = try await session.perform(ActionInvocation(action: ComponentIdentifier(namespace: "state", name: "set"), componentIdentifier: nil))
+        #expect(outcome.state.title == "set")
+        /// Where a key's text lives (a session key is longer than a small string: it has storage).
+        func storage(_ key: StateKey) -> UnsafeRawPointer? {
+            key.rawValue.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        let followed = try #require(await session.stateReads.first?.key)
+        let stored = try await store.records(withPrefix: "session/", now: 0).map(\.0)
+        let title = try #require(stored.first { $0 == followed })
+        #expect(storage(title) != nil && storage(title) == storage(followed), "the store keeps the session's key")
+        let access = await session.stateAccess(operationIndex: 0, log: nil)
+        #expect(try access.key("title") == followed && storage(try access.key("title")) == storage(followed))
+        #expect(throws: StateError.self) { try access.key("") }
+    }
+
     @Test("shapes: an older value is migrated on read, or dropped, and counted")
     func shapes() async throws {
         let store = MemoryStateStore()

@@ -5,7 +5,7 @@ extension ViewSession {
     func stateAccess(operationIndex index: Int, log: StateTouchLog?) -> StateAccess {
         StateAccess(
             store: environment.stateStore, settings: environment.stateSettings, sessionID: id, user: user, log: log,
-            operationIndex: index, counters: environment.counters, wallClock: environment.wallClock)
+            operationIndex: index, counters: environment.counters, wallClock: environment.wallClock, followed: stateReads)
     }
 
     /// Keeps what a run read (`log`), replacing what operations `range` read before (a main

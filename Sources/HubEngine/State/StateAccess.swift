@@ -21,11 +21,15 @@ public struct StateAccess: Sendable {
     let operationIndex: Int
     let counters: EngineCounters
     let wallClock: @Sendable () -> Int64
+    /// What the session read so far: a key it already follows is handed out as that key
+    /// (``key(_:in:)``), so the session, its watchers and the store keep one copy of its text.
+    let followed: [StateRead]
 
     init(
         store: any StateStore, settings: StateSettings, sessionID: String, user: HubUser? = nil, log: StateTouchLog?,
-        operationIndex: Int, counters: EngineCounters, wallClock: @escaping @Sendable () -> Int64
+        operationIndex: Int, counters: EngineCounters, wallClock: @escaping @Sendable () -> Int64, followed: [StateRead] = []
     ) {
+        self.followed = followed
         self.store = store
         self.settings = settings
         self.sessionID = sessionID
@@ -45,7 +49,10 @@ public struct StateAccess: Sendable {
 
     /// The key of `name` in `scope` for this session.
     public func key(_ name: String, in scope: StateScope = .session) throws(StateError) -> StateKey {
-        try StateKey(name, in: scope, sessionID: sessionID, user: user)
+        let key = try StateKey(name, in: scope, sessionID: sessionID, user: user)
+        // The same key, as the session already holds it: the store keeps the key of a value's
+        // first write, so an action's write of a key the view read shares the read's text.
+        return followed.first { $0.key == key }?.key ?? key
     }
 
     /// The value of `name`, migrated to `shape`; `nil` when there is none (or it was dropped).
