@@ -52,8 +52,13 @@ public struct StateAccess: Sendable {
         let key = try StateKey(name, in: scope, sessionID: sessionID, user: user)
         // The same key, as the session already holds it: the store keeps the key of a value's
         // first write, so an action's write of a key the view read shares the read's text.
-        return followed.first { $0.key == key }?.key ?? key
+        // Looked for among the first reads only: a session that reads many keys costs no more
+        // per access than one that reads a few.
+        return followed.prefix(Self.followedKeysLookedAt).first { $0.key == key }?.key ?? key
     }
+
+    /// How many of the session's reads ``key(_:in:)`` looks through for the key it makes.
+    static let followedKeysLookedAt = 32
 
     /// The value of `name`, migrated to `shape`; `nil` when there is none (or it was dropped).
     /// A store that cannot be read throws `unavailable`, or answers `nil` under
