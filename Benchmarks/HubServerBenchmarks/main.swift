@@ -173,7 +173,7 @@ print("request parser in memory: \(wrkRequest.count)-byte request with one field
 let browserRead = nanosecondsPerParse(browserRequest, reading: fieldsRead)
 print("request parser in memory, reading the \(fieldsRead.count + 1) fields the held view reads: the \(browserRequest.count)-byte request \(String(format: "%.0f", browserRead)) ns per request")
 
-// The response head of a view as GET /view?uri= answers it (ten fields: the session token, the
+// The response head of a view as GET /view?uri= answers it (eight fields: the session token, the
 // Server-Timing of three operations, the ETag, ...), written in memory.
 let viewHeaders: HTTPHeaders = [
     "Content-Type": "application/json", "Cache-Control": "private, no-cache",

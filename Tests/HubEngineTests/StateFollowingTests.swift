@@ -102,6 +102,25 @@ struct StateFollowingTests {
         #expect(throws: StateError.self) { try access.key("") }
     }
 
+    @Test("a key is looked for among a session's first 32 reads: past them an equal key is made afresh")
+    func followedKeysLookedAtAreBounded() throws {
+        func storage(_ key: StateKey) -> UnsafeRawPointer? {
+            key.rawValue.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        let sessionID = "a-session-id-longer-than-a-small-string"
+        let reads = try (0..<40).map { index in
+            StateRead(operation: 0, key: try StateKey("key-\(index)", in: .session, sessionID: sessionID), version: 1, seen: 1)
+        }
+        let access = StateAccess(
+            store: MemoryStateStore(), settings: StateSettings(), sessionID: sessionID, log: nil, operationIndex: 0,
+            counters: EngineCounters(), wallClock: { 0 }, followed: reads)
+        #expect(StateAccess.followedKeysLookedAt == 32)
+        let first = try access.key("key-0"), last = try access.key("key-31"), past = try access.key("key-35")
+        #expect(first == reads[0].key && storage(first) == storage(reads[0].key))
+        #expect(last == reads[31].key && storage(last) == storage(reads[31].key))
+        #expect(past == reads[35].key && storage(past) != storage(reads[35].key))
+    }
+
     @Test("shapes: an older value is migrated on read, or dropped, and counted")
     func shapes() async throws {
         let store = MemoryStateStore()
