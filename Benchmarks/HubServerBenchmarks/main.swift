@@ -7,7 +7,8 @@
 //    (server.json upstream.maxConnectionsPerHost = 32).
 // 3. `GET /view` through the whole responder stack in memory (`respond(to:)`): ns per request,
 //    held and memoized, without the kernel's noise (run twice or more: one process's hash seed
-//    and memory layout move it by about 5%).
+//    and memory layout move it by about 5%); 3b: the same on bench-cpu's realistic config with
+//    an app client's fields.
 import Foundation
 import HubEngine
 @_spi(Benchmarks) import HubHTTP
@@ -128,6 +129,49 @@ func nanosecondsPerRequest(_ target: String) async -> Double {
 let held = await nanosecondsPerRequest("/view?session=\(token)")
 let memoized = await nanosecondsPerRequest("/view?uri=hub:static")
 print("request path in memory (\(bytes.count)-byte view, reload always): held ?session= \(String(format: "%.0f", held)) ns, memoized ?uri= \(String(format: "%.0f", memoized)) ns per request")
+
+// 3b. The same on the realistic config `make bench-cpu` serves (Benchmarks/configs/realistic: 58
+//     features, toggles, a schema; run from the repository's root) with the fields an app's
+//     client sends (as bench-cpu's `app` cells): the held and `?uri=` paths of its 1 and 16 KB
+//     views, whose user-space work is the gap bench-cpu measures against nginx.
+let realistic = try HubApplication.load(directory: "Benchmarks/configs/realistic", environment: [:])
+let appFields: [HTTPHeaders.Field] = [
+    ("Host", "127.0.0.1"), ("User-Agent", "HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)"), ("Accept", "application/json"),
+    ("Accept-Language", "en-GB,en;q=0.9,sv;q=0.5"), ("Hub-Client", "ios/4.2.0"),
+    ("Hub-Components", "default:header,default:row,default:card,default:carousel,default:banner"),
+    ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+]
+/// The request as the server's parser makes it from the bytes an app sends (fields read in place).
+func appRequest(_ target: String) -> HTTPRequest {
+    let head = "GET \(target) HTTP/1.1\r\n" + appFields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
+    guard let request = RequestParsingBenchmark.request(Array(head.utf8)) else { fatalError("the app request does not parse") }
+    return request
+}
+func realisticNanoseconds(_ request: HTTPRequest) async -> Double {
+    var batches: [Double] = []
+    // Many short batches: the fastest finds a quiet moment on a busy machine.
+    for _ in 0..<40 {
+        let start = clock.now
+        for _ in 0..<4_000 {
+            let response = await realistic.respond(to: request)
+            precondition(response.status == .ok)
+        }
+        batches.append((clock.now - start) / .nanoseconds(1) / 4_000)
+    }
+    return batches.min()!
+}
+for kb in [1, 16] {
+    let uri = appRequest("/view?uri=hub:bench:\(kb)k")
+    let opened = await realistic.respond(to: uri)
+    guard opened.status == .ok, let session = opened.headers["Hub-Session"] else {
+        fatalError("hub:bench:\(kb)k did not load on the realistic config: \(opened.status)")
+    }
+    let heldRequest = appRequest("/view?session=\(session)")
+    _ = await realistic.respond(to: heldRequest)  // held: asked for again
+    let heldNanoseconds = await realisticNanoseconds(heldRequest)
+    let uriNanoseconds = await realisticNanoseconds(uri)
+    print("request path in memory, realistic config, app client, \(kb) KB view: held ?session= \(String(format: "%.0f", heldNanoseconds)) ns, ?uri= \(String(format: "%.0f", uriNanoseconds)) ns per request")
+}
 
 // 4. The request parser in memory: a connection's bytes to `HTTPRequest`s (request line, fields,
 //    framing, target and query decoding), no socket and no responder. The request wrk sends (one

@@ -55,6 +55,19 @@ import Testing
         #expect(RequestParsingBenchmark.parse(Array("GET /a HTTP/1.1\r\n\r\n".utf8), times: 1) == nil)
     }
 
+    @Test("the benchmarks' request hook gives exactly one whole request, its fields read as received")
+    func benchmarkRequestHookParsesOneRequest() throws {
+        let request = try #require(RequestParsingBenchmark.request(
+            Array("GET /view?uri=hub:a HTTP/1.1\r\nHost: h\r\nHub-Client: ios/4\r\nHub-Client: ios/5\r\n\r\n".utf8)))
+        #expect(request.path == "/view")
+        #expect(request.headers["hub-client"] == "ios/4")
+        #expect(request.headers.values(for: "Hub-Client") == ["ios/4", "ios/5"])
+        // Part of a request, two requests, or an invalid one: none.
+        #expect(RequestParsingBenchmark.request(Array("GET /a HTTP/1.1\r\nHo".utf8)) == nil)
+        #expect(RequestParsingBenchmark.request(Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n".utf8)) == nil)
+        #expect(RequestParsingBenchmark.request(Array("GET /a HTTP/1.1\r\n\r\n".utf8)) == nil)
+    }
+
     @Test func byteByByteEqualsWhole() {
         let text = "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: h\r\n\r\n"
         for chunk in [1, 2, 3, 7, 1000] {

@@ -29,4 +29,14 @@ public enum RequestParsingBenchmark {
         // `found` keeps the lookups from being optimized away; it never exceeds this.
         return found <= parsed * (names.count + 1) ? parsed : nil
     }
+
+    /// The one whole request in `bytes` as a connection's parser makes it (its fields read in
+    /// place from the bytes received), or nil when they are not exactly one valid request: a
+    /// benchmark of the responders then sees the request a socket would give them.
+    public static func request(_ bytes: [UInt8], limits: HTTPServerConfiguration.Limits = .init()) -> HTTPRequest? {
+        var parser = RequestParser(limits: limits, remoteAddress: "127.0.0.1")
+        parser.append(bytes)
+        guard case .request(let request)? = try? parser.parse(), parser.bufferedByteCount == 0 else { return nil }
+        return request
+    }
 }
