@@ -16,7 +16,8 @@ run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstre
   4. per cell, ROUNDS rounds, each a `wrk --latency` run of SECONDS per server, the servers'
      order rotating every round; per run the server's own CPU (utime+stime from /proc/PID/stat of
      the process and every descendant, e.g. nginx's workers, plus the children it reaped) over
-     the requests wrk completed. Prints medians as a markdown table.
+     the requests wrk completed, and how often its threads slept waiting for work (voluntary
+     context switches per request, /proc/PID/task/*/status). Prints medians as a markdown table.
 
 Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults to a 2-minute smoke run):
   BENCH_SIZES [1 8 16 40 128]   BENCH_ENDPOINTS [uri session]   BENCH_ENCODINGS [identity gzip]
@@ -36,6 +37,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from proc_stats import cpu_ticks, tree_pids, voluntary_switches
 
 HZ = os.sysconf("SC_CLK_TCK")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -98,43 +101,6 @@ def wait_port(port, proc, seconds=20):
     raise SystemExit(f"nothing listens on 127.0.0.1:{port} after {seconds} s")
 
 
-def tree_pids(root):
-    """root and every descendant (nginx's workers, anything h2o forks)."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    pids, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        pids.append(pid)
-        todo.extend(children.get(pid, []))
-    return pids
-
-
-def cpu_ticks(root):
-    """(utime, stime) of root and its descendants (all threads, exited ones too), plus the
-    cutime and cstime root reaped (a worker that exited during the run)."""
-    user = system = 0
-    for pid in tree_pids(root):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        user += int(fields[11])
-        system += int(fields[12])
-        if pid == root:
-            user += int(fields[13])
-            system += int(fields[14])
-    return user, system
-
-
 def ms(value):
     number = float(re.match(r"[\d.]+", value).group())
     if value.endswith("us"):
@@ -150,9 +116,9 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     args = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
     if script:
         args += ["-s", script]
-    before = cpu_ticks(root_pid)
+    before, waits_before = cpu_ticks(root_pid), voluntary_switches(root_pid)
     out = subprocess.run(args + [url], capture_output=True, text=True, timeout=seconds + 30).stdout
-    after = cpu_ticks(root_pid)
+    after, waits_after = cpu_ticks(root_pid), voluntary_switches(root_pid)
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M)
@@ -163,7 +129,7 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     per_request = 1e6 / HZ / max(requests, 1)
     user, system = (after[0] - before[0]) * per_request, (after[1] - before[1]) * per_request
     return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"),
-            "cpu": user + system, "user": user, "sys": system}
+            "cpu": user + system, "user": user, "sys": system, "waits": (waits_after - waits_before) / max(requests, 1)}
 
 
 def lua_script(path, headers):
@@ -347,6 +313,7 @@ def main():
                 + (["nginx/HubServer"] if "hub" in servers and "nginx" in servers else [])
                 + (["A/A nginx/nginx B"] if "nginx-b" in servers and "nginx" in servers else [])
                 + [f"{title[c]} user+sys µs" for c in present if c in ("hub", "nginx")]
+                + [f"{title[c]} waits/req" for c in present if c in ("hub", "nginx")]
                 + [f"{title[c]} req/s" for c in present] + [f"{title[c]} p99 ms" for c in present])
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         print(lines[0]); print(lines[1]); sys.stdout.flush()
@@ -358,7 +325,7 @@ def main():
                     port, pid = servers[name]
                     runs[name].append(wrk_run(f"http://127.0.0.1:{port}{target(name, shape, kb, endpoint)}", pid,
                                               threads, conns, seconds, script[shape, encoding]))
-            med = {name: {k: statistics.median(r[k] for r in runs[name]) for k in ("rate", "p99", "cpu", "user", "sys")}
+            med = {name: {k: statistics.median(r[k] for r in runs[name]) for k in ("rate", "p99", "cpu", "user", "sys", "waits")}
                    for name in servers}
             row = [str(kb), endpoint, encoding, shape, str(conns), str(threads)]
             row += [f"{med[c]['cpu']:.1f}" for c in present]
@@ -367,6 +334,7 @@ def main():
             if "nginx-b" in servers and "nginx" in servers:
                 row.append(f"{med['nginx']['cpu'] / med['nginx-b']['cpu']:.2f}" if med["nginx-b"]["cpu"] else "-")
             row += [f"{med[c]['user']:.1f}+{med[c]['sys']:.1f}" for c in present if c in ("hub", "nginx")]
+            row += [f"{med[c]['waits']:.2f}" for c in present if c in ("hub", "nginx")]
             row += [f"{med[c]['rate']:.0f}" for c in present] + [f"{med[c]['p99']:.2f}" for c in present]
             line = "| " + " | ".join(row) + " |"
             lines.append(line)
@@ -374,7 +342,8 @@ def main():
         load = open("/proc/loadavg").read().split()[:3]
         footer = (f"\n{rounds} rounds x {seconds} s per server and cell, medians; load average at the end "
                   f"{' '.join(load)}; {os.cpu_count()} cores; CPU = the server's utime+stime per completed request "
-                  f"(user+sys: the two apart, medians of each).")
+                  f"(user+sys: the two apart, medians of each); waits/req = voluntary context switches of "
+                  f"all its threads per request (near 0: its busy event loop never slept).")
         print(footer)
         if os.environ.get("BENCH_OUT"):
             with open(os.environ["BENCH_OUT"], "w") as f:

@@ -1,0 +1,61 @@
+"""What a server process tree spent, read from /proc (Benchmarks/cpu/bench_cpu.py): its processes,
+their CPU time and how often their threads slept waiting for work."""
+import os
+
+
+def tree_pids(root):
+    """root and every descendant (nginx's workers, anything h2o forks)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    pids, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        pids.append(pid)
+        todo.extend(children.get(pid, []))
+    return pids
+
+
+def cpu_ticks(root):
+    """(utime, stime) of root and its descendants (all threads, exited ones too), plus the
+    cutime and cstime root reaped (a worker that exited during the run)."""
+    user = system = 0
+    for pid in tree_pids(root):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        user += int(fields[11])
+        system += int(fields[12])
+        if pid == root:
+            user += int(fields[13])
+            system += int(fields[14])
+    return user, system
+
+
+def voluntary_switches(root):
+    """Voluntary context switches of root and its descendants, every thread: how often the
+    server's threads went to sleep waiting for work (an event loop that always has a ready
+    socket never does)."""
+    total = 0
+    for pid in tree_pids(root):
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/status") as f:
+                    for line in f:
+                        if line.startswith("voluntary_ctxt_switches:"):
+                            total += int(line.split()[1])
+            except OSError:
+                pass
+    return total
