@@ -9,15 +9,22 @@ import HubEngine
 final class PostgresConnection {
     private var handle: OpaquePointer?
     private let url: String
-    /// No reconnect before this (a database that is down is not hammered by every request).
+    /// No reconnect before this (a database that is down is not hammered by every request),
+    /// unless another connection of the pool has connected since this one failed.
     private var nextAttempt: ContinuousClock.Instant = .now
     private let retryDelay: Duration
+    /// The pool's connects this connection had seen when its last attempt began: when the
+    /// pool's count moves past it, the database is back and the delay no longer holds.
+    private var poolConnectsAtFailure = 0
+    private let pool: PostgresPoolConnects
     /// The name of each statement prepared on the open connection, by its SQL.
     private var prepared: [String: String] = [:]
 
-    init(url: String, retryDelay: Duration = .milliseconds(250)) {
+    /// `pool`: shared by the connections of one pool (a connection alone has its own).
+    init(url: String, retryDelay: Duration = .milliseconds(250), pool: PostgresPoolConnects = PostgresPoolConnects()) {
         self.url = url
         self.retryDelay = retryDelay
+        self.pool = pool
     }
 
     deinit {
@@ -30,10 +37,13 @@ final class PostgresConnection {
     /// The open connection, connecting now if needed (and allowed by the retry delay). An idle
     /// connection the server closed (a restart, a terminated backend) is found here, before a
     /// statement is sent on it: what it sent meanwhile is read, and a closed one is replaced.
+    /// A connection whose attempt failed waits out the delay, unless another connection of its
+    /// pool has connected since: the database is back, and calls it could answer do not fail.
     func connected() throws(StateError) -> OpaquePointer {
         if let handle, PQstatus(handle) == CONNECTION_OK, Self.isAlive(handle) { return handle }
         drop()
-        guard ContinuousClock.now >= nextAttempt else {
+        let poolConnects = pool.count
+        guard ContinuousClock.now >= nextAttempt || poolConnects != poolConnectsAtFailure else {
             throw StateError(.unavailable, "PostgreSQL is unreachable (retrying shortly)")
         }
         let made = PQconnectdb(url)
@@ -41,9 +51,12 @@ final class PostgresConnection {
             let message = made.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
             PQfinish(made)
             nextAttempt = .now + retryDelay
+            // Counted before the attempt: a connect of another connection meanwhile lifts the delay.
+            poolConnectsAtFailure = poolConnects
             throw StateError(.unavailable, "cannot connect to PostgreSQL: \(message)")
         }
         handle = made
+        pool.noteConnect()
         return made
     }
 

@@ -7,7 +7,8 @@ import HubSync
 /// that also sends `NOTIFY hub_state, '<key> <version>'`, and a listening connection
 /// (``PostgresListener``) that turns every replica's writes into change events. A database
 /// that goes away makes calls throw `unavailable` (never a crash, never a silent loss); the
-/// pool reconnects by itself when it returns.
+/// pool reconnects by itself when it returns (a connection that failed meanwhile waits out its
+/// retry delay only until another connection of the pool has connected).
 ///
 /// The records it wrote and read last are kept in memory (``StateRecordCache``), but only as
 /// the starting point of the next compare-and-set (``recentRecord(_:now:)``): another replica
@@ -19,8 +20,8 @@ public final class PostgresStateStore: StateStore {
     private final class Slot: @unchecked Sendable {
         let connection: PostgresConnection
         let lane: BlockingLane
-        init(url: String, index: Int) {
-            connection = PostgresConnection(url: url)
+        init(url: String, index: Int, reconnectDelay: Duration, pool: PostgresPoolConnects) {
+            connection = PostgresConnection(url: url, retryDelay: reconnectDelay, pool: pool)
             lane = BlockingLane(label: "hub.state.postgres.\(index)")
         }
     }
@@ -40,8 +41,11 @@ public final class PostgresStateStore: StateStore {
     /// `poolSize` connections. Connects lazily: a database that is down at start is no start-up
     /// error (the server serves what needs no state and recovers when it comes up).
     /// `cacheBytes`: most bytes of values kept for ``recentRecord(_:now:)`` (0: none).
-    public init(url: String, poolSize: Int = 4, cacheBytes: Int = 16 << 20) {
-        slots = (0..<max(1, poolSize)).map { Slot(url: url, index: $0) }
+    /// `reconnectDelay`: how long a connection whose attempt to connect failed waits before its
+    /// next one, unless another connection of the pool has connected since (the database is back).
+    public init(url: String, poolSize: Int = 4, cacheBytes: Int = 16 << 20, reconnectDelay: Duration = .milliseconds(250)) {
+        let connects = PostgresPoolConnects()
+        slots = (0..<max(1, poolSize)).map { Slot(url: url, index: $0, reconnectDelay: reconnectDelay, pool: connects) }
         pending = Locked(Array(repeating: 0, count: max(1, poolSize)))
         let observer = observer
         let cache = StateRecordCache(maxBytes: cacheBytes)

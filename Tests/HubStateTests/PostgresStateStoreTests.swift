@@ -57,6 +57,38 @@ struct PostgresStateStoreTests {
         #expect(await eventually { events.withLock { $0.contains(.resync) } }, "the listener reconnected and asked for a resync")
     }
 
+    @Test("a connection that failed to connect while the database was down connects again as soon as another connection of its pool has, not after its whole retry delay")
+    func failedConnectionFollowsItsPool() async throws {
+        let cluster = try PostgresCluster()
+        // A delay no call of this test waits out: only the pool's other connection can lift it.
+        let store = PostgresStateStore(url: cluster.url, poolSize: 2, reconnectDelay: .seconds(300))
+        defer { store.close() }
+        let key = try freshKey()
+        #expect(try await store.write(key, bytes: Array(json: "1"), shape: 1, expected: 0, expiresAt: nil, now: 0) == 1)
+
+        // One call after another goes to the first connection (the least busy): it finds the
+        // database gone and fails to connect, then waits out its delay.
+        try cluster.stop()
+        await #expect(throws: StateError.self) { try await store.read(key, now: 0) }
+        try cluster.start()
+        await #expect(throws: StateError.self, "within its delay, and with no other connect, it does not try again") {
+            try await store.read(key, now: 0)
+        }
+
+        // Calls made together also reach the second connection, which has not failed: it connects.
+        #expect(await eventually {
+            async let first = try? await store.read(key, now: 0)
+            async let second = try? await store.read(key, now: 0)
+            let (a, b) = await (first, second)
+            return a != nil || b != nil
+        })
+        // The database is back: the first connection connects on its next call, long before its delay.
+        for _ in 0..<3 {
+            #expect(try await store.read(key, now: 0)?.bytes == Array(json: "1"))
+        }
+        #expect(store.status.available)
+    }
+
     @Test("a bad connection string is unavailable with libpq's reason, never a crash")
     func badURL() async throws {
         let store = PostgresStateStore(url: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=1", poolSize: 1)
