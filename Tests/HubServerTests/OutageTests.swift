@@ -134,9 +134,11 @@ struct OutageTests {
             #expect(await eventually {
                 (try? await a.action(#"{"session":"\#(token)","action":"todo:add","custom":{"title":"after"}}"#).status) == 200
             })
-            let view = try await a.session(token).json()
+            let answered = try await a.session(token)
+            #expect(answered.status == 200, "the view after the recovery: \(String(decoding: answered.body, as: UTF8.self))")
+            let view = try answered.json()
             let titles = view.bodyIDs.compactMap { view.component($0)?["text"]?["title"]?.stringValue }
-            #expect(titles.contains("before") && titles.contains("after") && !titles.contains("lost"))
+            #expect(titles.contains("before") && titles.contains("after") && !titles.contains("lost"), "titles: \(titles)")
         }
     }
 
