@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 
-from proc_stats import cpu_ticks, tree_pids, voluntary_switches
+from proc_stats import tree_pids, usage
 
 HZ = os.sysconf("SC_CLK_TCK")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -116,9 +116,9 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     args = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
     if script:
         args += ["-s", script]
-    before, waits_before = cpu_ticks(root_pid), voluntary_switches(root_pid)
+    before = usage(root_pid)
     out = subprocess.run(args + [url], capture_output=True, text=True, timeout=seconds + 30).stdout
-    after, waits_after = cpu_ticks(root_pid), voluntary_switches(root_pid)
+    after = usage(root_pid)
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M)
@@ -129,7 +129,7 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     per_request = 1e6 / HZ / max(requests, 1)
     user, system = (after[0] - before[0]) * per_request, (after[1] - before[1]) * per_request
     return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"),
-            "cpu": user + system, "user": user, "sys": system, "waits": (waits_after - waits_before) / max(requests, 1)}
+            "cpu": user + system, "user": user, "sys": system, "waits": (after[2] - before[2]) / max(requests, 1)}
 
 
 def lua_script(path, headers):

@@ -22,11 +22,18 @@ def tree_pids(root):
     return pids
 
 
-def cpu_ticks(root):
-    """(utime, stime) of root and its descendants (all threads, exited ones too), plus the
+def usage(root):
+    """(utime, stime, voluntary context switches) of root and its descendants, from one walk of
+    the process tree."""
+    pids = tree_pids(root)
+    return (*cpu_ticks(root, pids), voluntary_switches(pids))
+
+
+def cpu_ticks(root, pids):
+    """(utime, stime) of `pids` (root and its descendants: all threads, exited ones too), plus the
     cutime and cstime root reaped (a worker that exited during the run)."""
     user = system = 0
-    for pid in tree_pids(root):
+    for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -40,12 +47,11 @@ def cpu_ticks(root):
     return user, system
 
 
-def voluntary_switches(root):
-    """Voluntary context switches of root and its descendants, every thread: how often the
-    server's threads went to sleep waiting for work (an event loop that always has a ready
-    socket never does)."""
+def voluntary_switches(pids):
+    """Voluntary context switches of every thread of `pids`: how often the server's threads went
+    to sleep waiting for work (an event loop that always has a ready socket never does)."""
     total = 0
-    for pid in tree_pids(root):
+    for pid in pids:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:
