@@ -51,6 +51,19 @@ public enum ASCII {
         return try copy.withUTF8(body)
     }
 
+    /// Whether `lhs` sorts before `rhs` with ASCII letters compared as lowercase (the order of
+    /// field names that ignores their case: `Accept` before `hub-client` before `User-Agent`).
+    @inlinable
+    public static func caseInsensitivePrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8) { lowercased($0) < lowercased($1) }
+    }
+
+    /// `byte` with an ASCII capital letter made lowercase.
+    @inlinable @inline(__always)
+    public static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
     /// Whether `bytes` equal `literal`, ignoring the case of ASCII letters.
     @inlinable
     public static func caseInsensitiveEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

@@ -35,6 +35,14 @@ import Testing
         [("X-Named", "1"), ("X-Other", "2")],
         [("X-Other", "2"), ("X-Named", "1")],
         [("X-Named", "1"), ("X-Named", "1")],
+        [("X-Named", "1"), ("X-Named", "2")],
+        [("X-Named", "2"), ("X-Named", "1")],
+        [("X-Named", "1"), ("x-named", "2")],
+        [("x-named", "2"), ("X-Named", "1")],
+        [("X-Other", "2"), ("Hub-Client", "ios/4.2.0"), ("X-Named", "1")],
+        [("Hub-Client", "ios/4.2.0"), ("X-Named", "1"), ("X-Other", "2")],
+        [("X-Named", "1"), ("X-Other", "2"), ("X-Named", "3")],
+        [("X-Named", "1"), ("X-Named", "3"), ("X-Other", "2")],
         [("X-Named", "caf\u{E9}")],
         [("X-Named", "cafe\u{301}")],
         [("Hub-Toggle", "a"), ("X-Named", "1")],
@@ -83,6 +91,33 @@ import Testing
         // Not vacuous: most pairs differ, but every set against itself and the sets that differ
         // only in what is not kept (User-Agent, the trace context, OWS in a list) agree.
         #expect(agreed >= 2 * Self.variants.count)
+    }
+
+    @Test("fields of different names in another order are the same client request; fields of one name in another order are not")
+    func fieldOrder() throws {
+        let context = RequestContext(requestId: "r")
+        func same(_ baselineHeaders: [(String, String)], _ headers: [(String, String)]) throws -> [Bool] {
+            let baseline = Self.bridge.viewRequest(
+                viewURI: Self.uri, from: try #require(try Self.requests(baselineHeaders).first), context: context, components: nil)
+            return try Self.requests(headers).flatMap { request in
+                [
+                    Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: nil).sameClientRequest(as: baseline),
+                    Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline),
+                ]
+            }
+        }
+        // Two threads of one load generator (or two HTTP stacks of one app) send one client's
+        // fields in other orders: RFC 9110 section 5.3 makes only the order within a name significant.
+        #expect(try same([("Hub-Client", "ios/1"), ("X-Named", "1"), ("X-Other", "2")], [("X-Other", "2"), ("x-named", "1"), ("Hub-Client", "ios/1")]) == [false, false, false, false], "another name's case")
+        #expect(try same([("Hub-Client", "ios/1"), ("X-Named", "1"), ("X-Other", "2")], [("X-Other", "2"), ("X-Named", "1"), ("Hub-Client", "ios/1")]) == [true, true, true, true])
+        #expect(try same([("X-Named", "1"), ("User-Agent", "u"), ("X-Named", "2")], [("X-Named", "1"), ("X-Named", "2"), ("User-Agent", "u")]) == [true, true, true, true])
+        #expect(try same([("X-Named", "1"), ("X-Named", "2")], [("X-Named", "2"), ("X-Named", "1")]) == [false, false, false, false])
+        #expect(try same([("X-Named", "1"), ("x-named", "2")], [("x-named", "2"), ("X-Named", "1")]) == [false, false, false, false])
+        let made = Self.bridge.viewRequest(
+            viewURI: Self.uri, from: try #require(try Self.requests([("X-Other", "2"), ("x-named", "1"), ("X-Named", "0")]).first),
+            context: context, components: nil)
+        #expect(made.headers.map(\.name) == ["x-named", "X-Named", "X-Other"], "ordered by name, one name's fields as received")
+        #expect(made.header("X-NAMED") == "1")
     }
 
     static func bytewiseEqual(_ left: ViewRequest, _ right: ViewRequest) -> Bool {

@@ -38,9 +38,12 @@ public struct ViewRequest: Sendable {
 
     /// The view URI as the client sent it (query and fragment included).
     public var viewURI: String { fields.viewURI }
-    /// Request headers the engine passes on, in order, names as received. The trace context
-    /// (`traceparent`, `tracestate`) is not among them: it is ``trace``'s, and ``header(_:)``
-    /// reads it from there.
+    /// Request headers the engine passes on, names as received, ordered by name (ASCII
+    /// case-insensitively); fields of one name keep the order they were received in. Only that
+    /// order carries meaning (RFC 9110 section 5.3), so two requests that differ only in the
+    /// order of their fields are the same client request (``sameClientRequest(as:)``, the chain
+    /// memo, a held session's settled view). The trace context (`traceparent`, `tracestate`) is
+    /// not among them: it is ``trace``'s, and ``header(_:)`` reads it from there.
     public var headers: [(name: String, value: String)] { fields.headers }
     /// This request's W3C trace context, made when first read; nil when the caller gave none.
     public var trace: (any RequestTrace)? { fields.trace }
@@ -67,8 +70,29 @@ public struct ViewRequest: Sendable {
         trace: (any RequestTrace)? = nil, user: HubUser? = nil, locale: String? = nil
     ) {
         fields = Fields(
-            viewURI: viewURI, headers: headers, trace: trace, connectivity: connectivity, languages: languages,
-            locale: locale, client: client, clientComponents: clientComponents, user: user)
+            viewURI: viewURI, headers: Self.orderedByName(headers), trace: trace, connectivity: connectivity,
+            languages: languages, locale: locale, client: client, clientComponents: clientComponents, user: user)
+    }
+
+    /// `headers` in the order ``headers`` keeps: by name, ASCII case-insensitively, fields of one
+    /// name in the order given. Returned as given when already so (the usual one or two fields).
+    static func orderedByName(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard headers.count > 1,
+            headers.indices.dropFirst().contains(where: { ASCII.caseInsensitivePrecedes(headers[$0].name, headers[$0 - 1].name) })
+        else { return headers }
+        // Insertion sort: stable (fields of one name keep their order), and a request keeps at
+        // most a few dozen fields (``RetainedHeaders``).
+        var ordered = headers
+        for index in ordered.indices.dropFirst() {
+            let field = ordered[index]
+            var slot = index
+            while slot > 0, ASCII.caseInsensitivePrecedes(field.name, ordered[slot - 1].name) {
+                ordered[slot] = ordered[slot - 1]
+                slot -= 1
+            }
+            ordered[slot] = field
+        }
+        return ordered
     }
 
     /// The first value of a header, compared case-insensitively; `traceparent` and `tracestate`

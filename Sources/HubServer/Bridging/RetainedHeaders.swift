@@ -89,7 +89,8 @@ struct RetainedHeaders: Sendable {
         self.init(names: names)
     }
 
-    /// The headers of `request` the engine keeps, in order. The trace context is not among
+    /// The headers of `request` the engine keeps, in the order received (a ``ViewRequest`` orders
+    /// them by name). The trace context is not among
     /// them: the engine reads this server's span from the request's ``RequestTrace``, and the
     /// client's own `traceparent` and `tracestate` never cross.
     func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
@@ -104,22 +105,35 @@ struct RetainedHeaders: Sendable {
         return kept
     }
 
-    /// Whether `filter(headers)` would be `kept`, field for field (names and values byte for
-    /// byte), read in place: no string is made. A `kept` list with a field `filter` never keeps
-    /// (a trace context field) compares unequal.
+    /// Whether a view request of `headers` would keep the fields `kept` (a view request's
+    /// ``ViewRequest/headers``), field for field (names and values byte for byte), read in place:
+    /// no string is made. A view request orders its fields by name, so fields of different names
+    /// may come in any order; fields of one name must come in `kept`'s order. A `kept` list with a
+    /// field `filter` never keeps (a trace context field) compares unequal.
     func keeps(_ headers: HTTPHeaders, sameAs kept: [(name: String, value: String)]) -> Bool {
-        var index = 0
+        guard kept.count <= Self.maximumHeaders else { return false }
+        var matched: UInt64 = 0  // bit i: kept[i] is a field of `headers`
+        var count = 0
         var same = true
         kept.withUnsafeBufferPointer { kept in
             forEachKept(headers) { name, value in
-                same = index < kept.count
-                    && ASCII.withUTF8(of: kept[index].name) { ASCII.bytesEqual($0, name) }
-                    && ASCII.withUTF8(of: kept[index].value) { ASCII.bytesEqual($0, value) }
-                index += 1
+                count += 1
+                // The first entry of this name not matched yet (any case: a field of one name
+                // but another case out of its order differs), which must be this very field.
+                var slot = 0
+                while slot < kept.count,
+                    matched & (1 << slot) != 0 || !ASCII.withUTF8(of: kept[slot].name, { ASCII.caseInsensitiveEquals($0, name) })
+                {
+                    slot += 1
+                }
+                same = slot < kept.count
+                    && ASCII.withUTF8(of: kept[slot].name) { ASCII.bytesEqual($0, name) }
+                    && ASCII.withUTF8(of: kept[slot].value) { ASCII.bytesEqual($0, value) }
+                if same { matched |= 1 << slot }
                 return same
             }
         }
-        return same && index == kept.count
+        return same && count == kept.count
     }
 
     /// Calls `body` with the name and value bytes of each field of `headers` that a view request
