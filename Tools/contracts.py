@@ -292,7 +292,9 @@ PARAMETERS = {
                               "locales.supported (before Accept-Language). A held session keeps the locale it was "
                               "opened with."),
     "HubClient": header_param("Hub-Client", "platform/semver of the client (ios/5.1.2, android/3.0.0-beta): "
-                              "components.killSwitches give a component's fallback to versions below a rule's."),
+                              "components.killSwitches give a component's fallback to versions below a rule's. "
+                              "At most 128 bytes (longer: 431 headers_too_large).",
+                              {"type": "string", "maxLength": 128}),
     "explainQuery": {
         "name": "explain", "in": "query", "description": "1 (or true): the view plus how each operation made it "
         "('explain'; server.json debug.explain, off by default: 400 explain_disabled). 0 or false: the plain view.",
@@ -308,7 +310,8 @@ PARAMETERS = {
                                    "ignored (full views)."),
     "HubComponents": header_param("Hub-Components", "Comma-separated ns:name components the client renders; "
                                   "others get their category's fallback."),
-    "HubToggle": header_param("Hub-Toggle", "name=value: a QA override of a toggle (when allowToggleOverride)."),
+    "HubToggle": header_param("Hub-Toggle", "name=value: a QA override of a toggle (when allowToggleOverride). "
+                              "At most 1024 bytes (longer: 431 headers_too_large).", {"type": "string", "maxLength": 1024}),
     "HubClientId": header_param("Hub-Client-Id", "A stable client id (the demo's rollout key)."),
     "IfNoneMatch": header_param("If-None-Match", "An ETag from an earlier response: 304 when it still matches."),
     "AcceptEncoding": header_param("Accept-Encoding", "gzip is used when preferred and the body is large enough."),
