@@ -85,6 +85,34 @@ struct HeldMemoizedLoadTests {
         #expect(!Self.isReady(engine.loadHeld(session.token.encoded) { _ in Self.request(header: "other") }))
     }
 
+    @Test("the same fields in another order are the same client request: two orders polled in turn stay on the settled view")
+    func fieldOrder() async throws {
+        let (engine, session, operation, _) = try await Self.fixture(lifetime: .untilDefinitionsChange)
+        // Two HTTP stacks of one client (or a load generator's two threads) send its fields in
+        // different orders; only the order of one name's fields carries meaning (RFC 9110 5.3).
+        let orders: [[(name: String, value: String)]] = [
+            [("X-Probe", "1"), ("Hub-Client", "ios/1"), ("x-probe", "2")],
+            [("Hub-Client", "ios/1"), ("X-Probe", "1"), ("x-probe", "2")],
+            [("X-Probe", "1"), ("x-probe", "2"), ("Hub-Client", "ios/1")],
+        ]
+        func request(_ headers: [(name: String, value: String)]) -> ViewRequest {
+            ViewRequest(viewURI: EngineFixture.uri, headers: headers)
+        }
+        // The first goes to the session (another client request than the fixture's), which
+        // publishes the view again with it as the baseline.
+        _ = await engine.loadHeld(session.token.encoded) { _ in request(orders[0]) }.resolved()
+        for round in 0..<2 {
+            for headers in orders {
+                #expect(Self.isReady(engine.loadHeld(session.token.encoded) { _ in request(headers) }), "round \(round): \(headers)")
+            }
+        }
+        #expect(operation.performCount == 1)
+        // The order of one name's fields does count.
+        #expect(!Self.isReady(engine.loadHeld(session.token.encoded) { _ in
+            request([("Hub-Client", "ios/1"), ("x-probe", "2"), ("X-Probe", "1")])
+        }))
+    }
+
     @Test("a partial run is not the memo's answer: after a reschedule the next load goes to the session")
     func rescheduleWithdraws() async throws {
         let (first, second) = (ContentOperationMock.adding("a"), ContentOperationMock.adding("b"))
