@@ -59,6 +59,14 @@ struct ContractTests {
         }
     }
 
+    @Test("the OpenAPI document's Hub-Client and Hub-Toggle limits are the ones the server answers 431 past")
+    func headerLimitsMatchTheServer() throws {
+        let document = try JSONParser().parse(try Self.file("docs/openapi.json"))
+        let parameters = try #require(document["components"]?["parameters"])
+        #expect(parameters["HubClient"]?["schema"]?["maxLength"]?.intValue == RetainedHeaders.maximumClientBytes)
+        #expect(parameters["HubToggle"]?["schema"]?["maxLength"]?.intValue == RetainedHeaders.maximumToggleBytes)
+    }
+
     @Test("the OpenAPI document carries the view-model definitions of /schema/view-model.json")
     func openAPIReferencesTheViewModelSchema() throws {
         let document = try JSONParser().parse(try Self.file("docs/openapi.json"))

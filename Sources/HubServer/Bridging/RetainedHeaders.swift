@@ -90,9 +90,9 @@ struct RetainedHeaders: Sendable {
     }
 
     /// The headers of `request` the engine keeps, in the order received (a ``ViewRequest`` orders
-    /// them by name). The trace context is not among
-    /// them: the engine reads this server's span from the request's ``RequestTrace``, and the
-    /// client's own `traceparent` and `tracestate` never cross.
+    /// them by name). The trace context is not among them: the engine reads this server's span
+    /// from the request's ``RequestTrace``, and the client's own `traceparent` and `tracestate`
+    /// never cross.
     func filter(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
         var kept: [(name: String, value: String)] = []
         // Names compared as bytes first: only a field kept by name becomes strings.
