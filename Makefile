@@ -177,7 +177,7 @@ bench-matrix: deps
 ## CPU per request on the realistic config (Benchmarks/configs/realistic): HubServer against nginx
 ## (2 workers), a second nginx (the A/A floor) and h2o (2 threads) serving the same bytes, per view
 ## size, endpoint, encoding, client shape and connections; installs wrk, nginx and h2o if missing
-## (about 55 minutes; BENCH_QUICK=1: about 2; docs/PERFORMANCE.md).
+## (about 66 minutes; BENCH_QUICK=1: about 2; docs/PERFORMANCE.md).
 bench-cpu: deps
 	$(call apt_install,wrk nginx h2o,--no-install-recommends)
 	$(SWIFT) build -c release --product hub-server

@@ -137,7 +137,7 @@ let held = await nanosecondsPerRequest("/view?session=\(token)")
 let memoized = await nanosecondsPerRequest("/view?uri=hub:static")
 print("request path in memory (\(bytes.count)-byte view, reload always): held ?session= \(String(format: "%.0f", held)) ns, memoized ?uri= \(String(format: "%.0f", memoized)) ns per request")
 
-// 3b. The same on the realistic config `make bench-cpu` serves (Benchmarks/configs/realistic: 58
+// 3b. The same on the realistic config `make bench-cpu` serves (Benchmarks/configs/realistic: 59
 //     features, toggles, a schema; run from the repository's root) with the fields an app's
 //     client sends (as bench-cpu's `app` cells): the held and `?uri=` paths of its 1 and 16 KB
 //     views, whose user-space work is the gap bench-cpu measures against nginx.

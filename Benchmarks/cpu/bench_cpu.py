@@ -20,7 +20,8 @@ run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstre
      context switches per request, /proc/PID/task/*/status). Prints medians as a markdown table.
 
 Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults to a 2-minute smoke run):
-  BENCH_SIZES [1 8 16 40 128]   BENCH_ENDPOINTS [uri session]   BENCH_ENCODINGS [identity gzip]
+  BENCH_SIZES [1 8 16 28 40 128] (28: most of its body from a cached remote operation)
+  BENCH_ENDPOINTS [uri session] BENCH_ENCODINGS [identity gzip]
   BENCH_CLIENTS [app wrk]       BENCH_CONNS [32 512]            BENCH_THREADS [1] (add 2 for -t2)
   BENCH_ROUNDS [3]              BENCH_SECONDS [3]
   BENCH_SERVERS [hub nginx nginx-b h2o]   BENCH_OUT (also write the table to this file)
@@ -198,7 +199,7 @@ def main():
     parser.add_argument("--work", required=True)
     args = parser.parse_args()
     hub_port = int(args.hub.rsplit(":", 1)[1])
-    sizes = env_list("BENCH_SIZES", "1 8 16 40 128", "1 16 128")
+    sizes = env_list("BENCH_SIZES", "1 8 16 28 40 128", "1 16 128")
     endpoints = env_list("BENCH_ENDPOINTS", "uri session", "uri session")
     encodings = env_list("BENCH_ENCODINGS", "identity gzip", "identity gzip")
     shapes = env_list("BENCH_CLIENTS", "app wrk", "app")

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `make bench-cpu`: HubServer's CPU per request against nginx (2 workers, open_file_cache), a
 # second nginx (the A/A floor) and h2o (2 threads) serving the same bytes, on the realistic config
-# (Benchmarks/configs/realistic: 58 features, toggles, a custom schema, cached remote operations
+# (Benchmarks/configs/realistic: 59 features, toggles, a custom schema, cached remote operations
 # against the benchmark upstream). Release build; loopback only; every process started here is
 # stopped by PID on exit. See bench_cpu.py for the cells and knobs (BENCH_QUICK=1: a smoke run of
-# about two minutes; the full run: 80 cells, about 55 minutes) and docs/PERFORMANCE.md for results.
+# about two minutes; the full run: 96 cells, about 66 minutes) and docs/PERFORMANCE.md for results.
 #
 #   Benchmarks/cpu/run.sh                       (make bench-cpu)
 #   BENCH_QUICK=1 Benchmarks/cpu/run.sh         fewer cells, 2 rounds of 1 s

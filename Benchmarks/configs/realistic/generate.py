@@ -7,16 +7,18 @@ What a deployed app's config looks like, for `make bench-cpu` (Benchmarks/cpu/ru
   toggles.json     `layout` (list / grid / carousel) rolled out 20 % grid and 10 % carousel,
                    bucketed by the Hub-Client-Id header; `promoBanner` on/off 50 %
   schemas/         `catalog`: a custom JSON schema the catalog upstream's pages are read with
-  content/         the measured views' static files (1, 8, 16, 40 and 128 KB) and the
+  content/         the measured views' static files (1, 8, 16, 28, 40 and 128 KB) and the
                    smaller content of the other features
   upstream/        what the benchmark upstream serves (Benchmarks/bench/upstream.py --files,
                    on 127.0.0.1:18181, Cache-Control: max-age=86400): catalog pages, news
-  features/        58 features: a root feature (hub:home, with an exclusion), 40 exact-URI
+  features/        59 features: a root feature (hub:home, with an exclusion), 40 exact-URI
                    genre and editorial pages, 8 patterns with exclusions, paginated and cached
                    remote features, a feature forwarding Authorization and one with
                    {header.Accept-Language} in its URL (retained headers, not on the measured
                    path), and the measured `view-<KB>k` features last in order (hub:bench:<KB>k):
-                   static file + the `layout` variant (a patch per value) + a patch
+                   static file + the `layout` variant (a patch per value) + a patch; the
+                   28 KB one has most of its rows from a cached remote operation between
+                   the static file and the variant
 
 The measured path is GET /view?uri=hub:bench:<KB>k (and ?session= of a session opened there).
 """
@@ -26,6 +28,8 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 UPSTREAM = "http://127.0.0.1:18181"
 SIZES_KB = (1, 8, 16, 40, 128)
+# Views whose body comes mostly from a cached remote operation (hub:bench:<KB>k as well).
+REMOTE_SIZES_KB = (28,)
 
 
 def row(n, section):
@@ -175,6 +179,20 @@ def main():
             layout_variant(ids),
             {"kind": "patch", "set": {content["body"][-1]["id"]: {"text": {"subtitle": "Patched subtitle"}}},
              "move": {content["body"][-1]["id"]: 0}}]))
+    # A measured view of another shape: a static header and first rows, the rest of the body from
+    # a cached remote operation (the upstream's max-age=86400), then the layout variant and a patch.
+    for kb in REMOTE_SIZES_KB:
+        content = sized_view(kb)
+        rows = content["body"]
+        write(f"content/view-{kb}k.json", {"title": content["title"], "header": content["header"], "body": rows[:8]})
+        write(f"upstream/view-{kb}k-rows.json", rows[8:])
+        ids = [c["id"] for c in rows[:3]]
+        features.append(feature(f"view-{kb}k", f"Bench {kb} KB", 900 + kb, {"uri": f"hub:bench:{kb}k"}, [
+            {"kind": "static", "file": f"content/view-{kb}k.json"},
+            {"kind": "remote", "url": UPSTREAM + f"/files/view-{kb}k-rows.json"},
+            layout_variant(ids),
+            {"kind": "patch", "set": {rows[-1]["id"]: {"text": {"subtitle": "Patched subtitle"}}},
+             "move": {rows[-1]["id"]: 0}}]))
     for f in features:
         write(f"features/{f['id']}.json", f)
     print(f"{len(features)} features")
