@@ -1,6 +1,7 @@
 // HubServer benchmarks through the engine and the remote operation kind, against a real
 // local upstream (HubHTTP on 127.0.0.1) that answers each request after a delay.
 //   make bench-server   (swift run -c release HubServerBenchmarks)
+//   BENCH_SERVER_ONLY=held|uri [BENCH_SERVER_SECONDS=10]: one path only, for a profiler (below)
 //
 // 1. Three remote operations, each answered after 100 ms: view latency (prefetch overlaps them).
 // 2. 1 000 concurrent views over one upstream host: connections libcurl opened
@@ -63,6 +64,49 @@ defer { try? FileManager.default.removeItem(atPath: directory) }
 let application = try HubApplication.load(directory: directory, environment: [:])
 let request = ViewRequest(viewURI: "hub:three")
 let clock = ContinuousClock()
+
+// `BENCH_SERVER_ONLY=held` (or `uri`): only the request path of the realistic config's 1 KB view
+// for the app client (section 3b's), in a loop for `BENCH_SERVER_SECONDS` (10), then the ns per
+// request; nothing else runs, so `perf record -g .build/release/HubServerBenchmarks` profiles that
+// one path. Run from the repository's root. The figure is the mean of the whole run, with every
+// disturbance in it, not 3b's fastest batch: expect it higher.
+if let only = ProcessInfo.processInfo.environment["BENCH_SERVER_ONLY"] {
+    guard only == "held" || only == "uri" else { fatalError("BENCH_SERVER_ONLY is held or uri, not \(only)") }
+    let seconds = Int(ProcessInfo.processInfo.environment["BENCH_SERVER_SECONDS"] ?? "") ?? 10
+    let realistic = try HubApplication.load(directory: "Benchmarks/configs/realistic", environment: [:])
+    let head = { (target: String) in
+        "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)\r\n"
+            + "Accept: application/json\r\nAccept-Language: en-GB,en;q=0.9,sv;q=0.5\r\nHub-Client: ios/4.2.0\r\n"
+            + "Hub-Components: default:header,default:row,default:card,default:carousel,default:banner\r\n"
+            + "traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\n\r\n"
+    }
+    guard let uri = RequestParsingBenchmark.request(Array(head("/view?uri=hub:bench:1k").utf8)) else { fatalError("no request") }
+    let opened = await realistic.respond(to: uri)
+    guard opened.status == .ok, let session = opened.headers["Hub-Session"],
+        let held = RequestParsingBenchmark.request(Array(head("/view?session=\(session)").utf8))
+    else { fatalError("hub:bench:1k did not load: \(opened.status)") }
+    _ = await realistic.respond(to: held)  // held: asked for again
+    let (count, nanoseconds) = await requestsFor(seconds: seconds, realistic, only == "held" ? held : uri)
+    print("\(only), realistic config, app client, 1 KB view: \(count) requests, \(String(format: "%.0f", nanoseconds)) ns per request")
+    try? FileManager.default.removeItem(atPath: directory)  // exit runs no defer
+    exit(0)
+}
+
+/// `application` answering `request` for `seconds`: how many requests, and ns per request. A
+/// global function, not main-actor code: top-level code would hop to the main actor and back on
+/// every request.
+func requestsFor(seconds: Int, _ application: HubApplication, _ request: HTTPRequest) async -> (Int, Double) {
+    let start = clock.now
+    var count = 0
+    while clock.now - start < .seconds(seconds) {
+        for _ in 0..<10_000 {
+            let response = await application.respond(to: request)
+            precondition(response.status == .ok)
+        }
+        count += 10_000
+    }
+    return (count, (clock.now - start) / .nanoseconds(1) / Double(count))
+}
 
 // 1. Latency of one view whose three operations each wait 100 ms upstream.
 var latencies: [Double] = []
