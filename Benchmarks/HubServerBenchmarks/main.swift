@@ -65,6 +65,20 @@ let application = try HubApplication.load(directory: directory, environment: [:]
 let request = ViewRequest(viewURI: "hub:three")
 let clock = ContinuousClock()
 
+// The fields an app's client sends (bench-cpu's `app` cells), for section 3b and the mode below.
+let appFields: [HTTPHeaders.Field] = [
+    ("Host", "127.0.0.1"), ("User-Agent", "HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)"), ("Accept", "application/json"),
+    ("Accept-Language", "en-GB,en;q=0.9,sv;q=0.5"), ("Hub-Client", "ios/4.2.0"),
+    ("Hub-Components", "default:header,default:row,default:card,default:carousel,default:banner"),
+    ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+]
+/// The request as the server's parser makes it from the bytes an app sends (fields read in place).
+func appRequest(_ target: String) -> HTTPRequest {
+    let head = "GET \(target) HTTP/1.1\r\n" + appFields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
+    guard let request = RequestParsingBenchmark.request(Array(head.utf8)) else { fatalError("the app request does not parse") }
+    return request
+}
+
 // `BENCH_SERVER_ONLY=held` (or `uri`): only the request path of the realistic config's 1 KB view
 // for the app client (section 3b's), in a loop for `BENCH_SERVER_SECONDS` (10), then the ns per
 // request; nothing else runs, so `perf record -g .build/release/HubServerBenchmarks` profiles that
@@ -74,17 +88,12 @@ if let only = ProcessInfo.processInfo.environment["BENCH_SERVER_ONLY"] {
     guard only == "held" || only == "uri" else { fatalError("BENCH_SERVER_ONLY is held or uri, not \(only)") }
     let seconds = Int(ProcessInfo.processInfo.environment["BENCH_SERVER_SECONDS"] ?? "") ?? 10
     let realistic = try HubApplication.load(directory: "Benchmarks/configs/realistic", environment: [:])
-    let head = { (target: String) in
-        "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)\r\n"
-            + "Accept: application/json\r\nAccept-Language: en-GB,en;q=0.9,sv;q=0.5\r\nHub-Client: ios/4.2.0\r\n"
-            + "Hub-Components: default:header,default:row,default:card,default:carousel,default:banner\r\n"
-            + "traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\n\r\n"
-    }
-    guard let uri = RequestParsingBenchmark.request(Array(head("/view?uri=hub:bench:1k").utf8)) else { fatalError("no request") }
+    let uri = appRequest("/view?uri=hub:bench:1k")
     let opened = await realistic.respond(to: uri)
-    guard opened.status == .ok, let session = opened.headers["Hub-Session"],
-        let held = RequestParsingBenchmark.request(Array(head("/view?session=\(session)").utf8))
-    else { fatalError("hub:bench:1k did not load: \(opened.status)") }
+    guard opened.status == .ok, let session = opened.headers["Hub-Session"] else {
+        fatalError("hub:bench:1k did not load: \(opened.status)")
+    }
+    let held = appRequest("/view?session=\(session)")
     _ = await realistic.respond(to: held)  // held: asked for again
     let (count, nanoseconds) = await requestsFor(seconds: seconds, realistic, only == "held" ? held : uri)
     print("\(only), realistic config, app client, 1 KB view: \(count) requests, \(String(format: "%.0f", nanoseconds)) ns per request")
@@ -186,18 +195,6 @@ print("request path in memory (\(bytes.count)-byte view, reload always): held ?s
 //     client sends (as bench-cpu's `app` cells): the held and `?uri=` paths of its 1 and 16 KB
 //     views, whose user-space work is the gap bench-cpu measures against nginx.
 let realistic = try HubApplication.load(directory: "Benchmarks/configs/realistic", environment: [:])
-let appFields: [HTTPHeaders.Field] = [
-    ("Host", "127.0.0.1"), ("User-Agent", "HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)"), ("Accept", "application/json"),
-    ("Accept-Language", "en-GB,en;q=0.9,sv;q=0.5"), ("Hub-Client", "ios/4.2.0"),
-    ("Hub-Components", "default:header,default:row,default:card,default:carousel,default:banner"),
-    ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
-]
-/// The request as the server's parser makes it from the bytes an app sends (fields read in place).
-func appRequest(_ target: String) -> HTTPRequest {
-    let head = "GET \(target) HTTP/1.1\r\n" + appFields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
-    guard let request = RequestParsingBenchmark.request(Array(head.utf8)) else { fatalError("the app request does not parse") }
-    return request
-}
 /// Many short batches: the fastest finds a quiet moment on a busy machine.
 func realisticNanoseconds(_ request: HTTPRequest) async -> Double {
     await fastestNanoseconds(realistic, request, batches: 40, perBatch: 4_000)
