@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser preview-screenshot test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts bench-cpu bench-invalidation
+.PHONY: release-pgo check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts bench-cpu bench-invalidation
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -177,11 +177,20 @@ bench-matrix: deps
 ## CPU per request on the realistic config (Benchmarks/configs/realistic): HubServer against nginx
 ## (2 workers), a second nginx (the A/A floor) and h2o (2 threads) serving the same bytes, per view
 ## size, endpoint, encoding, client shape and connections; installs wrk, nginx and h2o if missing
-## (about 66 minutes; BENCH_QUICK=1: about 2; docs/PERFORMANCE.md).
+## (about 66 minutes plus the profile-guided build; BENCH_QUICK=1: a smoke run; docs/PERFORMANCE.md).
+## It measures the production build, `make release-pgo`; BENCH_PGO=0 measures the plain release
+## build, BENCH_BIN=path any other binary.
 bench-cpu: deps
 	$(call apt_install,wrk nginx h2o,--no-install-recommends)
-	$(SWIFT) build -c release --product hub-server
-	Benchmarks/cpu/run.sh
+	@if [ -n "$${BENCH_BIN:-}" ]; then Benchmarks/cpu/run.sh; \
+	elif [ "$${BENCH_PGO:-1}" = 0 ]; then $(SWIFT) build -c release --product hub-server && Benchmarks/cpu/run.sh; \
+	else bin=$$(SWIFT=$(SWIFT) Tools/pgo/build.sh) && BENCH_BIN=$$bin Benchmarks/cpu/run.sh; fi
+
+## hub-server built with profile-guided optimization (Swift 6.3 or later): an instrumented build
+## trained on the demo config by Tools/pgo/train.py, then the release build with its profile, in
+## .build-pgo/use/release/ (about twice a release build's time; docs/DEPLOYMENT.md).
+release-pgo: deps
+	SWIFT=$(SWIFT) Tools/pgo/build.sh
 
 ## Reference counting per request (swift_retain/swift_release calls per GET /view, counted exactly
 ## with perf uprobes; needs root and linux-perf; docs/PERFORMANCE.md, the eleventh pass).

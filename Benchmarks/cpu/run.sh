@@ -8,7 +8,8 @@
 #
 #   Benchmarks/cpu/run.sh                       (make bench-cpu)
 #   BENCH_QUICK=1 Benchmarks/cpu/run.sh         fewer cells, 2 rounds of 1 s
-#   BENCH_BIN=path/to/hub-server               another binary (default: built in .build/release)
+#   BENCH_BIN=path/to/hub-server               another binary (default: .build/release's; `make
+#                                              bench-cpu` passes the profile-guided build's)
 #   BENCH_SIZES="16 40" BENCH_CLIENTS=app BENCH_CONNS=32 BENCH_THREADS="1 2" Benchmarks/cpu/run.sh
 #
 # Check `cat /proc/loadavg` first: numbers taken while the load average is above about 1 (other
@@ -24,7 +25,7 @@ ensure_tools wrk nginx h2o curl
 raise_nofile
 use_hub_server release
 work_tmp bench-cpu
-log "load average $(load_average) on $(nproc) cores; git $(cd "$REPO_DIR" && git rev-parse --short HEAD)"
+log "load average $(load_average) on $(nproc) cores; git $(cd "$REPO_DIR" && git rev-parse --short HEAD); $HUB_BIN"
 "$HUB_BIN" validate "$CONFIG" >/dev/null
 start_upstream 7200 --files "$CONFIG/upstream"
 # The config's own settings (info logs, access log `errors`), on a free port.

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Two hub-server binaries side by side on the realistic config (Benchmarks/configs/realistic):
+# both serve at once (one benchmark upstream), and every cell runs wrk against each in turn,
+# the order alternating by round; per cell and binary the medians of the rounds of user, system
+# and user+sys CPU µs per request (from /proc/PID/stat) and voluntary context switches per
+# request. What docs/PERFORMANCE.md "The profile-guided build" compares (plain against
+# `make release-pgo`). Loopback only; every process started here is stopped on exit.
+#
+#   Benchmarks/cpu/side-by-side.sh BIN_A BIN_B
+#   SBS_ROUNDS=3 SBS_SECONDS=3 SBS_THREADS=1 SBS_SIZES="1 16 28" SBS_ENDPOINTS="session uri"
+#   SBS_CLIENT=app|wrk (app: the app client's seven fields, as bench-cpu's; wrk: wrk's bare request)
+set -euo pipefail
+source "$(dirname "$0")/../bench/lib.sh"
+[ $# = 2 ] || { echo "usage: $0 BIN_A BIN_B" >&2; exit 2; }
+CONFIG="$REPO_DIR/Benchmarks/configs/realistic"
+UPSTREAM_PORT=18181  # the realistic config's remote operations name it
+ROUNDS=${SBS_ROUNDS:-3} SECONDS_EACH=${SBS_SECONDS:-3} THREADS=${SBS_THREADS:-1}
+SIZES=${SBS_SIZES:-1 16 28} ENDPOINTS=${SBS_ENDPOINTS:-session uri} CLIENT=${SBS_CLIENT:-app}
+
+cleanup_on_exit
+ensure_tools wrk curl
+raise_nofile
+work_tmp side-by-side
+log "load average $(load_average); A=$1 B=$2"
+start_upstream 3600 --files "$CONFIG/upstream"
+SCRIPT="$WORK_TMP/client.lua"; : >"$SCRIPT"
+FIELDS=()
+if [ "$CLIENT" = app ]; then
+    while IFS= read -r field; do
+        FIELDS+=(-H "$field")
+        printf 'wrk.headers["%s"] = "%s"\n' "${field%%: *}" "${field#*: }" >>"$SCRIPT"
+    done <<'FIELDS'
+User-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)
+Accept: application/json
+Accept-Language: en-GB,en;q=0.9,sv;q=0.5
+Hub-Client: ios/4.2.0
+Hub-Components: default:header,default:row,default:card,default:carousel,default:banner
+traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01
+Accept-Encoding: identity
+FIELDS
+fi
+declare -A PID URL TOKEN
+for side in A B; do
+    [ $side = A ] && HUB_BIN=$1 || HUB_BIN=$2
+    HUB_LOG_LEVEL_CHECK=info start_hub "$CONFIG" "" "$WORK_TMP/hub-$side.log"
+    PID[$side]=$HUB_PID URL[$side]=$HUB_URL
+    for uri in hub:catalog hub:news hub:home; do curl -sf -o /dev/null "$HUB_URL/view?uri=$uri" || log "warning: $uri failed"; done
+    for size in $SIZES; do
+        TOKEN[$side,$size]=$(session_of "$HUB_URL/view?uri=hub:bench:${size}k" "${FIELDS[@]}")
+        [ -n "${TOKEN[$side,$size]}" ] || { log "no session for hub:bench:${size}k"; exit 1; }
+    done
+done
+stat_of() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
+waits_of() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ { n += $2 } END { print n }'; }
+RESULTS="$WORK_TMP/results"; : >"$RESULTS"
+for round in $(seq "$ROUNDS"); do
+    for size in $SIZES; do for endpoint in $ENDPOINTS; do
+        order="A B"; [ $((round % 2)) = 0 ] && order="B A"
+        for side in $order; do
+            if [ "$endpoint" = session ]; then target="/view?session=${TOKEN[$side,$size]}"; else target="/view?uri=hub:bench:${size}k"; fi
+            read -r user0 sys0 < <(stat_of "${PID[$side]}"); waits0=$(waits_of "${PID[$side]}")
+            requests=$(wrk -t"$THREADS" -c32 -d"${SECONDS_EACH}s" -s "$SCRIPT" "${URL[$side]}$target" | awk '/requests in/ { print $1 }')
+            read -r user1 sys1 < <(stat_of "${PID[$side]}"); waits1=$(waits_of "${PID[$side]}")
+            echo "$size $endpoint $side $requests $((user1 - user0)) $((sys1 - sys0)) $((waits1 - waits0))" >>"$RESULTS"
+        done
+    done; done
+done
+python3 - "$RESULTS" "$(getconf CLK_TCK)" <<'PY'
+import collections, statistics, sys
+cells = collections.defaultdict(list)
+tick_us = 1e6 / int(sys.argv[2])
+for line in open(sys.argv[1]):
+    size, endpoint, side, requests, user, system, waits = line.split()
+    requests = int(requests)
+    cells[(int(size), endpoint, side)].append((int(user) * tick_us / requests, int(system) * tick_us / requests, int(waits) / requests))
+print("| KB | endpoint | binary | user µs | sys µs | user+sys µs | waits/req |")
+print("|---|---|---|---|---|---|---|")
+for (size, endpoint, side), runs in sorted(cells.items()):
+    median = lambda values: statistics.median(values)
+    print(f"| {size} | {endpoint} | {side} | {median([u for u, _, _ in runs]):.2f} | {median([s for _, s, _ in runs]):.2f} "
+          f"| {median([u + s for u, s, _ in runs]):.2f} | {median([w for _, _, w in runs]):.3f} |")
+PY

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# `make release-pgo`: hub-server built with profile-guided optimization (LLVM's IR-level PGO,
+# Swift 6.3 or later), in three steps:
+#   1. an instrumented release build (.build-pgo/generate), whose binary counts how often each
+#      branch of its own code runs;
+#   2. a training run: that binary serves the demo config (Config/, a data directory of its own)
+#      while Tools/pgo/train.py sends it a deployment's mix of requests for PGO_TRAIN_SECONDS
+#      (default 40), then drains on SIGTERM and writes its counts; llvm-profdata merges them;
+#   3. the release build with that profile (.build-pgo/use), which lays out hot code together
+#      and moves cold branches out of the way. It prints the binary's path last.
+# The training never sees the benchmark's realistic config: `make bench-cpu` measures views the
+# profile was not made from. Loopback only. About twice a release build's time.
+#
+#   Tools/pgo/build.sh                 (make release-pgo)
+#   PGO_TRAIN_SECONDS=20 Tools/pgo/build.sh
+set -euo pipefail
+REPO_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$REPO_DIR"
+SWIFT=${SWIFT:-swift}
+OUT="$REPO_DIR/.build-pgo"
+PROFILES="$OUT/profiles"
+log() { echo "[pgo $(date +%H:%M:%S)] $*" >&2; }
+
+# The toolchain's own llvm-profdata: the profile format is the compiler's (a distribution's
+# older llvm-profdata cannot read it).
+TOOLCHAIN_BIN=$(dirname "$(readlink -f "$(command -v "$SWIFT")")")
+PROFDATA="$TOOLCHAIN_BIN/llvm-profdata"
+[ -x "$PROFDATA" ] || { echo "build.sh: no llvm-profdata beside $SWIFT ($PROFDATA)" >&2; exit 1; }
+# IR-level PGO is a frontend option from Swift 6.3 (the driver of 6.3 does not pass it on yet,
+# hence -Xfrontend; the profiling runtime is linked by clang with -fprofile-generate).
+FRONTEND_OPTIONS=$("$TOOLCHAIN_BIN/swift-frontend" -frontend -help-hidden 2>/dev/null || true)
+[[ "$FRONTEND_OPTIONS" == *-ir-profile-use* ]] \
+    || { echo "build.sh: this Swift has no IR-level PGO (-ir-profile-use; Swift 6.3 or later)" >&2; exit 1; }
+
+log "1/3 instrumented build"
+"$SWIFT" build -c release --product hub-server --scratch-path "$OUT/generate" \
+    -Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xswiftc -Xclang-linker -Xswiftc -fprofile-generate >&2
+GENERATE_BIN="$("$SWIFT" build -c release --scratch-path "$OUT/generate" --show-bin-path)/hub-server"
+
+log "2/3 training on the demo config"
+rm -rf "$PROFILES" && mkdir -p "$PROFILES"
+DATA_DIR=$(mktemp -d)
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+LLVM_PROFILE_FILE="$PROFILES/hub-%p.profraw" HUB_DATA_DIR="$DATA_DIR" HUB_HOST=127.0.0.1 HUB_PORT=$PORT \
+    HUB_LOG_LEVEL=error "$GENERATE_BIN" serve --config "$REPO_DIR/Config" >"$PROFILES/serve.log" 2>&1 &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$DATA_DIR"' EXIT
+for _ in $(seq 100); do
+    curl -sf -o /dev/null "http://127.0.0.1:$PORT/health" && break
+    kill -0 "$SERVER" 2>/dev/null || { cat "$PROFILES/serve.log" >&2; exit 1; }
+    sleep 0.2
+done
+python3 "$REPO_DIR/Tools/pgo/train.py" "http://127.0.0.1:$PORT" --seconds "${PGO_TRAIN_SECONDS:-40}"
+kill -TERM "$SERVER"
+wait "$SERVER" || { echo "build.sh: the instrumented server did not exit cleanly" >&2; exit 1; }
+trap 'rm -rf "$DATA_DIR"' EXIT
+"$PROFDATA" merge -o "$OUT/hub-server.profdata" "$PROFILES"/hub-*.profraw
+# A profile that missed the request path would build a binary no better than the plain one.
+COUNTED=$("$PROFDATA" show --all-functions --counts "$OUT/hub-server.profdata" | grep -c 'RequestParser' || true)
+[ "$COUNTED" -gt 0 ] || { echo "build.sh: the profile holds no counts of the request parser" >&2; exit 1; }
+
+log "3/3 release build with the profile"
+# The compiler skips LLVM for an object whose IR did not change, and a new profile does not
+# change the IR: this package's objects are removed so that every one is made with it.
+USE_BIN_DIR="$OUT/use/release"
+if [ -d "$USE_BIN_DIR" ]; then
+    for target in "$REPO_DIR"/Sources/*/; do rm -rf "$USE_BIN_DIR/$(basename "$target").build"; done
+fi
+"$SWIFT" build -c release --product hub-server --scratch-path "$OUT/use" \
+    -Xswiftc -Xfrontend -Xswiftc -ir-profile-use="$OUT/hub-server.profdata" >&2
+echo "$("$SWIFT" build -c release --scratch-path "$OUT/use" --show-bin-path)/hub-server"
