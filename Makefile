@@ -43,7 +43,7 @@ run: deps
 	HUB_HOST=$${HUB_HOST:-127.0.0.1} .build/release/hub-server serve
 
 ## Build and run the whole test suite, then the README's and docs/' curl lines against the demo
-## server, the starter package as an outside package, the browser tests (CORS, the preview), the
+## server, the profile-guided build's training mix against it, the starter package as an outside package, the browser tests (CORS, the preview), the
 ## balancer configs and the dashboard and alert rules, then the contract checks (OpenAPI,
 ## view-model schema over every recorded view, schemathesis).
 test: deps deps-postgres deps-browser deps-deploy deps-contracts
@@ -51,6 +51,7 @@ test: deps deps-postgres deps-browser deps-deploy deps-contracts
 	rm -rf $(TEST_VIEW_DIR)
 	$(SWIFT) test --skip-build
 	Tests/system/readme.sh
+	Tests/system/pgo-training.sh
 	$(MAKE) --no-print-directory test-starter test-browser test-deploy test-monitoring
 	$(MAKE) --no-print-directory test-contracts
 

@@ -2,7 +2,7 @@
 # Two hub-server binaries side by side on the realistic config (Benchmarks/configs/realistic):
 # both serve at once (one benchmark upstream), and every cell runs wrk against each in turn,
 # the order alternating by round; per cell and binary the medians of the rounds of user, system
-# and user+sys CPU µs per request (from /proc/PID/stat) and voluntary context switches per
+# and user+sys CPU µs per request (`cpu_ticks`, /proc/PID/stat) and voluntary context switches per
 # request. What docs/PERFORMANCE.md "The profile-guided build" compares (plain against
 # `make release-pgo`). Loopback only; every process started here is stopped on exit.
 #
@@ -23,21 +23,15 @@ raise_nofile
 work_tmp side-by-side
 log "load average $(load_average); A=$1 B=$2"
 start_upstream 3600 --files "$CONFIG/upstream"
+# The app client: Benchmarks/bench/lib.sh's fields (as bench-cpu's app shape), identity.
 SCRIPT="$WORK_TMP/client.lua"; : >"$SCRIPT"
 FIELDS=()
 if [ "$CLIENT" = app ]; then
-    while IFS= read -r field; do
-        FIELDS+=(-H "$field")
+    FIELDS=("${APP_CLIENT_HEADERS[@]}" -H 'Accept-Encoding: identity')
+    for field in "${FIELDS[@]}"; do
+        [ "$field" = -H ] && continue
         printf 'wrk.headers["%s"] = "%s"\n' "${field%%: *}" "${field#*: }" >>"$SCRIPT"
-    done <<'FIELDS'
-User-Agent: HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)
-Accept: application/json
-Accept-Language: en-GB,en;q=0.9,sv;q=0.5
-Hub-Client: ios/4.2.0
-Hub-Components: default:header,default:row,default:card,default:carousel,default:banner
-traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01
-Accept-Encoding: identity
-FIELDS
+    done
 fi
 declare -A PID URL TOKEN
 for side in A B; do
@@ -50,7 +44,6 @@ for side in A B; do
         [ -n "${TOKEN[$side,$size]}" ] || { log "no session for hub:bench:${size}k"; exit 1; }
     done
 done
-stat_of() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
 waits_of() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ { n += $2 } END { print n }'; }
 RESULTS="$WORK_TMP/results"; : >"$RESULTS"
 for round in $(seq "$ROUNDS"); do
@@ -58,9 +51,9 @@ for round in $(seq "$ROUNDS"); do
         order="A B"; [ $((round % 2)) = 0 ] && order="B A"
         for side in $order; do
             if [ "$endpoint" = session ]; then target="/view?session=${TOKEN[$side,$size]}"; else target="/view?uri=hub:bench:${size}k"; fi
-            read -r user0 sys0 < <(stat_of "${PID[$side]}"); waits0=$(waits_of "${PID[$side]}")
+            read -r user0 sys0 < <(cpu_ticks "${PID[$side]}"); waits0=$(waits_of "${PID[$side]}")
             requests=$(wrk -t"$THREADS" -c32 -d"${SECONDS_EACH}s" -s "$SCRIPT" "${URL[$side]}$target" | awk '/requests in/ { print $1 }')
-            read -r user1 sys1 < <(stat_of "${PID[$side]}"); waits1=$(waits_of "${PID[$side]}")
+            read -r user1 sys1 < <(cpu_ticks "${PID[$side]}"); waits1=$(waits_of "${PID[$side]}")
             echo "$size $endpoint $side $requests $((user1 - user0)) $((sys1 - sys0)) $((waits1 - waits0))" >>"$RESULTS"
         done
     done; done

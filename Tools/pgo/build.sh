@@ -14,12 +14,11 @@
 #   Tools/pgo/build.sh                 (make release-pgo)
 #   PGO_TRAIN_SECONDS=20 Tools/pgo/build.sh
 set -euo pipefail
-REPO_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(cd "$(dirname "$0")/../.." && pwd)/Tests/system/lib.sh"
 cd "$REPO_DIR"
 SWIFT=${SWIFT:-swift}
 OUT="$REPO_DIR/.build-pgo"
 PROFILES="$OUT/profiles"
-log() { echo "[pgo $(date +%H:%M:%S)] $*" >&2; }
 
 # The toolchain's own llvm-profdata: the profile format is the compiler's (a distribution's
 # older llvm-profdata cannot read it).
@@ -32,34 +31,32 @@ FRONTEND_OPTIONS=$("$TOOLCHAIN_BIN/swift-frontend" -frontend -help-hidden 2>/dev
 [[ "$FRONTEND_OPTIONS" == *-ir-profile-use* ]] \
     || { echo "build.sh: this Swift has no IR-level PGO (-ir-profile-use; Swift 6.3 or later)" >&2; exit 1; }
 
-log "1/3 instrumented build"
+log "pgo 1/3 instrumented build"
 "$SWIFT" build -c release --product hub-server --scratch-path "$OUT/generate" \
     -Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xswiftc -Xclang-linker -Xswiftc -fprofile-generate >&2
 GENERATE_BIN="$("$SWIFT" build -c release --scratch-path "$OUT/generate" --show-bin-path)/hub-server"
 
-log "2/3 training on the demo config"
+log "pgo 2/3 training on the demo config"
+cleanup_on_exit
+work_tmp pgo
 rm -rf "$PROFILES" && mkdir -p "$PROFILES"
-DATA_DIR=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-LLVM_PROFILE_FILE="$PROFILES/hub-%p.profraw" HUB_DATA_DIR="$DATA_DIR" HUB_HOST=127.0.0.1 HUB_PORT=$PORT \
-    HUB_LOG_LEVEL=error "$GENERATE_BIN" serve --config "$REPO_DIR/Config" >"$PROFILES/serve.log" 2>&1 &
+PORT=$(free_port)
+LLVM_PROFILE_FILE="$PROFILES/hub-%p.profraw" HUB_DATA_DIR="$WORK_TMP" HUB_HOST=127.0.0.1 HUB_PORT=$PORT \
+    HUB_LOG_LEVEL=error "$GENERATE_BIN" serve --config "$REPO_DIR/Config" >"$WORK_TMP/serve.log" 2>&1 &
 SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$DATA_DIR"' EXIT
-for _ in $(seq 100); do
-    curl -sf -o /dev/null "http://127.0.0.1:$PORT/health" && break
-    kill -0 "$SERVER" 2>/dev/null || { cat "$PROFILES/serve.log" >&2; exit 1; }
-    sleep 0.2
-done
+track "$SERVER"
+wait_url "http://127.0.0.1:$PORT/health" || { cat "$WORK_TMP/serve.log" >&2; exit 1; }
 python3 "$REPO_DIR/Tools/pgo/train.py" "http://127.0.0.1:$PORT" --seconds "${PGO_TRAIN_SECONDS:-40}"
+# SIGTERM drains; the profiling runtime writes the counts as the process exits.
 kill -TERM "$SERVER"
 wait "$SERVER" || { echo "build.sh: the instrumented server did not exit cleanly" >&2; exit 1; }
-trap 'rm -rf "$DATA_DIR"' EXIT
+forget_pid "$SERVER"
 "$PROFDATA" merge -o "$OUT/hub-server.profdata" "$PROFILES"/hub-*.profraw
 # A profile that missed the request path would build a binary no better than the plain one.
 COUNTED=$("$PROFDATA" show --all-functions --counts "$OUT/hub-server.profdata" | grep -c 'RequestParser' || true)
 [ "$COUNTED" -gt 0 ] || { echo "build.sh: the profile holds no counts of the request parser" >&2; exit 1; }
 
-log "3/3 release build with the profile"
+log "pgo 3/3 release build with the profile"
 # The compiler skips LLVM for an object whose IR did not change, and a new profile does not
 # change the IR: this package's objects are removed so that every one is made with it.
 USE_BIN_DIR="$OUT/use/release"

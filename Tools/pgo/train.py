@@ -10,9 +10,10 @@ ones that dominate a running server: `GET /view` of a held session polled by an 
 rest keeps the other paths warm: actions that write state and reschedule, event streams,
 next pages, revocations, problems (400, 404, 422), health, readiness and metrics.
 
-    Tools/pgo/train.py BASE_URL [--seconds 40] [--clients 4]
+    Tools/pgo/train.py BASE_URL [--seconds 40] [--clients 4] [--min-requests 1000]
 
-Loopback only; stdlib only. Exits non-zero when the server stopped answering views.
+Loopback only; stdlib only. Exits non-zero when fewer requests were answered, more than 1% failed
+(5xx, no answer), or more than 5% of those meant to succeed were refused (4xx).
 """
 import argparse
 import http.client
@@ -90,8 +91,9 @@ def stream_once(host, port, token):
         connection.close()
 
 
-def worker(host, port, deadline, seed, counts, failures):
-    """One client's mix until `deadline`; its request count goes to `counts[seed]`."""
+def worker(host, port, deadline, seed, counts, refused, failures):
+    """One client's mix until `deadline`; its request count goes to `counts[seed]`, and how many
+    of the requests meant to succeed were refused (4xx) to `refused[seed]`."""
     rng = random.Random(seed)
     client = Client(host, port)
     sessions = {}
@@ -101,6 +103,7 @@ def worker(host, port, deadline, seed, counts, failures):
     while time.time() < deadline:
         roll = rng.random()
         uri = rng.choice(VIEWS)
+        problem = False  # the problems branch asks for its 4xx on purpose
         try:
             if roll < 0.50:  # a held session polled by the app (gzip for one in three)
                 token = sessions.get(uri) or open_session(client, uri, app_fields(rng=rng))
@@ -142,11 +145,14 @@ def worker(host, port, deadline, seed, counts, failures):
                     "/view?session=forged.token.value", "/nothing-here", "/view?uri=hub:favorites",
                 ])
                 status, _, _ = client.request("GET", target, {"Accept": "application/json"})
+                problem = True
                 if rng.random() < 0.3:
                     client.request("POST", "/action", {"Content-Type": "application/json"}, '{"session": 1')
             else:
                 status, _, _ = client.request("GET", rng.choice(["/health", "/ready", "/metrics", "/features"]))
             counts[seed] += 1
+            if 400 <= status < 500 and not problem:
+                refused[seed] += 1
             if status >= 500:
                 failures.append(status)
         except (http.client.HTTPException, OSError) as error:
@@ -160,22 +166,27 @@ def main():
     parser.add_argument("base_url")
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--min-requests", type=int, default=1000, help="fewer answered requests fail the run")
     arguments = parser.parse_args()
     url = urllib.parse.urlsplit(arguments.base_url)
     if url.hostname not in ("127.0.0.1", "::1", "localhost"):
         sys.exit("train.py sends traffic to loopback only")
     deadline = time.time() + arguments.seconds
-    counts, failures, threads = [0] * arguments.clients, [], []
+    counts, refused, failures, threads = [0] * arguments.clients, [0] * arguments.clients, [], []
     for index in range(arguments.clients):
-        thread = threading.Thread(target=worker, args=(url.hostname, url.port, deadline, index, counts, failures))
+        thread = threading.Thread(target=worker, args=(url.hostname, url.port, deadline, index, counts, refused, failures))
         thread.start()
         threads.append(thread)
     for thread in threads:
         thread.join()
-    total = sum(counts)
-    print(f"train.py: {total} requests in {arguments.seconds:.0f} s, {len(failures)} failures", file=sys.stderr)
-    if total < 1000 or len(failures) > total // 100:
+    total, refusals = sum(counts), sum(refused)
+    print(f"train.py: {total} requests in {arguments.seconds:.0f} s, {refusals} refused, {len(failures)} failures",
+          file=sys.stderr)
+    if total < arguments.min_requests or len(failures) > total // 100:
         sys.exit(f"train.py: too few requests answered ({total}) or too many failures ({failures[:5]})")
+    # A mix the server mostly refuses (a limit, a changed API) would train the refusal paths.
+    if refusals > total // 20:
+        sys.exit(f"train.py: {refusals} of {total} requests meant to succeed were refused (4xx)")
 
 
 if __name__ == "__main__":
