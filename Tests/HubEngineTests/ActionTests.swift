@@ -298,6 +298,31 @@ struct ActionTests {
         #expect(await setup.session.isLoading == false)
     }
 
+    @Test("S129 a context kept after its run performs in its session while it lives, and does not keep it alive")
+    func keptContext() async throws {
+        let kept = LockedBox<ContentContext?>(nil)
+        // The operation instance belongs to its session: keeping the context in it would be a
+        // cycle if the context held its session.
+        let keeper = ContentOperationMock(name: "keeper") { _, context, _ in kept.mutate { $0 = context } }
+        var setup: Setup? = try await Self.setup(extra: [keeper])
+        let context = try #require(kept.value)
+        // The run is over; the session has a view model: the kept context performs in it.
+        #expect(await context.actions.performAction("test:yes"))
+        #expect(setup?.factory.performedNames == ["yes"])
+
+        weak let session = setup?.session
+        #expect(session != nil)
+        setup = nil
+        // Nothing but the engine held the session (the kept context reaches it weakly).
+        var waits = 0
+        while session != nil, waits < 2000 {
+            waits += 1
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(session == nil)
+        #expect(await context.actions.performAction("test:yes") == false)
+    }
+
     @Test("S154 without a view model nothing is performed or notified")
     func noViewModel() async throws {
         let factory = RecordingActionFactory.standard()

@@ -56,7 +56,9 @@ extension ViewSession {
         }
         let stateLog = StateTouchLog()
         ownStateLogs.append(stateLog)
+        var actions = ActionTarget(self)
         defer {
+            ActionTarget.endRun(&actions)
             endOwnStateLog(stateLog)
             recordStateReads(stateLog, operations: start..<operations.count)
             // The first full run of a session that never emitted a view: what it found of the
@@ -69,7 +71,8 @@ extension ViewSession {
             for index in operations.indices {
                 operations[index].prepare(
                     context: makeContext(
-                        operationIndex: index, previousError: nil, page: 0, connectivity: connectivity, request: request))
+                        operationIndex: index, previousError: nil, page: 0, connectivity: connectivity, request: request,
+                        actions: actions))
             }
         }
         var sources: (urls: [String], tags: [String]) = ([], [])
@@ -80,7 +83,7 @@ extension ViewSession {
                 : (snapshots[index - 1] ?? ViewModelBuilder(defaults: defaults))
             let context = makeContext(
                 operationIndex: index, previousError: index == 0 ? nil : errors[index - 1], page: 0,
-                connectivity: connectivity, request: request, stateLog: stateLog)
+                connectivity: connectivity, request: request, stateLog: stateLog, actions: actions)
             let result = await OperationRunner.run(
                 name: operation.name, inline: operation.completesSynchronously,
                 deadline: deadline, deadlines: environment.deadlines, builder: input
@@ -114,7 +117,9 @@ extension ViewSession {
         let deadline = environment.operationDeadline
         let stateLog = StateTouchLog()
         ownStateLogs.append(stateLog)
+        var actions = ActionTarget(self)
         defer {
+            ActionTarget.endRun(&actions)
             endOwnStateLog(stateLog)
             recordStateReads(stateLog, operations: 0..<0)  // pages add to what the main run read
         }
@@ -126,7 +131,7 @@ extension ViewSession {
             }
             let context = makeContext(
                 operationIndex: index, previousError: errors[index], page: page, connectivity: connectivity,
-                stateLog: stateLog)
+                stateLog: stateLog, actions: actions)
             let result = await OperationRunner.run(
                 name: operation.name, inline: false, deadline: deadline, deadlines: environment.deadlines,
                 builder: input
@@ -221,25 +226,17 @@ extension ViewSession {
             feature: feature, operations: operations, request: request, connectivity: connectivity, sessionID: id)
     }
 
-    /// The session's action performer for operations (S129), made once.
-    var actionPerformer: ActionPerformer {
-        if let cachedActionPerformer { return cachedActionPerformer }
-        let performer = ActionPerformer { [weak self] identifier, customData in
-            await self?.performActionFromOperation(identifier, customData: customData) ?? false
-        }
-        cachedActionPerformer = performer
-        return performer
-    }
-
+    /// A context of a run whose actions (S129) go through `actions` (``ActionTarget``: the run's
+    /// contexts share one, ended with the run).
     func makeContext(
         operationIndex: Int, previousError: (any Error)?, page: Int, connectivity: Connectivity? = nil,
-        request: ViewRequest? = nil, stateLog: StateTouchLog? = nil
+        request: ViewRequest? = nil, stateLog: StateTouchLog? = nil, actions: ActionTarget
     ) -> ContentContext {
         ContentContext(
             viewURI: viewURI, feature: feature.info, connectivity: connectivity ?? self.connectivity,
             previousError: previousError,
             pageIndex: page, request: request ?? self.request, sessionID: id, operationIndex: operationIndex,
-            actions: actionPerformer, state: stateAccess(operationIndex: operationIndex, log: stateLog))
+            actions: actions.performer, state: stateAccess(operationIndex: operationIndex, log: stateLog))
     }
 }
 

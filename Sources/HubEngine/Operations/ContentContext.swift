@@ -35,7 +35,9 @@ public struct ContentContext: Sendable {
     }
     /// This operation's position in the chain.
     public let operationIndex: Int
-    /// Performs actions on behalf of the operation (S129, S152).
+    /// Performs actions on behalf of the operation (S129, S152). A context kept after its run
+    /// performs in its session while the session lives, and nothing once it is gone (it does not
+    /// keep the session alive).
     public let actions: ActionPerformer
     /// State that outlasts the process (``StateAccess``): what the operation reads here is
     /// followed, and a change re-runs the chain from this operation.

@@ -70,6 +70,5 @@ extension ViewSession {
         memoizedRunKey = nil
         preparedMemoKey = nil
         cachedInitialViewModel = nil
-        cachedActionPerformer = nil
     }
 }

@@ -69,9 +69,6 @@ public actor ViewSession {
     /// The definitions' generation this session last checked its feature against
     /// (``catchUp()``).
     var validatedGeneration: Int
-    /// Built on first use by ``actionPerformer`` (kept here, not in ``extras``: every session
-    /// that runs an operation makes one, and most need nothing else from the extras).
-    var cachedActionPerformer: ActionPerformer?
     /// The state keys each operation's latest run read, with the versions it saw (here, not in
     /// ``extras``: a session whose operations read state has actions that write it, and the
     /// extras box would cost more than these three fields).
