@@ -1,3 +1,4 @@
+import HubModel
 import HubSync
 
 /// The session a run's contexts perform actions in (S129, ``ContentContext/actions``): held
@@ -32,11 +33,12 @@ final class ActionTarget: Sendable {
     }
 
     /// The performer a context of this run carries.
-    var performer: ActionPerformer {
-        ActionPerformer { [self] identifier, customData in
-            guard let session = session else { return false }
-            return await session.performActionFromOperation(identifier, customData: customData)
-        }
+    var performer: ActionPerformer { ActionPerformer(self) }
+
+    /// Performs `identifier` in the session; false once the session is gone.
+    func perform(_ identifier: ComponentIdentifier, customData: JSONObject?) async -> Bool {
+        guard let session else { return false }
+        return await session.performActionFromOperation(identifier, customData: customData)
     }
 
     /// The session, while it lives and is reachable.
