@@ -21,7 +21,13 @@ import Testing
     ])
     func acceptEncodingQValues(header: String, gzip: Bool) {
         #expect(AcceptEncoding.prefersGzip([header]) == gzip, "\(header)")
-        #expect(AcceptEncoding.prefersGzip(in: ["Accept-Encoding": header]) == gzip, "read in place: \(header)")
+        #expect(AcceptEncoding.prefersGzip(in: ["Accept-Encoding": header]) == gzip, "a list's field: \(header)")
+        // As received: the field read in place from the parsed head's bytes.
+        let parsed = parseAll("GET / HTTP/1.1\r\nHost: x\r\naccept-ENCODING: \(header)\r\n\r\n")
+        #expect(parsed.requests.count == 1)
+        if let request = parsed.requests.first {
+            #expect(AcceptEncoding.prefersGzip(in: request.headers) == gzip, "received: \(header)")
+        }
     }
 
     @Test("Accept-Encoding read in place: repeated fields are one list, no field is no gzip")

@@ -109,6 +109,23 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         }
     }
 
+    /// Calls `body` with the UTF-8 bytes of each value of the field `name` in order, until it
+    /// returns false, read in place: no string is made. The bytes are valid only inside `body`.
+    public func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
+        switch storage {
+        case .list(let list):
+            try list.withUnsafeBufferPointer { buffer in
+                var next = 0
+                while let index = Self.index(of: name, in: buffer, from: next) {
+                    if try !ASCII.withUTF8(of: buffer[index].value, body) { return }
+                    next = index + 1
+                }
+            }
+        case .received(let received):
+            try received.forEachValueBytes(named: name, body)
+        }
+    }
+
     /// Calls `body` with the UTF-8 bytes of the first value of the field `name`, or with nil
     /// when there is none, read in place: no string is made (a received value has none until
     /// asked for). The bytes are valid only inside `body`.
@@ -129,6 +146,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
                 return false
             }
             if !found { try body(nil) }
+        }
+    }
+
+    /// Whether a field `name` may be present: false means it certainly is not. For a parsed
+    /// request's fields this reads no field (a summary of the names received, kept with them),
+    /// so a pass over the fields that only acts on `name` can be skipped; for fields added or
+    /// changed it is true (ask ``contains(_:)``).
+    public func mayContain(_ name: String) -> Bool {
+        switch storage {
+        case .list: true
+        case .received(let received): ASCII.withUTF8(of: name) { received.mayContain($0) }
         }
     }
 

@@ -5,17 +5,17 @@ public enum AcceptEncoding {
     /// Whether gzip should be used: its q-value (explicit `gzip`/`x-gzip`, else `*`, else 0) is
     /// above 0 and not below an explicit preference for identity (`identity`, else `*`).
     /// ``prefersGzip(_:)`` of the request's `Accept-Encoding` fields, read in place: the common
-    /// single field without parameters is decided without collecting the values.
+    /// single field without parameters is decided from its bytes, without making a string.
     public static func prefersGzip(in headers: HTTPHeaders) -> Bool {
-        var single: String?
         var count = 0
-        headers.forEachValue(named: "Accept-Encoding") { value in
-            single = value
+        var first: Bool?
+        headers.forEachValueBytes(named: "Accept-Encoding") { value in
             count += 1
+            if count == 1 { first = withoutParameters(value) }
             return true
         }
-        guard let single else { return false }
-        if count == 1, let answer = withoutParameters(single) { return answer }
+        guard count > 0 else { return false }
+        if count == 1, let first { return first }
         return prefersGzip(headers.values(for: "Accept-Encoding"))
     }
 
@@ -43,20 +43,21 @@ public enum AcceptEncoding {
     /// `gzip, deflate, br`, read without splitting: every coding listed has q=1, so gzip is
     /// preferred exactly when `gzip` or `x-gzip` is listed. `nil` when the full rules are needed.
     private static func withoutParameters(_ value: String) -> Bool? {
-        // Native strings are contiguous; the rare bridged one takes the general path.
-        let answer = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-            if bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "*")) { return nil }
-            var index = 0
-            while index < bytes.count {
-                while index < bytes.count, isSeparator(bytes[index]) { index += 1 }
-                let start = index
-                while index < bytes.count, !isSeparator(bytes[index]) { index += 1 }
-                let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                if ASCII.caseInsensitiveEquals(token, "gzip") || ASCII.caseInsensitiveEquals(token, "x-gzip") { return true }
-            }
-            return false
+        ASCII.withUTF8(of: value) { withoutParameters($0) }
+    }
+
+    /// ``withoutParameters(_:)-(String)`` of a value's bytes, read in place.
+    private static func withoutParameters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "*")) { return nil }
+        var index = 0
+        while index < bytes.count {
+            while index < bytes.count, isSeparator(bytes[index]) { index += 1 }
+            let start = index
+            while index < bytes.count, !isSeparator(bytes[index]) { index += 1 }
+            let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            if ASCII.caseInsensitiveEquals(token, "gzip") || ASCII.caseInsensitiveEquals(token, "x-gzip") { return true }
         }
-        return answer ?? nil
+        return false
     }
 
     private static func isSeparator(_ byte: UInt8) -> Bool {
