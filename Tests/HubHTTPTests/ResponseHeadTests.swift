@@ -115,8 +115,8 @@ import Testing
         let text = String(decoding: head, as: UTF8.self)
         #expect(text.contains("\r\nX-Long: 0123456789abcdef  Set-Cookie: x=1\r\n"))
         #expect(text.contains("\r\nX-Clean: 0123456789abcdefghij\r\n"))
-        // A NUL past the last whole word is replaced too; a tab and the other controls below 0x0E
-        // (which make the whole value be read again) are kept: only CR, LF and NUL are replaced.
+        // A NUL at a value's end is replaced too; a tab and the other controls are kept: only
+        // CR, LF and NUL are replaced.
         #expect(text.contains("\r\nX-Tail: 0123456789abcdef \r\n"))
         #expect(text.contains("\r\nX-Tab: 0123456789\tabcdef\u{0B}\u{0C}\u{0E}\r\n"))
         #expect(!text.contains("\r\nSet-Cookie"))

@@ -149,17 +149,6 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         }
     }
 
-    /// Whether a field `name` may be present: false means it certainly is not. For a parsed
-    /// request's fields this reads no field (a summary of the names received, kept with them),
-    /// so a pass over the fields that only acts on `name` can be skipped; for fields added or
-    /// changed it is true (ask ``contains(_:)``).
-    public func mayContain(_ name: String) -> Bool {
-        switch storage {
-        case .list: true
-        case .received(let received): ASCII.withUTF8(of: name) { received.mayContain($0) }
-        }
-    }
-
     /// Whether a field `name` is present.
     public func contains(_ name: String) -> Bool {
         switch storage {

@@ -5,9 +5,9 @@ import HubPrimitives
 /// section). A name or value becomes a `String` only when it is read, so the fields nothing
 /// reads (a browser's `User-Agent`, `Accept`, `Cookie`, ...) cost no strings at all.
 ///
-/// Layout of ``storage``: the field count (a `UInt32`), the names' summary (a `UInt64`,
-/// ``nameBit(_:)``), then per field four `UInt32` offsets into the array (name start, name end,
-/// value start, value end), then the field lines as received (each still ending in CRLF). The parser has already checked every line (RFC 9112 section 5),
+/// Layout of ``storage``: the field count (a `UInt32`), then per field four `UInt32` offsets into
+/// the array (name start, name end, value start, value end), then the field lines as received
+/// (each still ending in CRLF). The parser has already checked every line (RFC 9112 section 5),
 /// so a name is a token and a value has no CR, LF or other control byte; the section is bounded
 /// by `limits.headerBytes` (at most 16 MiB from `server.json`), far inside a `UInt32` offset.
 struct ReceivedFields: Sendable {
@@ -19,32 +19,7 @@ struct ReceivedFields: Sendable {
     }
 
     private static let countBytes = 4
-    private static let namesBytes = 8
-    private static let tableStart = countBytes + namesBytes
     private static let spanBytes = 16
-
-    /// One bit of 64 standing for a field name, ASCII case-insensitive (from its length and its
-    /// first and last bytes): the section keeps the bits of all its names (``mayContain(_:)``), so
-    /// a lookup of a name the request does not have (most lookups: `If-None-Match`, `Hub-Session`,
-    /// `Authorization` of a request without them) answers without reading the fields. Names equal
-    /// but for case have the same bit (`| 0x20` maps a letter's two cases to one byte).
-    @inline(__always)
-    static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        guard let first = name.first, let last = name.last else { return 1 }
-        let mixed = UInt(truncatingIfNeeded: name.count) &* 31 &+ UInt(first | 0x20) &* 7 &+ UInt(last | 0x20)
-        return 1 << UInt64(mixed & 63)
-    }
-
-    /// Whether a field `name` may have been received: false means it certainly was not
-    /// (``nameBit(_:)``); true, that a lookup must read the fields.
-    func mayContain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        names & Self.nameBit(name) != 0
-    }
-
-    /// The ``nameBit(_:)`` of every field received, or'ed.
-    private var names: UInt64 {
-        storage.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: Self.countBytes, as: UInt64.self)) }
-    }
 
     /// Where a field line the parser has checked lies in the header section: its start (from
     /// the section's first byte) and its parts as ``RequestParser/parseField(_:)`` split it.
@@ -66,24 +41,21 @@ struct ReceivedFields: Sendable {
     /// The fields of `lines` at `spans`, as the parser split them while it read the lines: the
     /// table is written from the spans (the lines are not scanned again) and the lines copied once.
     init(lines: UnsafeBufferPointer<UInt8>, spans: UnsafeBufferPointer<Span>) {
-        let tableBytes = Self.tableStart + spans.count * Self.spanBytes
+        let tableBytes = Self.countBytes + spans.count * Self.spanBytes
         storage = [UInt8](unsafeUninitializedCapacity: tableBytes + lines.count) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: UInt32(spans.count).littleEndian, toByteOffset: 0, as: UInt32.self)
             if let base = lines.baseAddress, !lines.isEmpty {
                 raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: lines.count)
             }
-            var names: UInt64 = 0
             for (field, span) in spans.enumerated() {
-                names |= Self.nameBit(UnsafeBufferPointer(rebasing: lines[Int(span.lineStart)..<Int(span.lineStart + span.nameEnd)]))
                 let start = tableBytes + Int(span.lineStart)
-                let entry = Self.tableStart + field * Self.spanBytes
+                let entry = Self.countBytes + field * Self.spanBytes
                 raw.storeBytes(of: UInt32(start).littleEndian, toByteOffset: entry, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.nameEnd)).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueStart)).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueEnd)).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
             }
-            raw.storeBytes(of: names.littleEndian, toByteOffset: Self.countBytes, as: UInt64.self)
             initialized = tableBytes + lines.count
         }
     }
@@ -94,7 +66,7 @@ struct ReceivedFields: Sendable {
 
     /// Where field `index`'s name and value lie in ``storage``.
     private func span(_ index: Int, in raw: UnsafeRawBufferPointer) -> (name: Range<Int>, value: Range<Int>) {
-        let entry = Self.tableStart + index * Self.spanBytes
+        let entry = Self.countBytes + index * Self.spanBytes
         let nameStart = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry, as: UInt32.self)))
         let nameEnd = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 4, as: UInt32.self)))
         let valueStart = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 8, as: UInt32.self)))
@@ -129,14 +101,11 @@ struct ReceivedFields: Sendable {
     }
 
     /// The one scan behind every lookup: calls `body` with the value bytes of each field named
-    /// `name`, in order, until it returns false. A name no field can have (``mayContain(_:)``)
-    /// reads no field; the others are compared by length first. `name` is read in place (a copy
-    /// of it cost a reference count per lookup).
+    /// `name`, in order, until it returns false. Names are compared by length first; `name` is
+    /// read in place (a copy of it cost a reference count per lookup).
     func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
             try storage.withUnsafeBytes { raw in
-                let names = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: Self.countBytes, as: UInt64.self))
-                guard names & Self.nameBit(wanted) != 0 else { return }
                 let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 for index in 0..<Self.count(in: raw) {
                     let (nameRange, valueRange) = span(index, in: raw)

@@ -43,12 +43,6 @@ enum ByteScan {
         }, byte: isControl)
     }
 
-    /// Whether no byte is below 0x0E: no NUL, LF or CR (nor the other controls below them), so a
-    /// response head's header name or value needs no sanitizing (``HeadWriter``).
-    static func hasNoByteBelowShiftOut(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        scan(bytes, word: { word in (word &- ones &* 0x0E) & ~word & highBits != 0 }, byte: { $0 < 0x0E })
-    }
-
     private static func isControl(_ byte: UInt8) -> Bool {
         (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }

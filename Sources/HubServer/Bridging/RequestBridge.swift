@@ -63,14 +63,12 @@ final class RequestBridge: Sendable {
         else { return false }
         // The last Hub-Client is the one a request keeps.
         var last: Bool?
-        if headers.mayContain(RetainedHeaders.ServerHeader.client.fieldName) {
-            headers.forEachFieldBytes { name, value in
-                guard RetainedHeaders.serverHeader(name) == .client else { return }
-                if let client = baseline.client {
-                    last = ASCII.withUTF8(of: client) { ASCII.bytesEqual($0, value) }
-                } else {
-                    last = value.count > RetainedHeaders.maximumClientBytes
-                }
+        headers.forEachFieldBytes { name, value in
+            guard RetainedHeaders.serverHeader(name) == .client else { return }
+            if let client = baseline.client {
+                last = ASCII.withUTF8(of: client) { ASCII.bytesEqual($0, value) }
+            } else {
+                last = value.count > RetainedHeaders.maximumClientBytes
             }
         }
         let sameClient = last ?? (baseline.client == nil)

@@ -145,10 +145,8 @@ struct RetainedHeaders: Sendable {
         // A server header keeps its last occurrence only: count them first (inline: no heap
         // allocation per request).
         var occurrences: InlineArray<3, Int> = [0, 0, 0]
-        if Self.mayContainServerHeader(headers) {
-            headers.forEachFieldBytes { name, _ in
-                if let server = Self.serverHeader(name) { occurrences[server.rawValue] += 1 }
-            }
+        headers.forEachFieldBytes { name, _ in
+            if let server = Self.serverHeader(name) { occurrences[server.rawValue] += 1 }
         }
         var count = 0
         var totalBytes = 0
@@ -172,7 +170,6 @@ struct RetainedHeaders: Sendable {
     /// server keeps: `431 headers_too_large` naming the field (RFC 6585 section 5), rather than a
     /// value cut or dropped without a word (a cut client name would match other kill switches).
     static func checkServerHeaders(_ headers: HTTPHeaders) throws(HTTPError) {
-        guard headers.mayContain(ServerHeader.client.fieldName) || headers.mayContain(ServerHeader.toggle.fieldName) else { return }
         var refused: ServerHeader?
         headers.forEachFieldBytes { name, value in
             guard refused == nil, let server = serverHeader(name), server != .connectivity, value.count > server.maximumBytes
@@ -205,13 +202,6 @@ struct RetainedHeaders: Sendable {
             case .connectivity: return "Hub-Connectivity"
             }
         }
-    }
-
-    /// Whether `headers` may have a server header (``HTTPHeaders/mayContain(_:)``): false for
-    /// most requests, whose fields then need no pass to count them.
-    static func mayContainServerHeader(_ headers: HTTPHeaders) -> Bool {
-        headers.mayContain(ServerHeader.client.fieldName) || headers.mayContain(ServerHeader.toggle.fieldName)
-            || headers.mayContain(ServerHeader.connectivity.fieldName)
     }
 
     /// Which server header `name` is, ASCII case-insensitive (compared only when the length can match).
