@@ -70,5 +70,12 @@ done
 for page in README API; do
     ls "$work"/block-"$page"-*.sh >/dev/null 2>&1 || { echo "readme: no curl blocks found in $page" >&2; exit 1; }
 done
+# docs/PERFORMANCE.md is one page a reader reads whole: at most 400 lines (the history of the
+# passes lives in docs/performance/history.md).
+performance_lines=$(wc -l <docs/PERFORMANCE.md)
+if [ "$performance_lines" -gt 400 ]; then
+    echo "readme: docs/PERFORMANCE.md has $performance_lines lines, more than 400; move history to docs/performance/history.md"
+    failed=1
+fi
 [ "$failed" -eq 0 ] || exit 1
-echo "readme: $blocks blocks of curl lines in README.md and docs/ answered"
+echo "readme: $blocks blocks of curl lines in README.md and docs/ answered; docs/PERFORMANCE.md $performance_lines lines"
