@@ -133,20 +133,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// Not generic: `body` hands its result out through a capture. A generic result made every
     /// call from another module (unspecialized) look its `Optional` metadata up at run time.
     public func withFirstValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Void) rethrows {
-        switch storage {
-        case .list(let list):
-            let index = list.withUnsafeBufferPointer { buffer in Self.index(of: name, in: buffer, from: 0) }
-            guard let index else { return try body(nil) }
-            try ASCII.withUTF8(of: list[index].value) { try body($0) }
-        case .received(let received):
-            var found = false
-            try received.forEachValueBytes(named: name) { value in
-                found = true
-                try body(value)
-                return false
-            }
-            if !found { try body(nil) }
+        var found = false
+        try forEachValueBytes(named: name) { value in
+            found = true
+            try body(value)
+            return false
         }
+        if !found { try body(nil) }
     }
 
     /// Whether a field `name` is present.
