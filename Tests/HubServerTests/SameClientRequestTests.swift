@@ -47,6 +47,22 @@ import Testing
         [("X-Named", "cafe\u{301}")],
         [("Hub-Toggle", "a"), ("X-Named", "1")],
         [("X-Named", String(repeating: "w", count: RetainedHeaders.maximumValueBytes + 1))],
+        // Server headers sent twice (the last is kept), and one longer than it keeps.
+        [("Hub-Client", "ios/4.2.1"), ("Hub-Client", "ios/4.2.0")],
+        [("Hub-Client", "ios/4.2.0"), ("Hub-Client", "ios/4.2.1")],
+        [("Hub-Connectivity", "offline"), ("Hub-Connectivity", "online")],
+        [("Hub-Connectivity", "online"), ("Hub-Connectivity", "offline")],
+        [("Hub-Toggle", "a"), ("Hub-Toggle", "b"), ("X-Named", "1")],
+        [("Hub-Connectivity", String(repeating: "o", count: RetainedHeaders.maximumConnectivityBytes + 1))],
+        // At the per-request limits (the order received decides what is kept).
+        Array(repeating: ("X-Named", "1"), count: RetainedHeaders.maximumHeaders),
+        Array(repeating: ("X-Named", "1"), count: RetainedHeaders.maximumHeaders + 1),
+        [("Hub-Client", "ios/4.2.0")] + Array(repeating: ("X-Named", "1"), count: RetainedHeaders.maximumHeaders),
+        Array(repeating: ("X-Named", "1"), count: RetainedHeaders.maximumHeaders) + [("Hub-Client", "ios/4.2.0")],
+        Array(repeating: ("X-Named", String(repeating: "w", count: 4000)), count: 4) + [("Hub-Client", "ios/4.2.0")],
+        Array(repeating: ("X-Named", String(repeating: "w", count: 4000)), count: 4) + [("Hub-Toggle", String(repeating: "t", count: 1000))],
+        [("Hub-Toggle", String(repeating: "t", count: 1000))] + Array(repeating: ("X-Named", String(repeating: "w", count: 4000)), count: 4),
+        Array(repeating: ("X-Named", String(repeating: "w", count: 4000)), count: 5),
     ]
 
     /// `headers` as the parser hands them over (received, read in place) and as constructed.

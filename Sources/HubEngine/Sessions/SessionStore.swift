@@ -82,10 +82,13 @@ public final class SessionStore: Sendable {
     /// The shard of an identifier: FNV-1a over its first bytes (identifiers are random).
     private func shardIndex(_ id: String) -> Int {
         guard shards.count > 1 else { return 0 }
-        var hash: UInt32 = 2_166_136_261
-        for byte in id.utf8.prefix(8) {
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        // FNV-1a of the first 8 bytes, read in place (a native identifier is contiguous).
+        func fnv(_ bytes: some Sequence<UInt8>) -> UInt32 {
+            var hash: UInt32 = 2_166_136_261
+            for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+            return hash
         }
+        let hash = id.utf8.withContiguousStorageIfAvailable { fnv($0.prefix(8)) } ?? fnv(id.utf8.prefix(8))
         return Int(hash % UInt32(shards.count))
     }
 

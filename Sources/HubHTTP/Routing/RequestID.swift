@@ -10,6 +10,11 @@ public enum RequestID {
     /// The per-process prefix: 64 random bits, written as 16 hex digits.
     private static let prefix = UInt64.random(in: 0...UInt64.max)
 
+    /// ``prefix``'s 16 hex digits and the `-` after them, written once for every generated id.
+    private static let prefixText: [UInt8] =
+        stride(from: 60, through: 0, by: -4).map { Hex.digit(UInt8(truncatingIfNeeded: prefix >> UInt64($0)) & 0x0F) }
+        + [UInt8(ascii: "-")]
+
     private static let counter = Atomic<UInt64>(0)
 
     /// The client's id if sane, else a new one.
@@ -89,12 +94,7 @@ public enum RequestID {
         }
 
         private static func write(_ number: UInt64, into writer: inout HeadWriter) {
-            // Read once: each read of the lazily made static is a `swift_once` call.
-            let prefix = RequestID.prefix
-            for shift in stride(from: 60, through: 0, by: -4) {
-                writer.append(Hex.digit(UInt8(truncatingIfNeeded: prefix >> UInt64(shift)) & 0x0F))
-            }
-            writer.append(UInt8(ascii: "-"))
+            RequestID.prefixText.withUnsafeBufferPointer { writer.append($0) }
             for shift in stride(from: (digits(number) - 1) * 4, through: 0, by: -4) {
                 writer.append(Hex.digit(UInt8(truncatingIfNeeded: number >> UInt64(shift)) & 0x0F))
             }

@@ -132,13 +132,13 @@ final class SharedServices: Sendable {
         killSwitchStorage.setAll(killSwitches)
     }
 
-    /// What `request`'s client renders (``ClientComponents``), read once per request. The kill
-    /// switches are read (under their lock) only for a request that names its client.
+    /// What `request`'s client renders (``ClientComponents``), read once per request. Its
+    /// `Hub-Client` is read only when the config has kill switches.
     /// The `Hub-Components` header is read in place and parsed once per distinct text
     /// (``ParsedHeaders``).
     func clientComponents(of request: HTTPRequest) -> ClientComponents? {
-        let client = request.headers["Hub-Client"]
-        let killed = client == nil ? [] : killSwitches.killed(forClient: client)
+        let switches = killSwitches
+        let killed = switches.rules.isEmpty ? [] : switches.killed(forClient: request.headers["Hub-Client"])
         let listed = componentLists.parsed(field: "Hub-Components", of: request.headers)
         guard listed != nil || !killed.isEmpty else { return nil }
         return ClientComponents(listed: listed, killed: killed)

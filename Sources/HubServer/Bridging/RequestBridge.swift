@@ -51,28 +51,34 @@ final class RequestBridge: Sendable {
     /// request as `baseline` (``ViewRequest/sameClientRequest(as:)``), read in place: no request,
     /// header list or string is made. Says no when unsure (a value that is not valid UTF-8, or
     /// equal only as Unicode text), never yes when the request would differ: the bytes a request
-    /// would keep are compared with the baseline's.
+    /// would keep are compared with the baseline's. The client, connectivity and kept fields are
+    /// read in one pass (``SameClientFields``).
     func isSameClientRequest(
         viewURI: String, from request: HTTPRequest, user: HubUser?, components: ClientComponents?, as baseline: ViewRequest
     ) -> Bool {
         let headers = request.headers
         guard baseline.viewURI == viewURI, baseline.user == user, baseline.clientComponents == components?.identifiers,
-            baseline.connectivity == Self.connectivity(of: headers),
             baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? [],
             baseline.locale == locales?.locale(of: headers)
         else { return false }
-        // The last Hub-Client is the one a request keeps.
+        if let same = SameClientFields.compare(headers, with: baseline, retained: retained) { return same }
+        // Kept fields at a per-request limit: the limits apply in the order received.
+        return baseline.connectivity == Self.connectivity(of: headers) && Self.lastClientIsKept(baseline.client, in: headers)
+            && retained.keeps(headers, sameAs: baseline.headers)
+    }
+
+    /// Whether the last `Hub-Client` of `headers` is the one a view request with client `client` keeps.
+    private static func lastClientIsKept(_ client: String?, in headers: HTTPHeaders) -> Bool {
         var last: Bool?
         headers.forEachFieldBytes { name, value in
             guard RetainedHeaders.serverHeader(name) == .client else { return }
-            if let client = baseline.client {
+            if let client {
                 last = ASCII.withUTF8(of: client) { ASCII.bytesEqual($0, value) }
             } else {
                 last = value.count > RetainedHeaders.maximumClientBytes
             }
         }
-        let sameClient = last ?? (baseline.client == nil)
-        return sameClient && retained.keeps(headers, sameAs: baseline.headers)
+        return last ?? (client == nil)
     }
 
     /// `Hub-Connectivity: offline` (any case, OWS around it) is offline; anything else, or none, online.

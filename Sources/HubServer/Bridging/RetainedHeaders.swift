@@ -46,11 +46,14 @@ struct RetainedHeaders: Sendable {
     /// The same names as bytes, for ``filter(_:)``: a received name is compared with each
     /// (lengths first) in place, so a field that is not kept makes no string.
     private let nameBytes: [[UInt8]]
+    /// Bit n: a name of ``nameBytes`` is n bytes long (bit 63 for 63 or more).
+    private let nameLengths: UInt64
 
     init(names: Set<String>) {
         // The W3C trace context crosses as this server's span (``RequestTrace``), never the client's.
         self.names = Set(names.map { $0.lowercased() }).subtracting([TraceContext.parentHeader, TraceContext.stateHeader])
         nameBytes = self.names.sorted().map { Array($0.utf8) }
+        nameLengths = nameBytes.reduce(0) { $0 | 1 << UInt64(min($1.count, 63)) }
     }
 
     /// The names `configuration` reads, plus `extra`.
@@ -216,7 +219,9 @@ struct RetainedHeaders: Sendable {
     }
 
     /// Whether `name` is one of ``names`` (ASCII case-insensitive).
-    private func isNamed(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    func isNamed(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Most fields a request sends have a length no kept name has: one bit test.
+        guard name.count >= 64 || nameLengths & (1 << UInt64(name.count)) != 0 else { return false }
         for wanted in nameBytes where wanted.count == name.count {
             if wanted.withUnsafeBufferPointer({ ASCII.caseInsensitiveEquals(name, $0) }) { return true }
         }

@@ -76,14 +76,14 @@ final class RenderedView: Sendable {
     /// are sent with this view (the comparison is one pointer check for the same array).
     func serverTiming(_ timings: [OperationTiming], make: ([OperationTiming]) -> String) -> String {
         if let first = firstTimingHeader.load() {
-            if first.timings == timings { return first.header }
+            if Self.same(first.timings, timings) { return first.header }
         } else {
             // Two first callers may race with different lists: each answers with its own.
             let header = make(timings)
             _ = firstTimingHeader.storeIfNil(TimingHeader(timings, header))
             return header
         }
-        let cached = timingHeaders.withLock { entries in entries.first { $0.timings == timings }?.header }
+        let cached = timingHeaders.withLock { entries in entries.first { Self.same($0.timings, timings) }?.header }
         if let cached { return cached }
         let header = make(timings)
         timingHeaders.withLock { entries in
@@ -92,5 +92,25 @@ final class RenderedView: Sendable {
             if entries.count > 2 { entries.removeLast() }
         }
         return header
+    }
+
+    /// Whether two timing lists are equal, read in place: `Array`'s `==` copies each element
+    /// (a reference count per name) when the two are different arrays with equal contents, as
+    /// a held session's list and the one this view was first sent with are.
+    static func same(_ left: [OperationTiming], _ right: [OperationTiming]) -> Bool {
+        left.withUnsafeBufferPointer { left in
+            right.withUnsafeBufferPointer { right in
+                guard left.count == right.count else { return false }
+                if left.baseAddress == right.baseAddress { return true }
+                for index in left.indices {
+                    let (a, b) = (left.baseAddress! + index, right.baseAddress! + index)
+                    guard a.pointee.duration == b.pointee.duration, a.pointee.failed == b.pointee.failed,
+                        a.pointee.memoized == b.pointee.memoized, a.pointee.staleAgeSeconds == b.pointee.staleAgeSeconds,
+                        a.pointee.name == b.pointee.name
+                    else { return false }
+                }
+                return true
+            }
+        }
     }
 }
