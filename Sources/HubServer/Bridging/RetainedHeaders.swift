@@ -108,6 +108,28 @@ struct RetainedHeaders: Sendable {
         return kept
     }
 
+    /// Matches one received field against `kept` (at most 64 entries): the first entry of its
+    /// name that no earlier field matched (`matched`, bit i for `kept[i]`; names in any case, so
+    /// that a field of one name but another case out of its order differs) must be this very
+    /// field, name and value byte for byte. Marks that entry in `matched` when it is.
+    static func matchNext(
+        _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>,
+        in kept: UnsafeBufferPointer<(name: String, value: String)>, matched: inout UInt64
+    ) -> Bool {
+        var slot = 0
+        while slot < kept.count,
+            matched & (1 << slot) != 0 || !ASCII.withUTF8(of: kept[slot].name, { ASCII.caseInsensitiveEquals($0, name) })
+        {
+            slot += 1
+        }
+        guard slot < kept.count,
+            ASCII.withUTF8(of: kept[slot].name, { ASCII.bytesEqual($0, name) }),
+            ASCII.withUTF8(of: kept[slot].value, { ASCII.bytesEqual($0, value) })
+        else { return false }
+        matched |= 1 << slot
+        return true
+    }
+
     /// Whether a view request of `headers` would keep the fields `kept` (a view request's
     /// ``ViewRequest/headers``), field for field (names and values byte for byte), read in place:
     /// no string is made. A view request orders its fields by name, so fields of different names
@@ -121,18 +143,7 @@ struct RetainedHeaders: Sendable {
         kept.withUnsafeBufferPointer { kept in
             forEachKept(headers) { name, value in
                 count += 1
-                // The first entry of this name not matched yet (any case: a field of one name
-                // but another case out of its order differs), which must be this very field.
-                var slot = 0
-                while slot < kept.count,
-                    matched & (1 << slot) != 0 || !ASCII.withUTF8(of: kept[slot].name, { ASCII.caseInsensitiveEquals($0, name) })
-                {
-                    slot += 1
-                }
-                same = slot < kept.count
-                    && ASCII.withUTF8(of: kept[slot].name) { ASCII.bytesEqual($0, name) }
-                    && ASCII.withUTF8(of: kept[slot].value) { ASCII.bytesEqual($0, value) }
-                if same { matched |= 1 << slot }
+                same = Self.matchNext(name, value, in: kept, matched: &matched)
                 return same
             }
         }

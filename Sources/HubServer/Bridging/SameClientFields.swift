@@ -96,16 +96,7 @@ struct SameClientFields {
         count += 1
         totalBytes += value.count
         guard namedSame else { return }
-        var slot = 0
-        while slot < kept.count,
-            matched & (1 << slot) != 0 || !ASCII.withUTF8(of: kept[slot].name, { ASCII.caseInsensitiveEquals($0, name) })
-        {
-            slot += 1
-        }
-        namedSame = slot < kept.count
-            && ASCII.withUTF8(of: kept[slot].name) { ASCII.bytesEqual($0, name) }
-            && ASCII.withUTF8(of: kept[slot].value) { ASCII.bytesEqual($0, value) }
-        if namedSame { matched |= 1 << slot }
+        namedSame = RetainedHeaders.matchNext(name, value, in: kept, matched: &matched)
     }
 
     private func verdict(baseline: ViewRequest, keptCount: Int) -> Bool? {
