@@ -5,7 +5,8 @@
 # and user+sys CPU µs per request (`cpu_ticks`, /proc/PID/stat) and voluntary context switches per
 # request, and user+sys apart for the runs whose connections all landed on one event loop and the
 # runs that split them (the busiest loop's share of the loops' CPU at 0.95 or more, or less).
-# What docs/PERFORMANCE.md "The profile-guided build" compares (plain against `make release-pgo`). Loopback only; every process started here is stopped on exit.
+# What docs/PERFORMANCE.md "The profile-guided build" compares (plain against `make release-pgo`).
+# Loopback only; every process started here is stopped on exit.
 #
 #   Benchmarks/cpu/side-by-side.sh BIN_A BIN_B
 #   SBS_ROUNDS=3 SBS_SECONDS=3 SBS_THREADS=1 SBS_SIZES="1 16 28" SBS_ENDPOINTS="session uri"
