@@ -77,22 +77,22 @@ extension ViewEngine {
     ) throws(EngineError) -> ViewOpening {
         let generation = definitions.generation
         let remembered = recentOpenings.outcome(viewURI: viewURI, generation: generation, matching: sameClient)
-        if case .answer(let featureIdentifier, let viewModel, let timings)? = remembered?.outcome, let baseline = remembered?.who {
+        if case .answer(let answer)? = remembered {
             // The same client request: the baseline's user and locale are the request's.
             return memoHit(
-                viewURI: viewURI, user: baseline.user, locale: baseline.locale, featureIdentifier: featureIdentifier,
-                viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
+                viewURI: viewURI, user: answer.user, locale: answer.locale, featureIdentifier: answer.featureIdentifier,
+                viewModel: answer.viewModel, timings: answer.timings, id: SessionIdentifier.make())
         }
-        return try openView(for: request(), remembered: remembered?.outcome, generation: generation)
+        return try openView(for: request(), remembered: remembered, generation: generation)
     }
 
     private func openView(
         for request: ViewRequest, remembered: RecentOpenings.Outcome?, generation: Int
     ) throws(EngineError) -> ViewOpening {
-        if case .answer(let featureIdentifier, let viewModel, let timings)? = remembered {
+        if case .answer(let answer)? = remembered {
             return memoHit(
-                viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: featureIdentifier,
-                viewModel: viewModel, timings: timings, id: SessionIdentifier.make())
+                viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: answer.featureIdentifier,
+                viewModel: answer.viewModel, timings: answer.timings, id: SessionIdentifier.make())
         }
         let prepared = try prepare(request, id: nil)
         guard let (entry, shared) = memoized(prepared) else { return .later(PendingView(engine: self, prepared: prepared)) }
@@ -135,7 +135,10 @@ extension ViewEngine {
             return
         }
         recentOpenings.remember(
-            .answer(featureIdentifier: prepared.feature.identifier, viewModel: viewModel, timings: entry.timings),
+            .answer(
+                RecentOpenings.Answer(
+                    featureIdentifier: prepared.feature.identifier, viewModel: viewModel, timings: entry.timings,
+                    user: request.user, locale: request.locale)),
             for: request, generation: generation, checks: checks)
     }
 }

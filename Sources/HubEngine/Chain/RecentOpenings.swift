@@ -19,9 +19,29 @@ final class RecentOpenings: Sendable {
     /// What an open of one client request gets.
     enum Outcome: Sendable {
         /// The memo's answer, reported as a memo hit.
-        case answer(featureIdentifier: String, viewModel: ViewModel, timings: [OperationTiming])
+        case answer(Answer)
         /// The chain's answer cannot be reused (run the open as usual).
         case prepare
+    }
+
+    /// The memo's answer to one client request and who asked for it (the user and locale of
+    /// that request, which the same client request has too). A class: an open that recalls it
+    /// takes one reference, where copying its fields took one per field through the runtime's
+    /// generic tuple copy.
+    final class Answer: Sendable {
+        let featureIdentifier: String
+        let viewModel: ViewModel
+        let timings: [OperationTiming]
+        let user: HubUser?
+        let locale: String?
+
+        init(featureIdentifier: String, viewModel: ViewModel, timings: [OperationTiming], user: HubUser?, locale: String?) {
+            self.featureIdentifier = featureIdentifier
+            self.viewModel = viewModel
+            self.timings = timings
+            self.user = user
+            self.locale = locale
+        }
     }
 
     private struct Entry: Sendable {
@@ -40,15 +60,13 @@ final class RecentOpenings: Sendable {
     /// What was remembered for `request` under definitions `generation`; `nil` when nothing is
     /// (or it no longer holds).
     func outcome(for request: ViewRequest, generation: Int) -> Outcome? {
-        outcome(viewURI: request.viewURI, generation: generation) { $0.sameClientRequest(as: request) }?.outcome
+        outcome(viewURI: request.viewURI, generation: generation) { $0.sameClientRequest(as: request) }
     }
 
-    /// What was remembered for the client request of `viewURI` that `sameClient` recognizes, and
-    /// who asked for it (the user and locale of that request); `nil` when nothing is (or it no
-    /// longer holds). `sameClient` is called under the stripe's lock with each candidate's request.
-    func outcome(
-        viewURI: String, generation: Int, matching sameClient: (ViewRequest) -> Bool
-    ) -> (outcome: Outcome, who: (user: HubUser?, locale: String?))? {
+    /// What was remembered for the client request of `viewURI` that `sameClient` recognizes;
+    /// `nil` when nothing is (or it no longer holds). `sameClient` is called under the stripe's
+    /// lock with each candidate's request.
+    func outcome(viewURI: String, generation: Int, matching sameClient: (ViewRequest) -> Bool) -> Outcome? {
         // Read in place: only the outcome is copied out (an open runs this every time).
         stripes.current.withLock { entries in
             for index in entries.indices where entries[index].request.viewURI == viewURI && sameClient(entries[index].request) {
@@ -56,7 +74,7 @@ final class RecentOpenings: Sendable {
                     entries.remove(at: index)
                     return nil
                 }
-                return (entries[index].outcome, (entries[index].request.user, entries[index].request.locale))
+                return entries[index].outcome
             }
             return nil
         }

@@ -24,13 +24,15 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let `continue` = HTTPStatus(code: 100)
-    public static let ok = HTTPStatus(code: 200)
+    /// Computed from literals (as `notModified`): the statuses of nearly every response, and a
+    /// stored static is reached through a one-time initialization check on every use.
+    public static var ok: HTTPStatus { HTTPStatus(code: 200, reasonPhrase: "OK") }
     public static let created = HTTPStatus(code: 201)
     public static let accepted = HTTPStatus(code: 202)
     public static let noContent = HTTPStatus(code: 204)
     public static let movedPermanently = HTTPStatus(code: 301)
     public static let found = HTTPStatus(code: 302)
-    public static let notModified = HTTPStatus(code: 304)
+    public static var notModified: HTTPStatus { HTTPStatus(code: 304, reasonPhrase: "Not Modified") }
     public static let badRequest = HTTPStatus(code: 400)
     public static let unauthorized = HTTPStatus(code: 401)
     public static let forbidden = HTTPStatus(code: 403)

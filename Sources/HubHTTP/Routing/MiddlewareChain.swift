@@ -10,17 +10,26 @@ public struct MiddlewareChain: HTTPResponder {
     /// Outermost first.
     public let middleware: [any HTTPMiddleware]
     public let handler: any HTTPResponder
+    /// `middleware` and `handler` each behind a class reference, what the hooks are called on:
+    /// a call on an element of `[any HTTPMiddleware]` copied the existential out of the array,
+    /// projected its box and destroyed the copy, twice per middleware on every request.
+    private let hooks: [any MiddlewareHooks]
+    private let inner: any ResponderHook
 
     public init(_ middleware: [any HTTPMiddleware], handler: any HTTPResponder) {
         self.middleware = middleware
         self.handler = handler
+        hooks = middleware.map { Self.hooks(of: $0) }
+        inner = handler.hook
     }
 
+    private static func hooks(of middleware: some HTTPMiddleware) -> any MiddlewareHooks { HookBox(middleware) }
+
     public func answer(to request: HTTPRequest, context: RequestContext) throws -> HTTPAnswer {
-        for index in middleware.indices {
+        for index in hooks.indices {
             let early: HTTPResponse?
             do {
-                early = try middleware[index].before(request, context: context)
+                early = try hooks[index].before(request, context: context)
             } catch {
                 return .now(try recover(from: error, outside: index, request, context))
             }
@@ -28,24 +37,24 @@ public struct MiddlewareChain: HTTPResponder {
         }
         let answer: HTTPAnswer
         do {
-            answer = try handler.answer(to: request, context: context)
+            answer = try inner.answer(to: request, context: context)
         } catch {
-            return .now(try recover(from: error, outside: middleware.count, request, context))
+            return .now(try recover(from: error, outside: hooks.count, request, context))
         }
         // Consumed: the response bound below is then the only reference to its headers, and a
         // hook that adds one changes them in place instead of copying them.
         switch consume answer {
         case .now(let response):
-            return .now(finish(response, outside: middleware.count, request, context))
+            return .now(finish(response, outside: hooks.count, request, context))
         case .later(let work):
             return .later { [self] in
                 let response: HTTPResponse
                 do {
                     response = try await work()
                 } catch {
-                    return try recover(from: error, outside: middleware.count, request, context)
+                    return try recover(from: error, outside: hooks.count, request, context)
                 }
-                return finish(response, outside: middleware.count, request, context)
+                return finish(response, outside: hooks.count, request, context)
             }
         }
     }
@@ -58,7 +67,7 @@ public struct MiddlewareChain: HTTPResponder {
         var index = level
         while index > 0 {
             index -= 1
-            response = middleware[index].after(consume response, to: request, context: context)
+            response = hooks[index].after(consume response, to: request, context: context)
         }
         return response
     }
@@ -72,13 +81,38 @@ public struct MiddlewareChain: HTTPResponder {
         while index > 0 {
             index -= 1
             do {
-                let response = try middleware[index].failed(error, request: request, context: context)
+                let response = try hooks[index].failed(error, request: request, context: context)
                 return finish(response, outside: index, request, context)
             } catch let next {
                 error = next
             }
         }
         throw error
+    }
+}
+
+/// A middleware's hooks called through a class reference (``MiddlewareChain``).
+private protocol MiddlewareHooks: AnyObject, Sendable {
+    func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse?
+    func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse
+    func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse
+}
+
+private final class HookBox<Middleware: HTTPMiddleware>: MiddlewareHooks {
+    let middleware: Middleware
+
+    init(_ middleware: Middleware) { self.middleware = middleware }
+
+    func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
+        try middleware.before(request, context: context)
+    }
+
+    func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        middleware.after(response, to: request, context: context)
+    }
+
+    func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
+        try middleware.failed(error, request: request, context: context)
     }
 }
 

@@ -23,21 +23,23 @@ public struct Router: HTTPResponder {
     private final class Route: Sendable {
         let template: String
         let segments: [Segment]
-        /// In registration order; a route has a handful, so a scan beats hashing the method.
-        let handlers: [(method: HTTPMethod, responder: any HTTPResponder)]
+        /// The methods in registration order, and each one's responder at the same position; a
+        /// route has a handful, so a scan beats hashing the method.
+        let methods: [HTTPMethod]
+        let responders: [any ResponderHook]
 
-        init(template: String, segments: [Segment], handlers: [(method: HTTPMethod, responder: any HTTPResponder)]) {
+        init(template: String, segments: [Segment], methods: [HTTPMethod], responders: [any ResponderHook]) {
             self.template = template
             self.segments = segments
-            self.handlers = handlers
+            self.methods = methods
+            self.responders = responders
         }
 
-        var methods: Set<HTTPMethod> { Set(handlers.map(\.method)) }
-
-        /// The position of `method`'s handler, HEAD answered by GET's.
-        func index(for method: HTTPMethod) -> Int? {
-            if let index = handlers.firstIndex(where: { $0.method == method }) { return index }
-            return method == .head ? handlers.firstIndex { $0.method == .get } : nil
+        /// The responder of `method`, HEAD answered by GET's.
+        func responder(for method: HTTPMethod) -> (any ResponderHook)? {
+            if let index = methods.firstIndex(of: method) { return responders[index] }
+            guard method == .head, let index = methods.firstIndex(of: .get) else { return nil }
+            return responders[index]
         }
     }
 
@@ -58,12 +60,13 @@ public struct Router: HTTPResponder {
         }
         if let index = routes.firstIndex(where: { $0.segments == segments }) {
             let route = routes[index]
-            precondition(!route.handlers.contains { $0.method == method }, "duplicate route \(method) \(path)")
+            precondition(!route.methods.contains(method), "duplicate route \(method) \(path)")
             routes[index] = Route(
-                template: route.template, segments: route.segments, handlers: route.handlers + [(method, responder)])
+                template: route.template, segments: route.segments, methods: route.methods + [method],
+                responders: route.responders + [responder.hook])
             return
         }
-        routes.append(Route(template: path, segments: segments, handlers: [(method, responder)]))
+        routes.append(Route(template: path, segments: segments, methods: [method], responders: [responder.hook]))
         let isStatic = segments.allSatisfy { if case .literal = $0 { true } else { false } }
         if isStatic {
             staticIndex[path] = routes.count - 1
@@ -136,7 +139,7 @@ public struct Router: HTTPResponder {
     /// Every registered route: its template and methods (HEAD is implied by GET and not listed),
     /// in registration order; what a contract test compares with the API document.
     public var registeredRoutes: [(template: String, methods: Set<HTTPMethod>)] {
-        routes.map { ($0.template, $0.methods) }
+        routes.map { ($0.template, Set($0.methods)) }
     }
 
     /// The template and methods of the route `path` matches (HEAD included with GET), or nil
@@ -148,15 +151,15 @@ public struct Router: HTTPResponder {
             index = dynamicRoutes.first { Self.match(routes[$0].segments, parts) != nil }
         }
         guard let index else { return nil }
-        var methods = routes[index].methods
+        var methods = Set(routes[index].methods)
         if methods.contains(.get) { methods.insert(.head) }
         return (routes[index].template, methods)
     }
 
     /// The route's handler for `method` (HEAD by GET's); `nil`, with the route's methods added
     /// to `allowed`, when it has none.
-    private func handler(of route: Route, for method: HTTPMethod, allowed: inout Set<HTTPMethod>) -> (any HTTPResponder)? {
-        if let index = route.index(for: method) { return route.handlers[index].responder }
+    private func handler(of route: Route, for method: HTTPMethod, allowed: inout Set<HTTPMethod>) -> (any ResponderHook)? {
+        if let responder = route.responder(for: method) { return responder }
         allowed.formUnion(route.methods)
         return nil
     }

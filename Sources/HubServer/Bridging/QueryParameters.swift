@@ -1,4 +1,5 @@
 import HubHTTP
+import HubPrimitives
 
 /// Query parameter rules of DESIGN.md: `uri` and `session` at most once, non-empty.
 enum QueryParameters {
@@ -20,7 +21,9 @@ enum QueryParameters {
         guard let uri else {
             throw HTTPError(.badRequest, code: "missing_uri", detail: "give the view URI: ?uri=hub:home")
         }
-        guard !uri.isEmpty, uri.utf8.count <= 4096, !uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+        // Scanned in place: iterating a short (inline) string's `utf8` decodes it byte by byte.
+        let hasControl = ASCII.withUTF8(of: uri) { bytes in bytes.contains { $0 < 0x20 || $0 == 0x7F } }
+        guard !uri.isEmpty, uri.utf8.count <= 4096, !hasControl else {
             throw HTTPError(.badRequest, code: "invalid_uri", detail: "the view URI must be non-empty printable text up to 4096 bytes")
         }
         return uri

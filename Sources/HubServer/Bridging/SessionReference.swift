@@ -18,7 +18,7 @@ import HubPrimitives
 /// - The header given twice is 400 `duplicate_parameter`, like a repeated `session`.
 enum SessionReference {
     /// The request header that names a session.
-    static let headerName = HubHeaderName.session
+    static var headerName: String { HubHeaderName.session }
 
     /// Where an endpoint's own `session` comes from, for the problem's detail.
     enum Source {
@@ -36,11 +36,19 @@ enum SessionReference {
     /// The token `request` names, from `parameter` (the endpoint's own `session`, already read)
     /// and the `Hub-Session` header; `nil` when neither is given.
     static func token(_ parameter: String?, from source: Source, in request: HTTPRequest) throws -> String? {
-        let values = request.headers.values(for: headerName)
-        guard values.count <= 1 else {
+        // The first value and whether there is a second, without an array of values (every
+        // `GET /view` asks).
+        var first: String?
+        var count = 0
+        request.headers.forEachValue(named: headerName) { value in
+            count += 1
+            if count == 1 { first = value }
+            return count < 2
+        }
+        guard count <= 1 else {
             throw HTTPError(.badRequest, code: "duplicate_parameter", detail: "the '\(headerName)' header may be given only once")
         }
-        guard let header = values.first?.trimmingOWS().description, !header.isEmpty else { return parameter }
+        guard let header = first?.trimmingOWS().description, !header.isEmpty else { return parameter }
         guard let parameter, !parameter.isEmpty, parameter != header else { return header }
         guard let headerID = SessionToken.identifier(of: header), headerID == SessionToken.identifier(of: parameter) else {
             throw HTTPError(

@@ -31,24 +31,21 @@ struct ViewResponseHeaders {
         stale = ViewRenderer.staleHeader(viewState.timings)
     }
 
-    /// These headers, appended to `fields` in a fixed order.
-    func append(to fields: inout [HTTPHeaders.Field]) {
-        if let token { fields.append((name: HubHeaderName.session, value: token)) }
-        fields.append((name: HubHeaderName.version, value: String(version)))
-        if let serverTiming { fields.append((name: "Server-Timing", value: serverTiming)) }
-        if let stale { fields.append((name: HubHeaderName.stale, value: stale)) }
-        if let rebuilt { fields.append((name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt))) }
-        if let etag { fields.append((name: "ETag", value: etag)) }
-        LocaleHeaders.add(locale, to: &fields)
-    }
-
-    /// `Content-Type: application/json`, `cacheControl`, then these headers.
-    func headers(cacheControl: String) -> HTTPHeaders {
+    /// `Content-Type: application/json`, `cacheControl`, then these headers in a fixed order.
+    /// Consuming: each value moves into the list (no reference counted per field to copy it and
+    /// then to let this go, on every view response).
+    consuming func headers(cacheControl: String) -> HTTPHeaders {
         var fields: [HTTPHeaders.Field] = []
         fields.reserveCapacity(8)
         fields.append((name: "Content-Type", value: "application/json"))
         fields.append((name: "Cache-Control", value: cacheControl))
-        append(to: &fields)
+        if let token = token.take() { fields.append((name: HubHeaderName.session, value: token)) }
+        fields.append((name: HubHeaderName.version, value: String(version)))
+        if let serverTiming = serverTiming.take() { fields.append((name: "Server-Timing", value: serverTiming)) }
+        if let stale = stale.take() { fields.append((name: HubHeaderName.stale, value: stale)) }
+        if let rebuilt = rebuilt.take() { fields.append((name: RebuiltHeader.name, value: RebuiltHeader.value(rebuilt))) }
+        if let etag = etag.take() { fields.append((name: "ETag", value: etag)) }
+        LocaleHeaders.add(locale.take(), to: &fields)
         return HTTPHeaders(fields)
     }
 }
