@@ -57,12 +57,14 @@ COUNTED=$("$PROFDATA" show --all-functions --counts "$OUT/hub-server.profdata" |
 [ "$COUNTED" -gt 0 ] || { echo "build.sh: the profile holds no counts of the request parser" >&2; exit 1; }
 
 log "pgo 3/3 release build with the profile"
-# The compiler skips LLVM for an object whose IR did not change, and a new profile does not
-# change the IR: this package's objects are removed so that every one is made with it.
-USE_BIN_DIR="$OUT/use/release"
-if [ -d "$USE_BIN_DIR" ]; then
-    for target in "$REPO_DIR"/Sources/*/; do rm -rf "$USE_BIN_DIR/$(basename "$target").build"; done
-fi
+# The profile is passed under a name made from its contents: a new profile changes the compile
+# commands, so every object is made again with it (the build system does not see a file named
+# in a flag change, and a new profile does not change the sources), and the same profile
+# rebuilds nothing. (Deleting this package's objects instead broke the next build when no
+# source had changed: the build system did not plan again and found its file maps gone.)
+PROFILE="$OUT/hub-server-$(sha256sum "$OUT/hub-server.profdata" | cut -c1-16).profdata"
+find "$OUT" -maxdepth 1 -name 'hub-server-*.profdata' ! -path "$PROFILE" -delete
+cp "$OUT/hub-server.profdata" "$PROFILE"
 "$SWIFT" build -c release --product hub-server --scratch-path "$OUT/use" \
-    -Xswiftc -Xfrontend -Xswiftc -ir-profile-use="$OUT/hub-server.profdata" >&2
+    -Xswiftc -Xfrontend -Xswiftc -ir-profile-use="$PROFILE" >&2
 echo "$("$SWIFT" build -c release --scratch-path "$OUT/use" --show-bin-path)/hub-server"
