@@ -1,5 +1,6 @@
 import HubPrimitives
 import HubSync
+import Synchronization
 
 /// Which remote URLs currently have a fresh upstream response, and a fingerprint of it,
 /// shared by every session: a remote operation whose response is fresh is deterministic,
@@ -11,6 +12,10 @@ package final class RemoteFreshness: Sendable {
     }
 
     private let entries = Locked<[String: Entry]>([:])
+    /// Counts the changes to ``entries`` (each made under its lock): a check made by
+    /// ``validity(for:)`` that sees no change since it was made knows its entry is the same
+    /// without taking the lock or hashing the URL.
+    private let changes = Atomic<UInt64>(0)
     private let capacity: Int
     /// The upstream client's clock: freshness is measured as its cache measures it.
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -27,9 +32,28 @@ package final class RemoteFreshness: Sendable {
             guard let entry = entries[url] else { return nil }
             guard entry.freshUntil > now else {
                 entries[url] = nil
+                changes.add(1, ordering: .releasing)
                 return nil
             }
             return entry.fingerprint
+        }
+    }
+
+    /// A check that `url`'s response is still the one fresh now (the same fingerprint, still
+    /// fresh), or nil when none is: what a memoized chain's key is valid while. Every recalled
+    /// open runs it, so while nothing was recorded or forgotten since it was made it reads one
+    /// atomic counter and the clock; after any change it looks the entry up as
+    /// ``fingerprint(for:)`` does.
+    package func validity(for url: String) -> (@Sendable () -> Bool)? {
+        let now = now()
+        let found: (entry: Entry, seen: UInt64)? = entries.withLock { entries in
+            guard let entry = entries[url], entry.freshUntil > now else { return nil }
+            return (entry, changes.load(ordering: .relaxed))
+        }
+        guard let (entry, seen) = found else { return nil }
+        return { [self] in
+            if changes.load(ordering: .acquiring) == seen { return self.now() < entry.freshUntil }
+            return fingerprint(for: url) == entry.fingerprint
         }
     }
 
@@ -37,7 +61,9 @@ package final class RemoteFreshness: Sendable {
     package func record(url: String, body: [UInt8], freshUntil: ContinuousClock.Instant?) {
         let now = now()
         guard let freshUntil, freshUntil > now else {
-            entries.withLock { _ = $0.removeValue(forKey: url) }
+            entries.withLock { entries in
+                if entries.removeValue(forKey: url) != nil { changes.add(1, ordering: .releasing) }
+            }
             return
         }
         let fingerprint = Self.fnv1a(body)
@@ -47,6 +73,7 @@ package final class RemoteFreshness: Sendable {
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             }
             entries[url] = Entry(freshUntil: freshUntil, fingerprint: fingerprint)
+            changes.add(1, ordering: .releasing)
         }
     }
 
@@ -56,6 +83,7 @@ package final class RemoteFreshness: Sendable {
     package func forget(where matches: (_ url: String) -> Bool) {
         entries.withLock { entries in
             for url in entries.keys where matches(url) { entries[url] = nil }
+            changes.add(1, ordering: .releasing)
         }
     }
 

@@ -200,11 +200,9 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
     package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
             let url = try? url(for: context, page: 0),
-            case let fetched = Self.fetchKey(url, locale: sentLocale(context)),
-            let fingerprint = settings.services.freshness.fingerprint(for: fetched)
+            let isValid = settings.services.freshness.validity(for: Self.fetchKey(url, locale: sentLocale(context)))
         else { return .unknown }
-        let freshness = settings.services.freshness
-        return .whileValid { freshness.fingerprint(for: fetched) == fingerprint }
+        return .whileValid(isValid)
     }
 
     private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {

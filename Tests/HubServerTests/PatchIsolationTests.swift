@@ -224,7 +224,7 @@ struct PatchIsolationTests {
 
     @Test("limits.patchHistoryBytes bounds the history: past it the oldest goes, and at 0 every listener gets full views")
     func historyBudget() async throws {
-        try await Self.rowsHub(server: #"{ "limits": { "patchHistoryBytes": 0 } }"#) { client, session in
+        try await Self.rowsHub(server: #"{ "host": "127.0.0.1", "port": 0, "limits": { "patchHistoryBytes": 0 } }"#) { client, session in
             let stream = try await client.events(
                 target: "/view/events?session=\(client.encode(session))&patch=json-patch", headers: [])
             defer { stream.close() }
@@ -234,7 +234,7 @@ struct PatchIsolationTests {
             #expect(try await client.metric("hub_patch_history_bytes") == 0)
         }
         // A budget for about one session's views: many sessions never hold more than it.
-        try await Self.rowsHub(server: #"{ "limits": { "patchHistoryBytes": 100000 } }"#) { client, session in
+        try await Self.rowsHub(server: #"{ "host": "127.0.0.1", "port": 0, "limits": { "patchHistoryBytes": 100000 } }"#) { client, session in
             var streams: [SSEStream] = []
             defer { streams.forEach { $0.close() } }
             for _ in 0..<6 {
