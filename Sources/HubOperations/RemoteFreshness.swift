@@ -27,6 +27,11 @@ package final class RemoteFreshness: Sendable {
 
     /// The fingerprint of `url`'s response while it is fresh.
     package func fingerprint(for url: String) -> UInt64? {
+        freshEntry(for: url)?.fingerprint
+    }
+
+    /// `url`'s entry while it is fresh; an expired one is removed.
+    private func freshEntry(for url: String) -> Entry? {
         let now = now()
         return entries.withLock { entries in
             guard let entry = entries[url] else { return nil }
@@ -35,15 +40,16 @@ package final class RemoteFreshness: Sendable {
                 changes.add(1, ordering: .releasing)
                 return nil
             }
-            return entry.fingerprint
+            return entry
         }
     }
 
     /// A check that `url`'s response is still the one fresh now (the same fingerprint, still
     /// fresh), or nil when none is: what a memoized chain's key is valid while. Every recalled
-    /// open runs it, so while nothing was recorded or forgotten since it was made it reads one
-    /// atomic counter and the clock; after any change it looks the entry up as
-    /// ``fingerprint(for:)`` does.
+    /// open runs it, so while nothing was recorded or forgotten since it last looked it reads
+    /// one atomic counter and the clock; after a change it looks the entry up as
+    /// ``fingerprint(for:)`` does, and when the entry is the one it knows (another URL changed)
+    /// it goes back to reading the counter.
     package func validity(for url: String) -> (@Sendable () -> Bool)? {
         let now = now()
         let found: (entry: Entry, seen: UInt64)? = entries.withLock { entries in
@@ -51,9 +57,14 @@ package final class RemoteFreshness: Sendable {
             return (entry, changes.load(ordering: .relaxed))
         }
         guard let (entry, seen) = found else { return nil }
+        let lastSeen = Atomic<UInt64>(seen)
         return { [self] in
-            if changes.load(ordering: .acquiring) == seen { return self.now() < entry.freshUntil }
-            return fingerprint(for: url) == entry.fingerprint
+            let observed = changes.load(ordering: .acquiring)
+            if observed == lastSeen.load(ordering: .relaxed) { return self.now() < entry.freshUntil }
+            guard let current = freshEntry(for: url), current.fingerprint == entry.fingerprint else { return false }
+            // Read before the lookup: a change made since is seen by the next check.
+            if current.freshUntil == entry.freshUntil { lastSeen.store(observed, ordering: .relaxed) }
+            return true
         }
     }
 
