@@ -5,10 +5,11 @@
 # HubServer's path for bodies of 16 KiB and more; pipe: head and pages in one splice; copy: one
 # sendmsg of head and body, HubServer's path below 16 KiB) under `wrk -t1 -c32` with the app
 # client's fields; per size and way the medians of the rounds of its user and system CPU µs per
-# request (utime and stime from /proc/PID/stat over the requests wrk completed), the ways
+# request (utime and stime from /proc/PID/stat over the requests wrk completed: lib.sh's
+# `measure_run`), the ways
 # alternating within each round. What it answers: how much of HubServer's system time in
 # `make bench-cpu` any server would spend sending the same bytes (docs/PERFORMANCE.md). Needs a
-# C compiler (gcc or cc); loopback only; everything started here is stopped on exit.
+# C compiler (cc; gcc is installed when missing); loopback only; everything started here is stopped on exit.
 #
 #   Benchmarks/cpu/send-floor.sh
 #   FLOOR_SIZES="1 16 28" FLOOR_MODES="splice pipe copy" FLOOR_ROUNDS=3 FLOOR_SECONDS=3 FLOOR_CLIENT=app|wrk
@@ -21,16 +22,13 @@ cleanup_on_exit
 ensure_tools wrk
 raise_nofile
 work_tmp send-floor
-compiler=$(command -v gcc || command -v cc || true)
-[ -n "$compiler" ] || { echo "send-floor: no C compiler (apt-get install gcc)" >&2; exit 2; }
-"$compiler" -O2 -Wall -Werror -o "$WORK_TMP/send_floor" "$(dirname "$0")/send_floor.c"
+command -v cc >/dev/null || ensure_tools gcc
+cc -O2 -Wall -Werror -o "$WORK_TMP/send_floor" "$(dirname "$0")/send_floor.c"
 FIELDS=()
 [ "$CLIENT" = app ] && FIELDS=("${APP_CLIENT_HEADERS[@]}" -H 'Accept-Encoding: identity')
-ticks=$(getconf CLK_TCK)
 port=$(free_port)
 log "load average $(load_average) on $(nproc) cores; sizes $SIZES KB; ways $MODES; $ROUNDS rounds of ${SECONDS_EACH} s; client $CLIENT"
-results="$WORK_TMP/results.tsv"
-: >"$results"
+declare -A USER SYSTEM RATE  # per "size way": the rounds' figures, space-separated
 for round in $(seq "$ROUNDS"); do
     for size in $SIZES; do
         for mode in $MODES; do
@@ -38,31 +36,21 @@ for round in $(seq "$ROUNDS"); do
             server=$!
             track "$server"
             wait_url "http://127.0.0.1:$port/" || { log "send_floor did not start"; exit 1; }
-            read -r user0 sys0 < <(awk '{ sub(/^.*\) /, ""); print $12, $13 }' "/proc/$server/stat")
-            output=$(wrk -t1 -c32 -d"${SECONDS_EACH}s" "${FIELDS[@]}" "http://127.0.0.1:$port/")
-            read -r user1 sys1 < <(awk '{ sub(/^.*\) /, ""); print $12, $13 }' "/proc/$server/stat")
+            read -r rate _ cpu user _ < <(measure_run 1 32 "$SECONDS_EACH" "http://127.0.0.1:$port/" "$server" - "${FIELDS[@]}")
             stop_pid "$server"
-            requests=$(awk '/requests in/ { print $1 }' <<<"$output")
-            errors=$(awk '/Socket errors|Non-2xx/ { print }' <<<"$output")
-            [ -z "$errors" ] || log "warning: $size KB $mode: $errors"
-            printf '%s\t%s\t%s\t%s\t%s\n' "$size" "$mode" "$requests" \
-                "$(awk -v t="$((user1 - user0))" -v n="$requests" -v hz="$ticks" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')" \
-                "$(awk -v t="$((sys1 - sys0))" -v n="$requests" -v hz="$ticks" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')" >>"$results"
+            [ "$rate" != 0 ] || { log "$size KB $mode: an answer was not 2xx"; exit 1; }
+            USER[$size $mode]+=" $user" SYSTEM[$size $mode]+=" $(awk -v c="$cpu" -v u="$user" 'BEGIN { printf "%.2f", c - u }')"
+            RATE[$size $mode]+=" $rate"
         done
     done
 done
 log "load average $(load_average) at the end"
-python3 - "$results" "$SECONDS_EACH" <<'PYTHON'
-import statistics, sys
-rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
-seconds = float(sys.argv[2])
-print("| KB | way | user µs/req | system µs/req | user+sys µs/req | req/s |")
-print("|---|---|---|---|---|---|")
-cells = {}
-for size, mode, requests, user, system in rows:
-    cells.setdefault((size, mode), []).append((int(requests), float(user), float(system)))
-for (size, mode), runs in cells.items():
-    median = lambda values: statistics.median(values)
-    print(f"| {size} | {mode} | {median([r[1] for r in runs]):.2f} | {median([r[2] for r in runs]):.2f} | "
-          f"{median([r[1] + r[2] for r in runs]):.2f} | {median([r[0] for r in runs]) / seconds:.0f} |")
-PYTHON
+echo "| KB | way | user µs/req | system µs/req | req/s |"
+echo "|---|---|---|---|---|"
+for size in $SIZES; do
+    for mode in $MODES; do
+        # shellcheck disable=SC2086  # the rounds' figures, one word each
+        printf '| %s | %s | %.2f | %.2f | %.0f |\n' "$size" "$mode" "$(median ${USER[$size $mode]})" \
+            "$(median ${SYSTEM[$size $mode]})" "$(median ${RATE[$size $mode]})"
+    done
+done

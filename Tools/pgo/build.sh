@@ -60,8 +60,8 @@ log "pgo 3/3 release build with the profile"
 # The profile is passed under a name made from its contents: a new profile changes the compile
 # commands, so every object is made again with it (the build system does not see a file named
 # in a flag change, and a new profile does not change the sources), and the same profile
-# rebuilds nothing. (Deleting this package's objects instead broke the next build when no
-# source had changed: the build system did not plan again and found its file maps gone.)
+# rebuilds nothing. Deleting this package's objects instead would break the next build when no
+# source changed: the build system does not plan again and finds its file maps gone.
 PROFILE="$OUT/hub-server-$(sha256sum "$OUT/hub-server.profdata" | cut -c1-16).profdata"
 find "$OUT" -maxdepth 1 -name 'hub-server-*.profdata' ! -path "$PROFILE" -delete
 cp "$OUT/hub-server.profdata" "$PROFILE"
