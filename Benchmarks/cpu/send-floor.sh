@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The kernel's floor per response on loopback (`make bench-send-floor`): Benchmarks/cpu/send_floor.c,
 # a minimal epoll responder whose own code does next to nothing, sends a view-sized head and a
-# body of each size three ways (splice: the head by sendmsg, the body's pages tee'd and spliced,
+# body of each size four ways (splice: the head by sendmsg, the body's pages tee'd and spliced,
 # HubServer's path for bodies of 16 KiB and more; pipe: head and pages in one splice; copy: one
-# sendmsg of head and body, HubServer's path below 16 KiB) under `wrk -t1 -c32` with the app
+# sendmsg of head and body, HubServer's path below 16 KiB; sendfile: the head by sendmsg, the
+# body by sendfile from a memfd, nginx's path) under `wrk -t1 -c32` with the app
 # client's fields; per size and way the medians of the rounds of its user and system CPU µs per
 # request (utime and stime from /proc/PID/stat over the requests wrk completed: lib.sh's
 # `measure_run`), the ways
@@ -12,10 +13,10 @@
 # C compiler (cc; gcc is installed when missing); loopback only; everything started here is stopped on exit.
 #
 #   Benchmarks/cpu/send-floor.sh
-#   FLOOR_SIZES="1 16 28" FLOOR_MODES="splice pipe copy" FLOOR_ROUNDS=3 FLOOR_SECONDS=3 FLOOR_CLIENT=app|wrk
+#   FLOOR_SIZES="1 16 28" FLOOR_MODES="splice pipe copy sendfile" FLOOR_ROUNDS=3 FLOOR_SECONDS=3 FLOOR_CLIENT=app|wrk
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
-SIZES=${FLOOR_SIZES:-1 16 28} MODES=${FLOOR_MODES:-splice pipe copy}
+SIZES=${FLOOR_SIZES:-1 16 28} MODES=${FLOOR_MODES:-splice pipe copy sendfile}
 ROUNDS=${FLOOR_ROUNDS:-3} SECONDS_EACH=${FLOOR_SECONDS:-3} CLIENT=${FLOOR_CLIENT:-app}
 
 cleanup_on_exit

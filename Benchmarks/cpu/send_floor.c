@@ -1,12 +1,14 @@
 // The kernel's floor for sending one response on loopback: a minimal HTTP/1.1 responder (one
 // thread, epoll, no parsing beyond counting the requests' blank lines) that answers every request
-// with the same head and a body of BODY bytes, sent one of three ways:
+// with the same head and a body of BODY bytes, sent one of four ways:
 //
 //   splice  the head with sendmsg(MSG_MORE), the body's pages tee'd from a pipe that holds them
 //           into a second pipe and spliced to the socket (HubServer's path for a body file with
 //           a page pipe, Sources/HubHTTP/Transport/SplicePipe.swift)
 //   pipe    the head written into the second pipe ahead of the tee'd pages, one splice of both
 //   copy    head and body in one sendmsg from user memory (HubServer's path below 16 KiB)
+//   sendfile the head with sendmsg(MSG_MORE), the body by sendfile from a memfd that holds it
+//           (nginx's path for a file in the page cache)
 //
 // Benchmarks/cpu/send-floor.sh runs it under wrk and reads its CPU from /proc: what the kernel
 // costs per response of each size when the server's own code does next to nothing, the floor
@@ -23,16 +25,18 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum mode { SPLICE, PIPE, COPY };
+enum mode { SPLICE, PIPE, COPY, SENDFILE };
 
 static char head[512];
 static size_t head_length;
 static char *body;
 static size_t body_length;
+static int body_file;  // a memfd holding the body (sendfile)
 static int pages_read_end;  // holds the body's pages (filled once from a memfd)
 static int loop_read_end, loop_write_end;  // emptied by every response
 static enum mode mode;
@@ -52,6 +56,16 @@ static void respond(int fd) {
         if (sendmsg(fd, &message, MSG_NOSIGNAL) != (ssize_t)(head_length + body_length)) die("sendmsg");
         return;
     }
+    if (mode == SENDFILE) {
+        if (send(fd, head, head_length, MSG_NOSIGNAL | MSG_MORE) != (ssize_t)head_length) die("send head");
+        off_t offset = 0;
+        while ((size_t)offset < body_length) {
+            ssize_t moved = sendfile(fd, body_file, &offset, body_length - (size_t)offset);
+            if (moved < 0 && errno == EINTR) continue;
+            if (moved <= 0) die("sendfile");
+        }
+        return;
+    }
     if (mode == SPLICE) {
         if (send(fd, head, head_length, MSG_NOSIGNAL | MSG_MORE) != (ssize_t)head_length) die("send head");
     } else if (write(loop_write_end, head, head_length) != (ssize_t)head_length) {
@@ -69,13 +83,14 @@ static void respond(int fd) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: send_floor PORT splice|pipe|copy BODY_BYTES\n");
+        fprintf(stderr, "usage: send_floor PORT splice|pipe|copy|sendfile BODY_BYTES\n");
         return 2;
     }
     int port = atoi(argv[1]);
     if (strcmp(argv[2], "splice") == 0) mode = SPLICE;
     else if (strcmp(argv[2], "pipe") == 0) mode = PIPE;
     else if (strcmp(argv[2], "copy") == 0) mode = COPY;
+    else if (strcmp(argv[2], "sendfile") == 0) mode = SENDFILE;
     else { fprintf(stderr, "send_floor: unknown mode %s\n", argv[2]); return 2; }
     body_length = (size_t)atol(argv[3]);
     if (body_length == 0 || body_length > (1 << 20)) { fprintf(stderr, "send_floor: BODY_BYTES 1..1048576\n"); return 2; }
@@ -98,6 +113,7 @@ int main(int argc, char **argv) {
     loff_t offset = 0;
     if (splice(memory, &offset, pages[1], NULL, body_length, 0) != (ssize_t)body_length) die("splice into page pipe");
     close(pages[1]);
+    body_file = memory;
     pages_read_end = pages[0];
     loop_read_end = loop[0];
     loop_write_end = loop[1];
