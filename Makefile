@@ -188,7 +188,7 @@ bench-cpu: deps
 	else bin=$$(SWIFT=$(SWIFT) Tools/pgo/build.sh) && BENCH_BIN=$$bin Benchmarks/cpu/run.sh; fi
 
 ## The kernel's floor per response on loopback: a minimal C responder (Benchmarks/cpu/send_floor.c)
-## sends 1, 16 and 28 KB three ways under wrk; its CPU per request is what the kernel costs any
+## sends 1, 16 and 28 KB four ways under wrk; its CPU per request is what the kernel costs any
 ## server for the same bytes (docs/PERFORMANCE.md). About 2 minutes.
 bench-send-floor:
 	$(call apt_install,wrk gcc,--no-install-recommends)

@@ -4,13 +4,13 @@
 # body of each size four ways (splice: the head by sendmsg, the body's pages tee'd and spliced,
 # HubServer's path for bodies of 16 KiB and more; pipe: head and pages in one splice; copy: one
 # sendmsg of head and body, HubServer's path below 16 KiB; sendfile: the head by sendmsg, the
-# body by sendfile from a memfd, nginx's path) under `wrk -t1 -c32` with the app
-# client's fields; per size and way the medians of the rounds of its user and system CPU µs per
-# request (utime and stime from /proc/PID/stat over the requests wrk completed: lib.sh's
-# `measure_run`), the ways
-# alternating within each round. What it answers: how much of HubServer's system time in
-# `make bench-cpu` any server would spend sending the same bytes (docs/PERFORMANCE.md). Needs a
-# C compiler (cc; gcc is installed when missing); loopback only; everything started here is stopped on exit.
+# body by sendfile from a memfd, nginx's path) under `wrk -t1 -c32` with the app client's
+# fields; per size and way the medians of the rounds of its user and system CPU µs per request
+# (utime and stime from /proc/PID/stat over the requests wrk completed: lib.sh's `measure_run`),
+# the ways alternating within each round. What it answers: how much of HubServer's system time
+# in `make bench-cpu` any server would spend sending the same bytes (docs/PERFORMANCE.md). Needs
+# a C compiler (cc; gcc is installed when missing); loopback only; everything started here is
+# stopped on exit.
 #
 #   Benchmarks/cpu/send-floor.sh
 #   FLOOR_SIZES="1 16 28" FLOOR_MODES="splice pipe copy sendfile" FLOOR_ROUNDS=3 FLOOR_SECONDS=3 FLOOR_CLIENT=app|wrk
