@@ -12,24 +12,27 @@ public struct MiddlewareChain: HTTPResponder {
     public let handler: any HTTPResponder
     /// `middleware` and `handler` each behind a class reference, what the hooks are called on:
     /// a call on an element of `[any HTTPMiddleware]` copied the existential out of the array,
-    /// projected its box and destroyed the copy, twice per middleware on every request.
-    private let hooks: [any MiddlewareHooks]
-    private let inner: any ResponderHook
+    /// projected its box and destroyed the copy, twice per middleware on every request. Called
+    /// through `Unmanaged` (owned by `boxes`), without a retain and a release per call.
+    private let hooks: [Unmanaged<MiddlewareHooks>]
+    private let inner: Unmanaged<ResponderHook>
+    private let boxes: (hooks: [MiddlewareHooks], inner: ResponderHook)
 
     public init(_ middleware: [any HTTPMiddleware], handler: any HTTPResponder) {
         self.middleware = middleware
         self.handler = handler
-        hooks = middleware.map { Self.hooks(of: $0) }
-        inner = handler.hook
+        boxes = (middleware.map { Self.hooks(of: $0) }, handler.hook)
+        hooks = boxes.hooks.map { Unmanaged.passUnretained($0) }
+        inner = Unmanaged.passUnretained(boxes.inner)
     }
 
-    private static func hooks(of middleware: some HTTPMiddleware) -> any MiddlewareHooks { HookBox(middleware) }
+    private static func hooks(of middleware: some HTTPMiddleware) -> MiddlewareHooks { HookBox(middleware) }
 
     public func answer(to request: HTTPRequest, context: RequestContext) throws -> HTTPAnswer {
         for index in hooks.indices {
             let early: HTTPResponse?
             do {
-                early = try hooks[index].before(request, context: context)
+                early = try hooks[index]._withUnsafeGuaranteedRef { try $0.before(request, context: context) }
             } catch {
                 return .now(try recover(from: error, outside: index, request, context))
             }
@@ -37,7 +40,7 @@ public struct MiddlewareChain: HTTPResponder {
         }
         let answer: HTTPAnswer
         do {
-            answer = try inner.answer(to: request, context: context)
+            answer = try inner._withUnsafeGuaranteedRef { try $0.answer(to: request, context: context) }
         } catch {
             return .now(try recover(from: error, outside: hooks.count, request, context))
         }
@@ -67,7 +70,7 @@ public struct MiddlewareChain: HTTPResponder {
         var index = level
         while index > 0 {
             index -= 1
-            response = hooks[index].after(consume response, to: request, context: context)
+            response = hooks[index]._withUnsafeGuaranteedRef { $0.after(response, to: request, context: context) }
         }
         return response
     }
@@ -81,7 +84,7 @@ public struct MiddlewareChain: HTTPResponder {
         while index > 0 {
             index -= 1
             do {
-                let response = try hooks[index].failed(error, request: request, context: context)
+                let response = try hooks[index]._withUnsafeGuaranteedRef { try $0.failed(error, request: request, context: context) }
                 return finish(response, outside: index, request, context)
             } catch let next {
                 error = next
@@ -91,27 +94,35 @@ public struct MiddlewareChain: HTTPResponder {
     }
 }
 
-/// A middleware's hooks called through a class reference (``MiddlewareChain``).
-private protocol MiddlewareHooks: AnyObject, Sendable {
-    func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse?
-    func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse
-    func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse
+/// A middleware's hooks called through a class reference (``MiddlewareChain``), a class for the
+/// reason ``ResponderHook`` is; ``HookBox`` is the one kind. `@unchecked Sendable` because a
+/// non-final class cannot be checked: this one stores nothing.
+private class MiddlewareHooks: @unchecked Sendable {
+    func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? { preconditionFailure("a HookBox") }
+    func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        preconditionFailure("a HookBox")
+    }
+    func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
+        preconditionFailure("a HookBox")
+    }
 }
 
-private final class HookBox<Middleware: HTTPMiddleware>: MiddlewareHooks {
+/// `@unchecked Sendable` (restated from ``MiddlewareHooks``): its one stored property is a `let`
+/// of a `Sendable` middleware.
+private final class HookBox<Middleware: HTTPMiddleware>: MiddlewareHooks, @unchecked Sendable {
     let middleware: Middleware
 
     init(_ middleware: Middleware) { self.middleware = middleware }
 
-    func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
+    override func before(_ request: HTTPRequest, context: RequestContext) throws -> HTTPResponse? {
         try middleware.before(request, context: context)
     }
 
-    func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    override func after(_ response: consuming HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         middleware.after(response, to: request, context: context)
     }
 
-    func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
+    override func failed(_ error: any Error, request: HTTPRequest, context: RequestContext) throws -> HTTPResponse {
         try middleware.failed(error, request: request, context: context)
     }
 }

@@ -26,20 +26,21 @@ public struct Router: HTTPResponder {
         /// The methods in registration order, and each one's responder at the same position; a
         /// route has a handful, so a scan beats hashing the method.
         let methods: [HTTPMethod]
-        let responders: [any ResponderHook]
+        let responders: [ResponderHook]
 
-        init(template: String, segments: [Segment], methods: [HTTPMethod], responders: [any ResponderHook]) {
+        init(template: String, segments: [Segment], methods: [HTTPMethod], responders: [ResponderHook]) {
             self.template = template
             self.segments = segments
             self.methods = methods
             self.responders = responders
         }
 
-        /// The responder of `method`, HEAD answered by GET's.
-        func responder(for method: HTTPMethod) -> (any ResponderHook)? {
-            if let index = methods.firstIndex(of: method) { return responders[index] }
+        /// The responder of `method`, HEAD answered by GET's; unretained (the route owns it, and
+        /// the router its routes: ``ResponderHook`` says why).
+        func responder(for method: HTTPMethod) -> Unmanaged<ResponderHook>? {
+            if let index = methods.firstIndex(of: method) { return .passUnretained(responders[index]) }
             guard method == .head, let index = methods.firstIndex(of: .get) else { return nil }
-            return responders[index]
+            return .passUnretained(responders[index])
         }
     }
 
@@ -97,7 +98,7 @@ public struct Router: HTTPResponder {
         var allowed: Set<HTTPMethod> = []
         if let index = staticIndex[request.path], let handler = handler(of: routes[index], for: request.method, allowed: &allowed) {
             context.setRoute(template: routes[index].template, parameters: [:])
-            return try handler.answer(to: request, context: context)
+            return try handler._withUnsafeGuaranteedRef { try $0.answer(to: request, context: context) }
         }
         if !dynamicRoutes.isEmpty {
             let parts = Self.split(request.path)
@@ -106,7 +107,7 @@ public struct Router: HTTPResponder {
                     let handler = handler(of: routes[index], for: request.method, allowed: &allowed)
                 else { continue }
                 context.setRoute(template: routes[index].template, parameters: parameters)
-                return try handler.answer(to: request, context: context)
+                return try handler._withUnsafeGuaranteedRef { try $0.answer(to: request, context: context) }
             }
         }
         throw Self.unmatched(request, allowed: allowed)
@@ -158,7 +159,7 @@ public struct Router: HTTPResponder {
 
     /// The route's handler for `method` (HEAD by GET's); `nil`, with the route's methods added
     /// to `allowed`, when it has none.
-    private func handler(of route: Route, for method: HTTPMethod, allowed: inout Set<HTTPMethod>) -> (any ResponderHook)? {
+    private func handler(of route: Route, for method: HTTPMethod, allowed: inout Set<HTTPMethod>) -> Unmanaged<ResponderHook>? {
         if let responder = route.responder(for: method) { return responder }
         allowed.formUnion(route.methods)
         return nil
