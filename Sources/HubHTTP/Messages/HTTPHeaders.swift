@@ -5,16 +5,20 @@ import HubPrimitives
 ///
 /// A parsed request's fields are read in place from the bytes received (``ReceivedFields``):
 /// a value becomes a `String` only when it is looked up, and the first change turns them into
-/// the list that constructed headers (a response's) keep.
+/// the list that constructed headers (a response's) keep. A response that only adds fields can
+/// keep them as bytes instead (``init(writingCapacity:)``, ``WrittenFields``: a view's).
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     public typealias Field = (name: String, value: String)
 
-    /// Either representation, one word wide (each case is one reference).
+    /// One of the three representations, one word wide (each case is one reference).
     private enum Storage: Sendable {
         /// Fields added or constructed (a response's), or received ones once changed.
         case list([Field])
         /// A parsed request's fields, read in place until they are first changed.
         case received(ReceivedFields)
+        /// Fields written as bytes as they are added (``init(writingCapacity:)``), until a field
+        /// is replaced or removed.
+        case written(WrittenFields)
     }
 
     private var storage: Storage
@@ -24,10 +28,18 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         switch storage {
         case .list(let list): list
         case .received(let received): received.fields
+        case .written(let written): written.fields
         }
     }
 
     public init() { storage = .list([]) }
+
+    /// No fields yet, kept as bytes as they are added, with room for about `bytes` of names and
+    /// values: for a response whose fields are added and read but not replaced, each name and
+    /// value is copied once and the head is written from those bytes in place (no reference
+    /// count per field for the head's loop, its copies and its destruction). Replacing or
+    /// removing a field turns them into a list.
+    public init(writingCapacity bytes: Int) { storage = .written(WrittenFields(reservingCapacity: bytes)) }
 
     public init(_ fields: [Field]) { storage = .list(fields) }
 
@@ -52,6 +64,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         switch storage {
         case .list(let list): list.count
         case .received(let received): received.count
+        case .written(let written): written.count
         }
     }
 
@@ -68,10 +81,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
                 return list.withUnsafeBufferPointer { buffer in
                     Self.index(of: name, in: buffer, from: 0).map { buffer[$0].value }
                 }
-            case .received(let received):
+            case .received, .written:
                 var first: String?
-                received.forEachValue(named: name) { value in
-                    first = value
+                forEachValueBytes(named: name) { value in
+                    first = String(decoding: value, as: UTF8.self)
                     return false
                 }
                 return first
@@ -106,6 +119,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             try received.forEachValue(named: name, body)
+        case .written(let written):
+            try written.forEachValueBytes(named: name) { value in try body(String(decoding: value, as: UTF8.self)) }
         }
     }
 
@@ -123,6 +138,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             try received.forEachValueBytes(named: name, body)
+        case .written(let written):
+            try written.forEachValueBytes(named: name, body)
         }
     }
 
@@ -149,6 +166,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             return list.withUnsafeBufferPointer { buffer in Self.index(of: name, in: buffer, from: 0) != nil }
         case .received(let received):
             return received.contains(name)
+        case .written(let written):
+            var found = false
+            written.forEachValueBytes(named: name) { _ in
+                found = true
+                return false
+            }
+            return found
         }
     }
 
@@ -164,6 +188,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             received.encodedFieldBytes
+        case .written(let written):
+            written.encodedFieldBytes
         }
     }
 
@@ -190,6 +216,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             try received.forEachField { name, value in try body(name, value()) }
+        case .written(let written):
+            try written.forEachFieldBytes { name, value in
+                try body(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            }
         }
     }
 
@@ -204,6 +234,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             try received.forEachField(body)
+        case .written(let written):
+            try written.forEachFieldBytes { name, value in
+                try body(String(decoding: name, as: UTF8.self)) { String(decoding: value, as: UTF8.self) }
+            }
         }
     }
 
@@ -220,6 +254,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             }
         case .received(let received):
             try received.forEachFieldBytes(body)
+        case .written(let written):
+            try written.forEachFieldBytes(body)
         }
     }
 
@@ -233,11 +269,19 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
             return list
         case .received(let received):
             return received.fields
+        case .written(let written):
+            return written.fields
         }
     }
 
     /// Appends a field, keeping any existing one of the same name.
     public mutating func add(name: String, value: String) {
+        if case .written(var written) = storage {
+            storage = .list([])  // lets go of the bytes, so they are appended to in place
+            written.append(name: name, value: value)
+            storage = .written(written)
+            return
+        }
         var list = takeList()
         list.append((name: name, value: value))
         storage = .list(list)

@@ -10,11 +10,11 @@ enum LocaleHeaders {
     /// The request headers a view's locale is negotiated from.
     static let vary = "Accept-Language, " + HubHeaderName.locale
 
-    /// Adds the fields for a view in `locale` (nothing for nil).
-    static func add(_ locale: String?, to fields: inout [HTTPHeaders.Field]) {
+    /// Adds the fields for a view in `locale` (nothing for nil) to fields that have neither.
+    static func append(_ locale: String?, to fields: inout HTTPHeaders) {
         guard let locale else { return }
-        fields.append((name: "Content-Language", value: locale))
-        fields.append((name: "Vary", value: vary))
+        fields.add(name: "Content-Language", value: locale)
+        fields.add(name: "Vary", value: vary)
     }
 
     /// Adds the fields for a view in `locale` (nothing for nil), joining a `Vary` already there.
