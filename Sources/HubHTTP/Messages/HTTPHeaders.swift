@@ -167,12 +167,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         case .received(let received):
             return received.contains(name)
         case .written(let written):
-            var found = false
-            written.forEachValueBytes(named: name) { _ in
-                found = true
-                return false
-            }
-            return found
+            return written.contains(name)
         }
     }
 

@@ -2,9 +2,8 @@ import HubPrimitives
 
 /// A response's header fields written down as bytes as they are added: each name and value is
 /// copied once into one array, and the response head is written from it in place. A list of
-/// `(name, value)` strings kept a reference to every string, which the list's copies, the head's
-/// loop over it and its destruction each counted again (about a third of a view response's
-/// reference counts); here the whole list is one reference.
+/// `(name, value)` strings keeps a reference to every string, which the list's copies, the head's
+/// loop over it and its destruction each count again; here the whole list is one reference.
 ///
 /// Layout of ``storage``: the field count and the bytes in use (two `UInt32`s), then per field
 /// its name's and value's byte counts (two `UInt32`s) followed by the name's and the value's
@@ -91,6 +90,16 @@ struct WrittenFields: Sendable {
                 going = try body(value)
             }
         }
+    }
+
+    /// Whether a field named `name` (ASCII case-insensitive) was added.
+    func contains(_ name: String) -> Bool {
+        var found = false
+        forEachValueBytes(named: name) { _ in
+            found = true
+            return false
+        }
+        return found
     }
 
     /// Every field as strings, in the order added.
