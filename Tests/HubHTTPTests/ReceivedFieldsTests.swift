@@ -90,21 +90,84 @@ import Glibc
         }
     }
 
-    @Test("the parser's field spans live only while a head is read: none kept once a request ends with nothing more buffered")
-    func fieldSpansAreNotKeptByAnIdleParser() throws {
+    @Test("the field spans live in the event loop's array: a connection keeps none between requests, only while a head comes in parts")
+    func fieldSpansAreLentByTheLoop() throws {
         var parser = RequestParser(limits: Self.limits)
+        var loopSpans: [ReceivedFields.Span] = []
         parser.append(Array(Self.head.utf8))
-        guard case .request(let first) = try parser.parse() else { Issue.record("no request"); return }
+        guard case .request(let first) = try parser.parse(spans: &loopSpans) else { Issue.record("no request"); return }
         Self.expectSameAnswers(first.headers)
         #expect(parser.fieldSpans.capacity == 0, "an idle keep-alive connection keeps no spans")
-        // Two heads at once: the spans are reused for the second, then let go.
+        #expect(loopSpans.isEmpty && loopSpans.capacity >= Self.expected.count, "the loop keeps the capacity for the next head")
+        let lent = loopSpans.capacity
+        // Two heads at once: both read with the loop's array.
         parser.append(Array((Self.head + Self.head).utf8))
-        guard case .request(let second) = try parser.parse() else { Issue.record("no second request"); return }
-        #expect(parser.fieldSpans.isEmpty && parser.fieldSpans.capacity > 0, "kept for the pipelined head")
-        guard case .request(let third) = try parser.parse() else { Issue.record("no third request"); return }
+        guard case .request(let second) = try parser.parse(spans: &loopSpans),
+              case .request(let third) = try parser.parse(spans: &loopSpans)
+        else { Issue.record("no pipelined requests"); return }
         Self.expectSameAnswers(second.headers)
         Self.expectSameAnswers(third.headers)
-        #expect(parser.fieldSpans.capacity == 0)
+        #expect(parser.fieldSpans.capacity == 0 && loopSpans.capacity == lent)
+        // A head in two parts keeps its spans in the parser until it ends, while another
+        // connection's parser reads a whole head with the loop's array meanwhile.
+        let bytes = Array(Self.head.utf8)
+        let cut = Self.head.utf8.count / 2
+        parser.append(Array(bytes[..<cut]))
+        guard case .needMoreData = try parser.parse(spans: &loopSpans) else { Issue.record("a half head answered"); return }
+        #expect(!parser.fieldSpans.isEmpty, "the half-read head's spans stay with it")
+        var other = RequestParser(limits: Self.limits)
+        other.append(bytes)
+        guard case .request(let meanwhile) = try other.parse(spans: &loopSpans) else { Issue.record("no request meanwhile"); return }
+        Self.expectSameAnswers(meanwhile.headers)
+        parser.append(Array(bytes[cut...]))
+        guard case .request(let fourth) = try parser.parse(spans: &loopSpans) else { Issue.record("no fourth request"); return }
+        Self.expectSameAnswers(fourth.headers)
+        #expect(parser.fieldSpans.capacity == 0 && other.fieldSpans.capacity == 0)
+        #expect(loopSpans.isEmpty && loopSpans.capacity >= Self.expected.count)
+        // Without the loop's array (a parser on its own) nothing is kept either.
+        var alone = RequestParser(limits: Self.limits)
+        alone.append(bytes)
+        guard case .request(let fifth) = try alone.parse() else { Issue.record("no request alone"); return }
+        Self.expectSameAnswers(fifth.headers)
+        #expect(alone.fieldSpans.capacity == 0)
+    }
+
+    @Test("the target comes back as sent from the head's one copy, however the bytes arrive and whatever follows it")
+    func targetIsKeptWithTheFields() throws {
+        let long = "/view?session=" + String(repeating: "t", count: 300) + "&uri=hub%3Ahome&x=a+b"
+        let text = "\r\nGET \(long) HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\n"
+            + "POST /action?uri=hub:home HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}"
+            + "GET /bad%zz?x=1 HTTP/1.1\r\nHost: h\r\n\r\n"
+            + "OPTIONS * HTTP/1.0\r\n\r\n"
+        let bytes = Array(text.utf8)
+        for chunk in [Int.max, 1, 2, 3, 7, 64, 333] {
+            var parser = RequestParser(limits: .init())
+            var loopSpans: [ReceivedFields.Span] = []
+            var seen: [(target: String, path: String, fields: [String], rejected: Bool)] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + chunk)
+                parser.append(Array(bytes[offset..<end]))
+                offset = end
+                reading: while true {
+                    switch try parser.parse(spans: &loopSpans) {
+                    case .needMoreData: break reading
+                    case .expectContinue: Issue.record("no Expect was sent")
+                    case .request(let request):
+                        seen.append((request.target, request.path, request.headers.fields.map { "\($0.name)=\($0.value)" }, false))
+                    case .rejected(let request, _):
+                        seen.append((request.target, request.path, request.headers.fields.map { "\($0.name)=\($0.value)" }, true))
+                    }
+                }
+            }
+            #expect(seen.map(\.target) == [long, "/action?uri=hub:home", "/bad%zz?x=1", "*"], "chunk \(chunk)")
+            #expect(seen.map(\.path) == ["/view", "/action", "/", "*"], "chunk \(chunk)")
+            #expect(seen.map(\.fields) == [["Host=h", "X-A=1"], ["Host=h", "Content-Length=2"], ["Host=h"], []], "chunk \(chunk)")
+            #expect(seen.map(\.rejected) == [false, false, true, false], "chunk \(chunk)")
+        }
+        let request = try #require(parseAll(text).requests.first)
+        #expect(request.queryValues("uri") == ["hub:home"] && request.queryValues("x") == ["a+b"])
+        #expect(request.queryValues("session") == [String(repeating: "t", count: 300)])
     }
 
     @Test("forEachValue stops when asked and reads only the named field's values")

@@ -15,16 +15,17 @@ public struct HTTPRequest: Sendable {
         var remoteAddress: String?
     }
 
-    /// The target as received: the parser keeps its bytes, and the text is made only when read
-    /// (the router reads the decoded path and query; nothing on the way to a response reads this).
+    /// The target as received: the parser keeps its bytes with the header fields' (one
+    /// allocation for the head), and the text is made only when read (the router reads the
+    /// decoded path and query; nothing on the way to a response reads this).
     private enum Target: Sendable {
         case text(String)
-        case bytes([UInt8])
+        case received(ReceivedFields)
 
         var text: String {
             switch self {
             case .text(let text): text
-            case .bytes(let bytes): String(decoding: bytes, as: UTF8.self)
+            case .received(let head): head.target
             }
         }
     }
@@ -108,15 +109,16 @@ public struct HTTPRequest: Sendable {
                 headers: headers, body: body, remoteAddress: remoteAddress))
     }
 
-    /// A parsed request: the target's bytes (ASCII, checked by the parser) kept as they came.
+    /// A parsed request: its target's bytes (ASCII, checked by the parser) and header fields as
+    /// they came, in `head`.
     init(
-        method: HTTPMethod, targetBytes: [UInt8], path: String, query: [(name: String, value: String)],
-        version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], remoteAddress: String?
+        method: HTTPMethod, head: ReceivedFields, path: String, query: [(name: String, value: String)],
+        version: HTTPVersion, body: [UInt8], remoteAddress: String?
     ) {
         storage = Storage(
             Fields(
-                method: method, target: .bytes(targetBytes), path: path, query: query, version: version, headers: headers,
-                body: body, remoteAddress: remoteAddress))
+                method: method, target: .received(head), path: path, query: query, version: version,
+                headers: HTTPHeaders(received: head), body: body, remoteAddress: remoteAddress))
     }
 
     /// Every value of the query parameter `name`, in order.

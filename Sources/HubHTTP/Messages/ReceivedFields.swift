@@ -1,15 +1,18 @@
 import HubPrimitives
 
-/// A request's header fields as the parser received them, read in place: the field lines'
-/// bytes and where each name and value lies, in one array (one allocation for the whole
-/// section). A name or value becomes a `String` only when it is read, so the fields nothing
-/// reads (a browser's `User-Agent`, `Accept`, `Cookie`, ...) cost no strings at all.
+/// A request's target and header fields as the parser received them, read in place: the
+/// target's bytes, the field lines' bytes and where each name and value lies, in one array (one
+/// allocation for the whole head). A name or value becomes a `String` only when it is read, so
+/// the fields nothing reads (a browser's `User-Agent`, `Accept`, `Cookie`, ...) cost no strings
+/// at all, and neither does the target until ``HTTPRequest/target`` is read.
 ///
-/// Layout of ``storage``: the field count (a `UInt32`), then per field four `UInt32` offsets into
-/// the array (name start, name end, value start, value end), then the field lines as received
-/// (each still ending in CRLF). The parser has already checked every line (RFC 9112 section 5),
-/// so a name is a token and a value has no CR, LF or other control byte; the section is bounded
-/// by `limits.headerBytes` (at most 16 MiB from `server.json`), far inside a `UInt32` offset.
+/// Layout of ``storage``: the field count and the target's length (two `UInt32`s), then per
+/// field four `UInt32` offsets into the array (name start, name end, value start, value end),
+/// then the target, then the field lines as received (each still ending in CRLF). The parser has
+/// already checked the target (visible ASCII) and every line (RFC 9112 sections 3 and 5), so a
+/// name is a token and a value has no CR, LF or other control byte; the head is bounded by
+/// `limits.requestLineBytes` and `limits.headerBytes` (at most 16 MiB from `server.json`), far
+/// inside a `UInt32` offset.
 struct ReceivedFields: Sendable {
     private let storage: [UInt8]
 
@@ -18,7 +21,8 @@ struct ReceivedFields: Sendable {
         storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self))) }
     }
 
-    private static let countBytes = 4
+    /// The count and the target's length.
+    private static let countBytes = 8
     private static let spanBytes = 16
 
     /// Where a field line the parser has checked lies in the header section: its start (from
@@ -38,25 +42,41 @@ struct ReceivedFields: Sendable {
         }
     }
 
-    /// The fields of `lines` at `spans`, as the parser split them while it read the lines: the
-    /// table is written from the spans (the lines are not scanned again) and the lines copied once.
-    init(lines: UnsafeBufferPointer<UInt8>, spans: UnsafeBufferPointer<Span>) {
+    /// The target `target` and the fields of `lines` at `spans`, as the parser split them while
+    /// it read the lines: the table is written from the spans (the lines are not scanned again)
+    /// and the target and lines copied once.
+    init(target: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), lines: UnsafeBufferPointer<UInt8>, spans: UnsafeBufferPointer<Span>) {
         let tableBytes = Self.countBytes + spans.count * Self.spanBytes
-        storage = [UInt8](unsafeUninitializedCapacity: tableBytes + lines.count) { buffer, initialized in
+        let linesStart = tableBytes + target.count
+        storage = [UInt8](unsafeUninitializedCapacity: linesStart + lines.count) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: UInt32(spans.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            raw.storeBytes(of: UInt32(target.count).littleEndian, toByteOffset: 4, as: UInt32.self)
+            if let base = target.baseAddress, !target.isEmpty {
+                raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: target.count)
+            }
             if let base = lines.baseAddress, !lines.isEmpty {
-                raw.baseAddress!.advanced(by: tableBytes).copyMemory(from: base, byteCount: lines.count)
+                raw.baseAddress!.advanced(by: linesStart).copyMemory(from: base, byteCount: lines.count)
             }
             for (field, span) in spans.enumerated() {
-                let start = tableBytes + Int(span.lineStart)
+                let start = linesStart + Int(span.lineStart)
                 let entry = Self.countBytes + field * Self.spanBytes
                 raw.storeBytes(of: UInt32(start).littleEndian, toByteOffset: entry, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.nameEnd)).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueStart)).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueEnd)).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
             }
-            initialized = tableBytes + lines.count
+            initialized = linesStart + lines.count
+        }
+    }
+
+    /// The request target's text, as received (empty for fields made without one).
+    var target: String {
+        storage.withUnsafeBytes { raw in
+            let count = Self.count(in: raw)
+            let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            let start = Self.countBytes + count * Self.spanBytes
+            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[start..<start + length]), as: UTF8.self)
         }
     }
 

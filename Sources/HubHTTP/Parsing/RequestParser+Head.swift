@@ -6,7 +6,8 @@ extension RequestParser {
     /// What the request line says.
     struct RequestLine {
         var method: HTTPMethod
-        var target: [UInt8]
+        /// Where the target lies in the line (it is copied out with the header fields, once).
+        var target: Range<Int>
         var version: HTTPVersion
     }
 
@@ -36,7 +37,7 @@ extension RequestParser {
         if isAsterisk && method != .options {
             throw .bad("invalid_target", "The asterisk-form target is only valid for OPTIONS.")
         }
-        return RequestLine(method: method, target: Array(targetBytes), version: version)
+        return RequestLine(method: method, target: (firstSpace + 1)..<secondSpace, version: version)
     }
 
     private static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPVersion {
@@ -151,14 +152,21 @@ extension RequestParser {
             continuePending = chunked || length > 0
         }
 
-        // The field lines, from the first to the empty line that ends the section, copied once.
-        receivedFields = buffer.withUnsafeBufferPointer { bytes in
-            fieldSpans.withUnsafeBufferPointer { spans in
-                ReceivedFields(lines: UnsafeBufferPointer(rebasing: bytes[fieldsStart..<readIndex - 2]), spans: spans)
+        // The target and the field lines, from the first to the empty line that ends the
+        // section, copied once (together).
+        let (head, decoded) = buffer.withUnsafeBufferPointer { bytes in
+            let target = UnsafeBufferPointer(rebasing: bytes[targetRange])
+            let head = fieldSpans.withUnsafeBufferPointer { spans in
+                ReceivedFields(target: target, lines: UnsafeBufferPointer(rebasing: bytes[fieldsStart..<readIndex - 2]), spans: spans)
             }
+            // A target that does not decode is an error of this request only: framing is sound.
+            return (head, Swift.Result<RequestTarget, HTTPParseError> { () throws(HTTPParseError) in try RequestTarget.parse(target) })
         }
-        // A target that does not decode is an error of this request only: framing is sound.
-        do { decodedTarget = try RequestTarget.parse(target) } catch { targetError = error }
+        receivedFields = head
+        switch decoded {
+        case .success(let parts): decodedTarget = parts
+        case .failure(let error): targetError = error
+        }
         body = []
         if chunked {
             state = .chunkSize

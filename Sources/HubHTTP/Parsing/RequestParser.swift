@@ -44,15 +44,18 @@ struct RequestParser {
 
     // The request under construction.
     var method = HTTPMethod.get
-    var target: [UInt8] = []
+    /// Where the target lies in ``buffer``: kept there (``compact()`` keeps it) until the header
+    /// section ends, when it is copied with the field lines.
+    var targetRange = 0..<0
     var version = HTTPVersion.http1_1
     /// The header field lines read so far; they stay in ``buffer`` from ``fieldsStart`` until the
     /// section ends, when they are copied once into ``receivedFields`` (no string per field).
     var fieldCount = 0
     /// Where each field line read so far lies, from ``fieldsStart``, as ``parseField(_:)`` split
-    /// it: ``ReceivedFields`` takes them as they are, without scanning the lines again. Freed
-    /// when a request ends with nothing more buffered (an idle keep-alive connection keeps no
-    /// capacity for it); kept for pipelined requests.
+    /// it: ``ReceivedFields`` takes them as they are, without scanning the lines again. Between
+    /// heads it holds nothing and no capacity (an idle keep-alive connection keeps none):
+    /// ``parse(spans:)`` lends it the event loop's array for the call, and ``parse()`` frees it.
+    /// Only a head read in several parts keeps its spans here until it ends.
     var fieldSpans: [ReceivedFields.Span] = []
     /// Where the current request's first field line starts in ``buffer``.
     var fieldsStart = 0
@@ -92,10 +95,11 @@ struct RequestParser {
     }
 
     mutating func compact() {
-        // Inside the header section the field lines read so far are kept (they are copied out
-        // when it ends); the section is bounded by `limits.headerBytes`.
+        // Inside the header section the target and the field lines read so far are kept (they
+        // are copied out when it ends); they are bounded by `limits.requestLineBytes` and
+        // `limits.headerBytes`.
         let consumed: Int
-        if case .headers = state { consumed = fieldsStart } else { consumed = readIndex }
+        if case .headers = state { consumed = targetRange.lowerBound } else { consumed = readIndex }
         guard consumed > 0 else { return }
         if consumed == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 256 * 1024)
@@ -105,10 +109,31 @@ struct RequestParser {
         scanIndex -= consumed
         readIndex -= consumed
         fieldsStart = max(0, fieldsStart - consumed)
+        targetRange = max(0, targetRange.lowerBound - consumed)..<max(0, targetRange.upperBound - consumed)
     }
 
     /// Parses as far as the buffered bytes allow.
     mutating func parse() throws(HTTPParseError) -> Result {
+        defer { if fieldSpans.isEmpty { fieldSpans = [] } }
+        return try parseKeepingSpans()
+    }
+
+    /// Parses as far as the buffered bytes allow, reading a head's field spans into `spans` (an
+    /// event loop's array, lent to one parse at a time: no allocation per request). A head that
+    /// is still incomplete when the call returns keeps its spans (and `spans`' capacity) in the
+    /// parser until it ends; `spans` gets the larger capacity back.
+    mutating func parse(spans: inout [ReceivedFields.Span]) throws(HTTPParseError) -> Result {
+        if fieldSpans.isEmpty { swap(&fieldSpans, &spans) }
+        defer {
+            if fieldSpans.isEmpty {
+                if fieldSpans.capacity > spans.capacity { swap(&fieldSpans, &spans) }
+                fieldSpans = []
+            }
+        }
+        return try parseKeepingSpans()
+    }
+
+    private mutating func parseKeepingSpans() throws(HTTPParseError) -> Result {
         do {
             return try parseStep()
         } catch {
@@ -136,7 +161,7 @@ struct RequestParser {
                 }
                 method = requestLine.method
                 version = requestLine.version
-                target = requestLine.target
+                targetRange = (line.lowerBound + requestLine.target.lowerBound)..<(line.lowerBound + requestLine.target.upperBound)
                 fieldsStart = readIndex
                 state = .headers
             case .headers:
@@ -255,14 +280,14 @@ struct RequestParser {
     mutating func finishRequest() -> HTTPRequest {
         // Decoding errors surface through `decodeTarget`, called before this point.
         let parts = decodedTarget ?? RequestTarget(path: "/", query: [])
+        let head = receivedFields ?? ReceivedFields(lines: UnsafeBufferPointer(start: nil, count: 0), spans: UnsafeBufferPointer(start: nil, count: 0))
         let request = HTTPRequest(
-            method: method, targetBytes: target, path: parts.path, query: parts.query,
-            version: version, headers: receivedFields.map(HTTPHeaders.init(received:)) ?? HTTPHeaders(), body: body,
+            method: method, head: head, path: parts.path, query: parts.query, version: version, body: body,
             remoteAddress: remoteAddress
         )
         receivedFields = nil
         fieldCount = 0
-        if readIndex < buffer.count { fieldSpans.removeAll(keepingCapacity: true) } else { fieldSpans = [] }
+        fieldSpans.removeAll(keepingCapacity: true)
         framing = FramingFields()
         headerBytes = 0
         trailerCount = 0

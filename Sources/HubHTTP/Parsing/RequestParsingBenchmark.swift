@@ -3,19 +3,21 @@
 @_spi(Benchmarks)
 public enum RequestParsingBenchmark {
     /// Feeds `bytes` (one or more whole requests) to a parser `times` times, as a connection
-    /// feeds what it reads, and parses every complete request; returns how many were parsed, or
+    /// feeds what it reads, and parses every complete request with its event loop's array for the
+    /// field spans (``RequestParser/parse(spans:)``); returns how many were parsed, or
     /// nil when any of them failed. Each request's fields `reading` are looked up, as a
     /// responder reads them (and `keepAlive`, as the connection does).
     public static func parse(
         _ bytes: [UInt8], times: Int, limits: HTTPServerConfiguration.Limits = .init(), reading names: [String] = []
     ) -> Int? {
         var parser = RequestParser(limits: limits, remoteAddress: "127.0.0.1")
+        var spans: [ReceivedFields.Span] = []
         var parsed = 0
         var found = 0
         for _ in 0..<times {
             parser.append(bytes)
             parsing: while true {
-                switch try? parser.parse() {
+                switch try? parser.parse(spans: &spans) {
                 case .request(let request)?:
                     parsed += 1
                     guard !names.isEmpty else { continue }

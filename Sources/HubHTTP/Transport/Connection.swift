@@ -200,7 +200,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         while !inFlight, !closed, !lingering {
             let result: RequestParser.Result
             do {
-                result = try parser.parse()
+                result = try parser.parse(spans: &loop.fieldSpans)
             } catch {
                 fail(with: error)
                 return

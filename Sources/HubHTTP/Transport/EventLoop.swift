@@ -29,7 +29,7 @@ protocol EventLoopHandler: AnyObject {
 ///
 /// `@unchecked Sendable` is safe because the mutable state is split in two: `handlers`,
 /// `localJobs`, `spareJobs`, `timers`, `registered`, the head buffer's flag, the wakeup's clock
-/// readings and `splicePipe` are touched only on the loop's own thread
+/// readings, the field spans' array and `splicePipe` are touched only on the loop's own thread
 /// (every method that does so asserts it in debug builds, and the entry points for other
 /// threads, ``execute(_:)`` and ``enqueue(_:)``, hand over through `remote`); `remote` is behind
 /// a lock and the thread identifiers are atomic. The descriptors are immutable. Once the thread
@@ -83,6 +83,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// saves): each access is a short mutation on the loop's thread that calls out to nothing
     /// but the clock, so no other access to it can overlap.
     @exclusivity(unchecked) var wakeupClock = WakeupClock()
+    /// The array a request head's field spans are read into (``RequestParser/parse(spans:)``),
+    /// lent to one connection's parse at a time, so a connection allocates none per request and
+    /// an idle one keeps none. Loop-confined like `readBuffer`; exclusivity is not checked at run
+    /// time for the same reason as `wakeupClock`'s: each access is one parse call on the loop's
+    /// thread, and the parser (a pure state machine) calls out to nothing that reaches the loop.
+    @exclusivity(unchecked) var fieldSpans: [ReceivedFields.Span] = []
     /// The pipe body files' pages go through on their way to a socket (``SplicePipe``), made on
     /// first use; nil when the kernel refused one. Loop-confined like `readBuffer`, and empty
     /// between sends.
