@@ -16,8 +16,12 @@ run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstre
   4. per cell, ROUNDS rounds, each a `wrk --latency` run of SECONDS per server, the servers'
      order rotating every round; per run the server's own CPU (utime+stime from /proc/PID/stat of
      the process and every descendant, e.g. nginx's workers, plus the children it reaped) over
-     the requests wrk completed, and how often its threads slept waiting for work (voluntary
-     context switches per request, /proc/PID/task/*/status). Prints medians as a markdown table.
+     the requests wrk completed, how often its threads slept waiting for work (voluntary
+     context switches per request, /proc/PID/task/*/status) and how many of its threads did the
+     work (each at least a tenth of it: 1 when one event loop or nginx worker held every
+     connection, 2 when they were split). Prints medians as a markdown table, then nginx over
+     HubServer round by round, apart for the rounds where both held their connections alike and
+     those where they did not.
 
 Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults to a 2-minute smoke run):
   BENCH_SIZES [1 8 16 28 40 128] (28: most of its body from a cached remote operation)
@@ -39,7 +43,7 @@ import subprocess
 import sys
 import time
 
-from proc_stats import tree_pids, usage
+from proc_stats import busy_threads, tree_pids, usage
 
 HZ = os.sysconf("SC_CLK_TCK")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -130,7 +134,8 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     per_request = 1e6 / HZ / max(requests, 1)
     user, system = (after[0] - before[0]) * per_request, (after[1] - before[1]) * per_request
     return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"),
-            "cpu": user + system, "user": user, "sys": system, "waits": (after[2] - before[2]) / max(requests, 1)}
+            "cpu": user + system, "user": user, "sys": system, "waits": (after[2] - before[2]) / max(requests, 1),
+            "busy": busy_threads(before[3], after[3])}
 
 
 def lua_script(path, headers):
@@ -315,9 +320,13 @@ def main():
                 + (["A/A nginx/nginx B"] if "nginx-b" in servers and "nginx" in servers else [])
                 + [f"{title[c]} user+sys µs" for c in present if c in ("hub", "nginx")]
                 + [f"{title[c]} waits/req" for c in present if c in ("hub", "nginx")]
+                + (["busy threads per round, HubServer / nginx"] if "hub" in servers and "nginx" in servers else [])
                 + [f"{title[c]} req/s" for c in present] + [f"{title[c]} p99 ms" for c in present])
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         print(lines[0]); print(lines[1]); sys.stdout.flush()
+        # Per round, nginx's CPU per request over HubServer's, keyed by how each held its
+        # connections that round: (HubServer's busy threads, nginx's).
+        paired = {}
         for index, (kb, endpoint, encoding, shape, conns, threads) in enumerate(cells):
             runs = {name: [] for name in servers}
             for round_number in range(rounds):
@@ -336,6 +345,11 @@ def main():
                 row.append(f"{med['nginx']['cpu'] / med['nginx-b']['cpu']:.2f}" if med["nginx-b"]["cpu"] else "-")
             row += [f"{med[c]['user']:.1f}+{med[c]['sys']:.1f}" for c in present if c in ("hub", "nginx")]
             row += [f"{med[c]['waits']:.2f}" for c in present if c in ("hub", "nginx")]
+            if "hub" in servers and "nginx" in servers:
+                row.append(" ".join(str(r["busy"]) for r in runs["hub"]) + " / " + " ".join(str(r["busy"]) for r in runs["nginx"]))
+                for hub_run, nginx_run in zip(runs["hub"], runs["nginx"]):
+                    if hub_run["cpu"]:
+                        paired.setdefault((hub_run["busy"], nginx_run["busy"]), []).append(nginx_run["cpu"] / hub_run["cpu"])
             row += [f"{med[c]['rate']:.0f}" for c in present] + [f"{med[c]['p99']:.2f}" for c in present]
             line = "| " + " | ".join(row) + " |"
             lines.append(line)
@@ -345,6 +359,11 @@ def main():
                   f"{' '.join(load)}; {os.cpu_count()} cores; CPU = the server's utime+stime per completed request "
                   f"(user+sys: the two apart, medians of each); waits/req = voluntary context switches of "
                   f"all its threads per request (near 0: its busy event loop never slept).")
+        if paired:
+            footer += ("\nnginx/HubServer round by round, by how many threads did the work (HubServer, nginx): "
+                       + "; ".join(f"{hub} and {nginx}: {len(values)} rounds, {min(values):.2f}-{max(values):.2f}, "
+                                   f"median {statistics.median(values):.2f}"
+                                   for (hub, nginx), values in sorted(paired.items())) + ".")
         print(footer)
         if os.environ.get("BENCH_OUT"):
             with open(os.environ["BENCH_OUT"], "w") as f:

@@ -23,10 +23,36 @@ def tree_pids(root):
 
 
 def usage(root):
-    """(utime, stime, voluntary context switches) of root and its descendants, from one walk of
-    the process tree."""
+    """(utime, stime, voluntary context switches, ticks per thread) of root and its descendants,
+    from one walk of the process tree."""
     pids = tree_pids(root)
-    return (*cpu_ticks(root, pids), voluntary_switches(pids))
+    return (*cpu_ticks(root, pids), voluntary_switches(pids), thread_ticks(pids))
+
+
+def thread_ticks(pids):
+    """utime+stime of every thread of `pids`, by (pid, tid)."""
+    ticks = {}
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                ticks[pid, int(task)] = int(fields[11]) + int(fields[12])
+            except (OSError, IndexError, ValueError):
+                pass
+    return ticks
+
+
+def busy_threads(before, after, share=0.1):
+    """How many threads did at least `share` of the work between two `thread_ticks` readings:
+    1 when one event loop (or nginx worker) carried every connection, 2 when they were split."""
+    spent = {key: after[key] - before.get(key, 0) for key in after}
+    total = sum(spent.values())
+    return sum(1 for value in spent.values() if total and value >= share * total)
 
 
 def cpu_ticks(root, pids):
