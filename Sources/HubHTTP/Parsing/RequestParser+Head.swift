@@ -163,6 +163,8 @@ extension RequestParser {
             return (head, Swift.Result<RequestTarget, HTTPParseError> { () throws(HTTPParseError) in try RequestTarget.parse(target) })
         }
         receivedFields = head
+        // Done with (a body still to come does not hold the loop's array).
+        fieldSpans.removeAll(keepingCapacity: true)
         switch decoded {
         case .success(let parts): decodedTarget = parts
         case .failure(let error): targetError = error

@@ -287,7 +287,6 @@ struct RequestParser {
         )
         receivedFields = nil
         fieldCount = 0
-        fieldSpans.removeAll(keepingCapacity: true)
         framing = FramingFields()
         headerBytes = 0
         trailerCount = 0
