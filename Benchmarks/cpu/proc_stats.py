@@ -29,21 +29,27 @@ def usage(root):
     return (*cpu_ticks(root, pids), voluntary_switches(pids), thread_ticks(pids))
 
 
-def thread_ticks(pids):
-    """utime+stime of every thread of `pids`, by (pid, tid)."""
-    ticks = {}
+def tasks_of(pids):
+    """(pid, tid) of every thread of `pids` still running."""
     for pid in pids:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:
             continue
         for task in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{task}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                ticks[pid, int(task)] = int(fields[11]) + int(fields[12])
-            except (OSError, IndexError, ValueError):
-                pass
+            yield pid, int(task)
+
+
+def thread_ticks(pids):
+    """utime+stime of every thread of `pids`, by (pid, tid)."""
+    ticks = {}
+    for pid, task in tasks_of(pids):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks[pid, task] = int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
     return ticks
 
 
@@ -77,17 +83,12 @@ def voluntary_switches(pids):
     """Voluntary context switches of every thread of `pids`: how often the server's threads went
     to sleep waiting for work (an event loop that always has a ready socket never does)."""
     total = 0
-    for pid in pids:
+    for pid, task in tasks_of(pids):
         try:
-            tasks = os.listdir(f"/proc/{pid}/task")
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
         except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{task}/status") as f:
-                    for line in f:
-                        if line.startswith("voluntary_ctxt_switches:"):
-                            total += int(line.split()[1])
-            except OSError:
-                pass
+            pass
     return total
