@@ -164,10 +164,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         switch storage {
         case .list(let list):
             return list.withUnsafeBufferPointer { buffer in Self.index(of: name, in: buffer, from: 0) != nil }
-        case .received(let received):
-            return received.contains(name)
-        case .written(let written):
-            return written.contains(name)
+        case .received, .written:
+            var found = false
+            forEachValueBytes(named: name) { _ in
+                found = true
+                return false
+            }
+            return found
         }
     }
 

@@ -110,16 +110,6 @@ struct ReceivedFields: Sendable {
         try forEachValueBytes(named: name) { value in try body(String(decoding: value, as: UTF8.self)) }
     }
 
-    /// Whether a field named `name` was received.
-    func contains(_ name: String) -> Bool {
-        var found = false
-        forEachValueBytes(named: name) { _ in
-            found = true
-            return false
-        }
-        return found
-    }
-
     /// The one scan behind every lookup: calls `body` with the value bytes of each field named
     /// `name`, in order, until it returns false. Names are compared by length first; `name` is
     /// read in place (a copy of it cost a reference count per lookup).

@@ -92,16 +92,6 @@ struct WrittenFields: Sendable {
         }
     }
 
-    /// Whether a field named `name` (ASCII case-insensitive) was added.
-    func contains(_ name: String) -> Bool {
-        var found = false
-        forEachValueBytes(named: name) { _ in
-            found = true
-            return false
-        }
-        return found
-    }
-
     /// Every field as strings, in the order added.
     var fields: [HTTPHeaders.Field] {
         var fields: [HTTPHeaders.Field] = []
