@@ -48,8 +48,9 @@ struct ReceivedFields: Sendable {
     init(target: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), lines: UnsafeBufferPointer<UInt8>, spans: UnsafeBufferPointer<Span>) {
         let tableBytes = Self.countBytes + spans.count * Self.spanBytes
         let linesStart = tableBytes + target.count
-        storage = [UInt8](unsafeUninitializedCapacity: linesStart + lines.count) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
+        // Zeroed, then written over: cheaper than an uninitialized array (``Swift/Array/zeroed(count:)``).
+        var bytes = [UInt8].zeroed(count: linesStart + lines.count)
+        bytes.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: UInt32(spans.count).littleEndian, toByteOffset: 0, as: UInt32.self)
             raw.storeBytes(of: UInt32(target.count).littleEndian, toByteOffset: 4, as: UInt32.self)
             if let base = target.baseAddress, !target.isEmpty {
@@ -66,8 +67,8 @@ struct ReceivedFields: Sendable {
                 raw.storeBytes(of: UInt32(start + Int(span.valueStart)).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueEnd)).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
             }
-            initialized = linesStart + lines.count
         }
+        storage = bytes
     }
 
     /// The request target's text, as received (empty for fields made without one).

@@ -20,7 +20,7 @@ struct WrittenFields: Sendable {
     /// No fields, with room for `bytes` of fields (each its name, value and eight bytes) before
     /// the array grows.
     init(reservingCapacity bytes: Int) {
-        storage = [UInt8](repeating: 0, count: Self.headerBytes + Swift.max(0, bytes))
+        storage = .zeroed(count: Self.headerBytes + Swift.max(0, bytes))
         storage.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(Self.headerBytes).littleEndian, toByteOffset: 4, as: UInt32.self) }
     }
 
