@@ -37,11 +37,11 @@ extension ViewEngine {
     /// The session must be `user`'s (opened by the same verified user, or anonymously by an
     /// anonymous request); `bearerSuffices`: a request with no user may use a user's session
     /// (`GET /view/events`: the token alone authorises the stream, as EventSource sends no
-    /// credentials).
+    /// credentials). `now`: the store's time of the lookup (``SessionStore/lookup(_:now:)``).
     func held(
-        _ text: String, user: HubUser? = nil, bearerSuffices: Bool = false
+        _ text: String, user: HubUser? = nil, bearerSuffices: Bool = false, now: ContinuousClock.Instant = .now
     ) -> (session: ViewSession, settled: SettledView?)? {
-        guard let id = SessionToken.identifier(of: text), let found = sessions.lookup(id),
+        guard let id = SessionToken.identifier(of: text), let found = sessions.lookup(id, now: now),
             found.session.token.isEncoded(as: text),
             found.session.user == user || (bearerSuffices && user == nil)
         else { return nil }

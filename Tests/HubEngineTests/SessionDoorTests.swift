@@ -103,4 +103,19 @@ struct SessionDoorTests {
         }
         #expect(engine.session(session.id) == nil)
     }
+
+    @Test("the door times a session's idleness by the caller's `now`: past the idle timeout it is expired, not answered")
+    func idlenessByCallersInstant() async throws {
+        let a = ContentOperationMock.adding("a")
+        let (engine, session, _) = try await EngineFixture.session([a])
+        let text = session.token.encoded
+        let now = ContinuousClock.now
+        guard case .now = try engine.session(named: text, need: .session, now: now, request: Self.request)
+        else { throw TestFailure("a session used just now was not answered now") }
+        // The default idle timeout is 30 minutes: an instant past it ends the session here.
+        let later = now + .seconds(1801)
+        guard case .later = try engine.session(named: text, need: .session, now: later, request: Self.request)
+        else { throw TestFailure("a session idle past its timeout was answered now") }
+        #expect(engine.session(session.id) == nil, "the expired session is still held")
+    }
 }

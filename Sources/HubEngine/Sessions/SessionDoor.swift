@@ -26,7 +26,8 @@ public struct FoundSession: Sendable {
 /// view answers, or any held session when only the session is needed), or a run for later
 /// (``PendingSession``).
 public enum SessionAnswer: Sendable {
-    /// Found without a run or a hop onto the session's actor.
+    /// Found without a run or a hop onto the session's actor: a session held for exactly the
+    /// token text the request gave (its ``ViewSession/token`` encodes as that text).
     case now(FoundSession)
     /// Work that needs waiting for: ``PendingSession/run(request:admission:store:)``.
     case later(PendingSession)
@@ -149,11 +150,15 @@ extension ViewEngine {
     /// `bearerSuffices`: a request with no user may use a user's session (an event stream:
     /// EventSource sends no credentials). Throws, with nothing found, when the session's feature
     /// now refuses `user` (its access rule: ``EngineError/Code/insufficientClaims``).
+    ///
+    /// `now`: when the request arrived, on the clock the store times idle sessions with (a
+    /// caller that read it already passes it: one clock reading fewer per request).
     public func session(
         named text: String, user: HubUser? = nil, bearerSuffices: Bool = false, need: SessionNeed,
+        now: ContinuousClock.Instant = .now,
         sameClient: (String, ViewRequest) -> Bool = { _, _ in false }, request: (String) -> ViewRequest
     ) throws(EngineError) -> SessionAnswer {
-        guard let (session, settled) = held(text, user: user, bearerSuffices: bearerSuffices) else {
+        guard let (session, settled) = held(text, user: user, bearerSuffices: bearerSuffices, now: now) else {
             switch verify(text, user: user) {
             case .success(let token): return .later(PendingSession(engine: self, need: need, work: .token(token)))
             case .failure: return .later(PendingSession(engine: self, need: need, work: .nothing))

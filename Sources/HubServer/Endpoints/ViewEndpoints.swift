@@ -35,7 +35,7 @@ struct ViewEndpoints {
         let bridge = shared.bridge
         let user = context.user
         let answer = try shared.engine.session(
-            named: token, user: user, need: .view,
+            named: token, user: user, need: .view, now: context.startTime,
             sameClient: { uri, baseline in
                 bridge.isSameClientRequest(viewURI: uri, from: request, user: user, components: components, as: baseline)
             },
@@ -44,7 +44,11 @@ struct ViewEndpoints {
         switch answer {
         case .now(let found):
             guard let viewState = found.state else { throw HTTPError.internalError }  // .view: always a state
-            return .now(try response(found.session, viewState, token: token, components: components))
+            // Held for exactly `token`'s text: named by it with no second comparison.
+            return .now(
+                try renderer.response(
+                    for: viewState, token: token, components: components, viewURI: found.session.viewURI,
+                    locale: found.session.locale))
         case .later(let later):
             pending = later
         }
