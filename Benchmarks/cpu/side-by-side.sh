@@ -9,14 +9,14 @@
 # Loopback only; every process started here is stopped on exit.
 #
 #   Benchmarks/cpu/side-by-side.sh BIN_A BIN_B
-#   SBS_ROUNDS=3 SBS_SECONDS=3 SBS_THREADS=1 SBS_SIZES="1 16 28" SBS_ENDPOINTS="session uri"
+#   SBS_ROUNDS=3 SBS_SECONDS=3 SBS_THREADS=1 SBS_CONNS=32 SBS_SIZES="1 16 28" SBS_ENDPOINTS="session uri"
 #   SBS_CLIENT=app|wrk (app: the app client's seven fields, as bench-cpu's; wrk: wrk's bare request)
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 [ $# = 2 ] || { echo "usage: $0 BIN_A BIN_B" >&2; exit 2; }
 CONFIG="$REPO_DIR/Benchmarks/configs/realistic"
 UPSTREAM_PORT=18181  # the realistic config's remote operations name it
-ROUNDS=${SBS_ROUNDS:-3} SECONDS_EACH=${SBS_SECONDS:-3} THREADS=${SBS_THREADS:-1}
+ROUNDS=${SBS_ROUNDS:-3} SECONDS_EACH=${SBS_SECONDS:-3} THREADS=${SBS_THREADS:-1} CONNS=${SBS_CONNS:-32}
 SIZES=${SBS_SIZES:-1 16 28} ENDPOINTS=${SBS_ENDPOINTS:-session uri} CLIENT=${SBS_CLIENT:-app}
 
 cleanup_on_exit
@@ -72,7 +72,7 @@ for round in $(seq "$ROUNDS"); do
         for side in $order; do
             if [ "$endpoint" = session ]; then target="/view?session=${TOKEN[$side,$size]}"; else target="/view?uri=hub:bench:${size}k"; fi
             read -r user0 sys0 < <(cpu_ticks "${PID[$side]}"); waits0=$(waits_of "${PID[$side]}"); loops0=$(loop_ticks "${PID[$side]}")
-            requests=$(wrk -t"$THREADS" -c32 -d"${SECONDS_EACH}s" -s "$SCRIPT" "${URL[$side]}$target" | awk '/requests in/ { print $1 }')
+            requests=$(wrk -t"$THREADS" -c"$CONNS" -d"${SECONDS_EACH}s" -s "$SCRIPT" "${URL[$side]}$target" | awk '/requests in/ { print $1 }')
             read -r user1 sys1 < <(cpu_ticks "${PID[$side]}"); waits1=$(waits_of "${PID[$side]}"); loops1=$(loop_ticks "${PID[$side]}")
             share=$(loop_share "$loops0" "$loops1")
             echo "$size $endpoint $side $requests $((user1 - user0)) $((sys1 - sys0)) $((waits1 - waits0)) $share" >>"$RESULTS"

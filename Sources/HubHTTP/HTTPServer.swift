@@ -64,6 +64,11 @@ public final class HTTPServer: Sendable {
     /// since the server started; a request answered now counts nothing here.
     public var requestsAnsweredLater: Int { core.answeredLater.load(ordering: .relaxed) }
 
+    /// Sends of a shared body's file that a client's socket did not take at once, since the
+    /// server started: the rest of each went from the file as the socket drained, not copied
+    /// into the connection's memory.
+    public var fileSendsResumed: Int { core.fileSendsResumed.load(ordering: .relaxed) }
+
     /// Binds, listens and starts the event loops; connections are accepted from then on.
     /// - Throws: ``SocketError`` naming the failed call (`getaddrinfo`, `socket`, `bind`, `listen`,
     ///   `epoll_create1`, `eventfd`, `pthread_create`) and its errno.

@@ -63,6 +63,28 @@ struct SharedBodyTests {
                 #expect(response.body.count == bytes.count)
                 #expect(response.body == bytes)
             }
+            #expect(server.fileSendsResumed >= 1, "the rest of a file the socket did not take went from the file")
+        }
+    }
+
+    @Test("a slow reader of a large shared body: the rest waits in the file, not in the connection's memory, and arrives exact")
+    func slowReaderResumesFromTheFile() async throws {
+        let bytes = Self.pattern(16 * 1024 * 1024 + 3)
+        try await Self.withSharedServer(bytes) { server, representation in
+            let client = try LoopbackClient(port: server.localPort)
+            _ = representation.identity.fileForSending()  // sent once already: the next send has a file
+            let before = server.fileSendsResumed
+            try client.send("GET /shared HTTP/1.1\r\nHost: x\r\n\r\n")
+            // The server sends while nothing reads: the socket fills and the send stops part way.
+            try await Task.sleep(for: .milliseconds(200))
+            let (first, second) = try await blocking {
+                let first = try client.readResponse()
+                try client.send("GET /shared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return (first, try client.readResponse())
+            }
+            #expect(first.status == 200 && first.body == bytes)
+            #expect(second.status == 200 && second.body == bytes, "the connection reads on after a resumed send")
+            #expect(server.fileSendsResumed > before, "the rest went from the file")
         }
     }
 

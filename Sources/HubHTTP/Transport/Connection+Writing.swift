@@ -25,11 +25,11 @@ extension Connection {
         assertInLoop()
         guard !closed else { return }
         let total = head.count + body.count
-        if outOffset == out.count, total == 0 {
+        if nothingWaiting, total == 0 {
             complete(completion)
             return
         }
-        if outOffset == out.count, writable {
+        if nothingWaiting, writable {
             let result = body.withUnsafeBytes { body in Syscall.send(fd, head, body) }
             switch result {
             case .closed:
@@ -60,14 +60,19 @@ extension Connection {
         if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
 
+    /// Nothing is queued: no bytes in `out` and no rest of a body file.
+    var nothingWaiting: Bool { outOffset == out.count && pendingFile == nil }
+
     /// Sends `head`, then `body` from its read-only `file` (its pages through the loop's
     /// ``SplicePipe`` when the file has a ``PagePipe``, else with `sendfile`), when nothing waits
-    /// and the socket has room; what the socket does not take now is queued as bytes (a copy)
-    /// and goes as ``write(_:_:then:)``'s would. `completion` runs once all of it has been sent.
+    /// and the socket has room. What of the body the socket does not take now waits as a
+    /// ``PendingFileSend`` and goes from the file on the next write edges (a head it did not take
+    /// whole is queued as bytes, with the body after it). `completion` runs once all of it has
+    /// been sent.
     func write(_ head: UnsafeRawBufferPointer, file: BodyFile, of body: SharedBytes, then completion: WriteCompletion) {
         assertInLoop()
         guard !closed else { return }
-        guard outOffset == out.count, writable else {
+        guard nothingWaiting, writable else {
             write(head, body.bytes, then: completion)
             return
         }
@@ -98,8 +103,6 @@ extension Connection {
                 return
             case .wouldBlock:
                 writable = false
-                write(UnsafeRawBufferPointer(start: nil, count: 0), body.bytes, then: completion)
-                return
             case .bytes(let count):
                 offset = count
                 if offset < file.count { writable = false }
@@ -123,9 +126,47 @@ extension Connection {
             complete(completion)
             return
         }
-        out.append(contentsOf: body.bytes[offset...])
         queue(completion)
-        if writable { flush() } else if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
+        if writable {
+            // The file ended early (it cannot: nothing writes to it): the rest goes as bytes.
+            out.append(contentsOf: body.bytes[offset...])
+            flush()
+            return
+        }
+        // The socket is full (`EAGAIN`: an edge follows when it has room): the rest waits in the file.
+        pendingFile = PendingFileSend(file: file, body: body, offset: offset)
+        core.noteFileSendResumed()
+        if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
+    }
+
+    /// Sends what is left of ``pendingFile`` from its file; true once all of it has gone out,
+    /// false while the socket is full (its send deadline then runs from this progress) or when
+    /// the connection closed.
+    private func sendPendingFile() -> Bool {
+        guard var pending = pendingFile else { return true }
+        while !pending.isComplete {
+            let left = pending.file.count - pending.offset
+            switch Syscall.sendFile(fd, from: pending.file.descriptor, offset: pending.offset, count: left) {
+            case .closed:
+                close()
+                return false
+            case .wouldBlock:
+                writable = false
+                pendingFile = pending
+                if inFlight { setDeadline(.send, configuration.timeouts.send) }
+                return false
+            case .bytes(0):
+                // The file ended early (it cannot): the rest goes as bytes, ahead of what waits.
+                out.replaceSubrange(0..<outOffset, with: pending.body.bytes[pending.offset...])
+                outOffset = 0
+                pendingFile = nil
+                return true
+            case .bytes(let count):
+                pending.offset += count
+            }
+        }
+        pendingFile = nil
+        return true
     }
 
     /// Runs `completion` now: everything written so far has gone out.
@@ -148,9 +189,11 @@ extension Connection {
         }
     }
 
-    /// Sends what is queued until it is all out or the socket is full.
+    /// Sends what is queued (the rest of a body file first, then `out`) until it is all out or
+    /// the socket is full.
     func flush() {
         assertInLoop()
+        guard sendPendingFile() else { return }
         while outOffset < out.count, !closed {
             let result = out.withUnsafeBytes { bytes in
                 Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outOffset...]), UnsafeRawBufferPointer(start: nil, count: 0))

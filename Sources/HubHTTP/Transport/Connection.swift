@@ -41,6 +41,9 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
     @exclusivity(unchecked) var parser: RequestParser
     var out: [UInt8] = []
     var outOffset = 0
+    /// The rest of a body file the socket did not take at once, sent from the file on the next
+    /// write edges, ahead of `out` (``flush()``).
+    var pendingFile: PendingFileSend?
     var afterFlush: (() -> Void)?
     /// The response ``runOnLoop()`` sends (one request is in flight at a time).
     var readyResponse: ReadyResponse?
@@ -127,6 +130,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         readyResponse = nil
         out = []
         outOffset = 0
+        pendingFile = nil
         loop.deregister(fd, closing: true)
         Syscall.close(fd)
         core.unregister(self)
@@ -155,7 +159,7 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         }
         if events & EPOLLOUT.rawValue != 0 {
             writable = true
-            if outOffset < out.count { flush() }
+            if !nothingWaiting { flush() }
             if closed { return }
         }
         if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {

@@ -16,6 +16,11 @@ final class ServerCore: Sendable {
 
     /// Requests whose answer was work for later (each ran in a task of its own).
     let answeredLater = Atomic<Int>(0)
+    /// Body-file sends the socket did not take at once, whose rest went from the file on later
+    /// write edges (``PendingFileSend``) instead of being copied.
+    let fileSendsResumed = Atomic<Int>(0)
+
+    func noteFileSendResumed() { fileSendsResumed.add(1, ordering: .relaxed) }
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
