@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser preview-screenshot test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: release-pgo check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-scale bench-refcounts bench-cpu bench-send-floor bench-invalidation
+.PHONY: release-pgo check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-slow-readers bench-scale bench-refcounts bench-cpu bench-send-floor bench-invalidation
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -210,6 +210,12 @@ bench-refcounts: deps
 bench-session-memory: deps
 	$(SWIFT) build -c release --product hub-server
 	Benchmarks/memory/session-memory.sh
+
+## Slow readers of a large view: the server's memory while 50 clients read nothing of a 3.5 MiB
+## view, then every response checked exact (release, loopback, under a minute; docs/PERFORMANCE.md).
+bench-slow-readers: deps
+	$(SWIFT) build -c release --product hub-server
+	python3 Benchmarks/memory/slow_readers.py
 
 ## 10,000 idle keep-alive connections and 10,000 SSE listeners: memory per connection and per
 ## listener, GET /view throughput beside them, fan-out to every listener, action to pushed view
