@@ -18,7 +18,7 @@ struct ZeroedBytesTests {
     /// Each array is its own copy: what one caller writes reaches neither the page nor the next array.
     @Test func writesStayInTheirOwnArray() {
         var first = [UInt8].zeroed(count: [UInt8].zeroPageBytes)
-        first.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0xFF) }
+        for index in first.indices { first[index] = 0xFF }
         var second = [UInt8].zeroed(count: [UInt8].zeroPageBytes)
         #expect(second.allSatisfy { $0 == 0 })
         second[0] = 1
