@@ -108,33 +108,24 @@ extension Connection {
                 if offset < file.count { writable = false }
             }
         }
-        sending: while writable, offset < file.count {
-            switch Syscall.sendFile(fd, from: file.descriptor, offset: offset, count: file.count - offset) {
-            case .closed:
-                close()
-                return
-            case .wouldBlock:
-                writable = false
-                break sending
-            case .bytes(0):
-                break sending  // the file ended early (it cannot: nothing writes to it); send the rest as bytes
-            case .bytes(let count):
-                offset += count
-            }
-        }
         if offset == file.count {
             complete(completion)
             return
         }
+        // The rest goes from the file (``sendPendingFile()``): with `sendfile` while the socket has
+        // room, then on the next write edges.
+        pendingFile = PendingFileSend(file: file, body: body, offset: offset)
+        if writable, sendPendingFile(), nothingWaiting {
+            complete(completion)
+            return
+        }
+        guard !closed else { return }
         queue(completion)
-        if writable {
-            // The file ended early (it cannot: nothing writes to it): the rest goes as bytes.
-            out.append(contentsOf: body.bytes[offset...])
-            flush()
+        guard pendingFile != nil else {
+            flush()  // the file ended early (it cannot: nothing writes to it): its rest is queued as bytes
             return
         }
         // The socket is full (`EAGAIN`: an edge follows when it has room): the rest waits in the file.
-        pendingFile = PendingFileSend(file: file, body: body, offset: offset)
         core.noteFileSendResumed()
         if inFlight, deadline != .send { setDeadline(.send, configuration.timeouts.send) }
     }
