@@ -8,7 +8,11 @@ public struct FeatureRegistry: Sendable {
     }
 
     /// Features in precedence order: the first whose predicate matches wins (S133).
-    public private(set) var features: [Feature]
+    public private(set) var features: [Feature] {
+        didSet { lookup = FeatureLookup(features) }
+    }
+    /// How ``feature(for:)`` finds that first match without asking every predicate.
+    private var lookup: FeatureLookup
     /// Asked before actions in features that have no handler of their own (S144).
     public let defaultActionHandler: (any ActionHandler)?
 
@@ -31,6 +35,7 @@ public struct FeatureRegistry: Sendable {
             }
         }
         self.features = features
+        self.lookup = FeatureLookup(features)
         self.defaultActionHandler = defaultActionHandler
     }
 
@@ -43,7 +48,7 @@ public struct FeatureRegistry: Sendable {
 
     /// The first feature whose predicate matches `viewURI`, or `nil` (S133, S134).
     public func feature(for viewURI: String) -> Feature? {
-        features.first { $0.predicate.matches(viewURI) }
+        lookup.index(for: viewURI, in: features).map { features[$0] }
     }
 
     /// The feature with this identifier.

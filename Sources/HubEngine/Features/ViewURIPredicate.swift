@@ -1,5 +1,3 @@
-import HubSync
-
 /// Decides whether a feature serves a view URI (S133..S139 with DESIGN.md's decisions).
 ///
 /// - `root`: segment-aware prefix: the root followed by the end, `:`, `/`, `?` or `#`
@@ -43,28 +41,45 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
 
     /// `true` when this predicate selects `viewURI`.
     public func matches(_ viewURI: String) -> Bool {
-        if !excluded.isEmpty && excluded.contains(ViewURI.stripQueryAndFragment(viewURI)) { return false }
+        matches(viewURI, withoutQuery: ViewURI.stripQueryAndFragment(viewURI))
+    }
+
+    /// `true` when this predicate selects `viewURI`, whose query and fragment the caller has
+    /// already stripped (`withoutQuery`): the exclusions and exact URIs compare that, and it is
+    /// only asked after the predicate's own test, which is cheaper than hashing it.
+    func matches(_ viewURI: String, withoutQuery: @autoclosure () -> String) -> Bool {
+        let selected: Bool
         switch kind {
         case .root(let root):
-            guard viewURI.hasPrefix(root) else { return false }
-            // A root that already ends at a segment boundary matches whatever follows it.
-            if let last = root.utf8.last,
-                last == UInt8(ascii: ":") || last == UInt8(ascii: "/") || last == UInt8(ascii: "?")
-                    || last == UInt8(ascii: "#")
-            {
-                return true
-            }
-            let rest = viewURI.utf8.dropFirst(root.utf8.count)
-            guard let next = rest.first else { return true }
-            return next == UInt8(ascii: ":") || next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
-                || next == UInt8(ascii: "#")
+            selected = Self.isBelow(viewURI, root: root)
         case .uris(let uris):
-            return uris.contains(ViewURI.stripQueryAndFragment(viewURI))
+            selected = uris.contains(withoutQuery())
         case .pattern(let pattern):
-            return pattern.matchesWhole(viewURI)
+            selected = pattern.matchesWhole(viewURI)
         case .custom(let matches):
-            return matches(viewURI)
+            selected = matches(viewURI)
         }
+        return selected && (excluded.isEmpty || !excluded.contains(withoutQuery()))
+    }
+
+    /// The exact URIs an exact-URI predicate selects (those it names less those it excludes);
+    /// nil for the other kinds (``FeatureLookup``).
+    var exactURIs: [String]? {
+        guard case .uris(let uris) = kind else { return nil }
+        return uris.filter { !excluded.contains($0) }.sorted()
+    }
+
+    /// Whether `viewURI` is `root` or below it: the root followed by the end, `:`, `/`, `?` or
+    /// `#` (a root that already ends at one of them matches whatever follows it).
+    private static func isBelow(_ viewURI: String, root: String) -> Bool {
+        guard viewURI.hasPrefix(root) else { return false }
+        if let last = root.utf8.last, isBoundary(last) { return true }
+        guard let next = viewURI.utf8.dropFirst(root.utf8.count).first else { return true }
+        return isBoundary(next)
+    }
+
+    private static func isBoundary(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ":") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     /// A view URI this predicate matches, for tools that link to a feature (the browser
@@ -91,21 +106,5 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
         }
         if !excluded.isEmpty { text += " excluding " + excluded.sorted().joined(separator: ", ") }
         return text
-    }
-}
-
-/// A compiled regular expression shared between threads. `Regex` is not `Sendable`, so it
-/// lives behind a lock; matching is rare (once per new view) and short.
-final class CompiledPattern: Sendable {
-    let source: String
-    private let regex: Locked<Regex<AnyRegexOutput>>
-
-    init(_ source: String) throws {
-        self.source = source
-        self.regex = Locked(try Regex(source))
-    }
-
-    func matchesWhole(_ text: String) -> Bool {
-        regex.withLock { regex in (try? regex.wholeMatch(in: text)) != nil }
     }
 }
