@@ -42,15 +42,33 @@ extension ViewEngine {
     /// is `id` when given (a rebuild), else a new one. Throws `featureNotFound` (no feature
     /// matches) or `noOperations` (S85).
     func prepare(_ request: ViewRequest, id given: String?) throws(EngineError) -> PreparedView {
+        let (feature, operations, id) = try chain(for: request, id: given)
+        return PreparedView(
+            feature: feature, operations: operations, request: request, id: id,
+            memoKey: memoKey(feature: feature, operations: operations, request: request, id: id))
+    }
+
+    /// The feature serving `request` and the operations it makes for it, with the session
+    /// identifier (`given`, else a new one): a start's chain before its memo key.
+    private func chain(
+        for request: ViewRequest, id given: String?
+    ) throws(EngineError) -> (feature: Feature, operations: [any ContentOperation], id: String) {
         guard let feature = features.feature(for: request.viewURI) else {
             throw EngineError(.featureNotFound, "no feature serves '\(request.viewURI)'")
         }
         try feature.checkAccess(request.user)
-        let operations = try feature.makeOperations(for: request)
-        let id = given ?? SessionIdentifier.make()
-        let key = environment.memo == nil ? nil : ChainMemo.key(
-            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id)
-        return PreparedView(feature: feature, operations: operations, request: request, id: id, memoKey: key)
+        return (feature, try feature.makeOperations(for: request), given ?? SessionIdentifier.make())
+    }
+
+    /// The chain memo's key for a start (nil when the chain is not memoizable or memoization is
+    /// off), noting in `reads` whether it read the session identifier.
+    private func memoKey(
+        feature: Feature, operations: [any ContentOperation], request: ViewRequest, id: String, reads: SessionIDReads? = nil
+    ) -> String? {
+        guard environment.memo != nil else { return nil }
+        return ChainMemo.key(
+            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id,
+            sessionIDReads: reads)
     }
 
     /// Opens a view for a client that gets only its token (`GET /view?uri=`), without suspending:
@@ -94,12 +112,40 @@ extension ViewEngine {
                 viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: answer.featureIdentifier,
                 viewModel: answer.viewModel, timings: answer.timings, id: SessionIdentifier.make())
         }
-        let prepared = try prepare(request, id: nil)
+        guard remembered == nil else {
+            // Known not to be reusable: prepare and ask the memo as any start does.
+            let prepared = try prepare(request, id: nil)
+            guard let (entry, shared) = memoized(prepared) else { return .later(PendingView(engine: self, prepared: prepared)) }
+            return memoHit(
+                viewURI: request.viewURI, user: request.user, locale: request.locale,
+                featureIdentifier: prepared.feature.identifier, viewModel: shared, timings: entry.timings, id: prepared.id)
+        }
+        // A client request not seen lately: what keeps the key valid is asked before the key
+        // itself (a key that changes in between fails its check later, never the other way
+        // round), and the key notes whether it read the session identifier; then whether the
+        // memo's answer may be reused for the same client request is known without a second key.
+        let (feature, operations, id) = try chain(for: request, id: nil)
+        let checks = environment.memo == nil ? nil : MemoKeyChecks(
+            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id)
+        let reads = SessionIDReads()
+        let prepared = PreparedView(
+            feature: feature, operations: operations, request: request, id: id,
+            memoKey: memoKey(feature: feature, operations: operations, request: request, id: id, reads: reads))
+        // Not in the memo yet: the run fills it, and a later open remembers the answer.
         guard let (entry, shared) = memoized(prepared) else { return .later(PendingView(engine: self, prepared: prepared)) }
-        if remembered == nil { rememberOpening(prepared, entry: entry, viewModel: shared, generation: generation) }
+        if let checks, !reads.happened {
+            recentOpenings.remember(
+                .answer(
+                    RecentOpenings.Answer(
+                        featureIdentifier: feature.identifier, viewModel: shared, timings: entry.timings, user: request.user,
+                        locale: request.locale)),
+                for: request, generation: generation, checks: checks)
+        } else {
+            recentOpenings.remember(.prepare, for: request, generation: generation)
+        }
         return memoHit(
-            viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: prepared.feature.identifier,
-            viewModel: shared, timings: entry.timings, id: prepared.id)
+            viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: feature.identifier,
+            viewModel: shared, timings: entry.timings, id: id)
     }
 
     /// An open the chain memo answered: reported as a memo hit, with a lazy token.
@@ -111,34 +157,5 @@ extension ViewEngine {
         return .now(
             token: issueToken(id: id, viewURI: viewURI, lazy: true, user: user, locale: locale),
             state: ViewState(viewModel: viewModel, version: 1, failure: nil, timings: timings))
-    }
-
-    /// Remembers the memo's answer to `prepared` for later opens of the same client request when
-    /// it holds for them (every operation's key lifetime known, the key independent of the new
-    /// session's identifier); else that such opens must be prepared.
-    private func rememberOpening(_ prepared: PreparedView, entry: ChainMemo.Entry, viewModel: ViewModel, generation: Int) {
-        let request = prepared.request
-        guard let checks = MemoKeyChecks(
-            feature: prepared.feature, operations: prepared.operations, request: request, connectivity: request.connectivity,
-            sessionID: prepared.id)
-        else {
-            recentOpenings.remember(.prepare, for: request, generation: generation)
-            return
-        }
-        // The key once more (after the checks), noting whether it read the session identifier.
-        let reads = SessionIDReads()
-        let key = ChainMemo.key(
-            feature: prepared.feature, operations: prepared.operations, request: request, connectivity: request.connectivity,
-            sessionID: prepared.id, sessionIDReads: reads)
-        guard key == prepared.memoKey, !reads.happened else {
-            recentOpenings.remember(.prepare, for: request, generation: generation)
-            return
-        }
-        recentOpenings.remember(
-            .answer(
-                RecentOpenings.Answer(
-                    featureIdentifier: prepared.feature.identifier, viewModel: viewModel, timings: entry.timings,
-                    user: request.user, locale: request.locale)),
-            for: request, generation: generation, checks: checks)
     }
 }

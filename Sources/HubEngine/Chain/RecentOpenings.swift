@@ -80,11 +80,14 @@ final class RecentOpenings: Sendable {
         }
     }
 
-    /// Remembers `outcome` for `request`, valid under `generation` while `checks` pass.
+    /// Remembers `outcome` for `request`, valid under `generation` while `checks` pass. Asked
+    /// after ``outcome(for:generation:)`` found nothing for it (or dropped what no longer
+    /// held), so the thread's entries hold no other for the same client request; another thread
+    /// sharing the stripe may have added one meanwhile, which the lookup finds first, and the
+    /// oldest goes first.
     func remember(_ outcome: Outcome, for request: ViewRequest, generation: Int, checks: MemoKeyChecks? = nil) {
         let entry = Entry(request: request, generation: generation, outcome: outcome, checks: checks)
         stripes.current.withLock { entries in
-            entries.removeAll { $0.request.viewURI == request.viewURI && $0.request.sameClientRequest(as: request) }
             if entries.count >= Self.capacity { entries.removeFirst() }
             entries.append(entry)
         }
