@@ -89,12 +89,16 @@ extension ViewEngine {
     /// request is one the memo answered recently (`sameClient(baseline)` says whether the request
     /// `request()` would make is the same client request as `baseline`,
     /// ``ViewRequest/sameClientRequest(as:)``, read from whatever the caller holds) is answered
-    /// without one. `GET /view?uri=` answers most opens this way.
+    /// without one. `GET /view?uri=` answers most opens this way. `fingerprint`, when given, is
+    /// the fingerprint of the fields `request()` would keep (``KeptFieldsFingerprint``), asked
+    /// only to tell several remembered clients of the view apart.
     public func openView(
-        viewURI: String, sameClient: (_ baseline: ViewRequest) -> Bool, request: () -> ViewRequest
+        viewURI: String, fingerprint: (() -> KeptFieldsFingerprint)? = nil, sameClient: (_ baseline: ViewRequest) -> Bool,
+        request: () -> ViewRequest
     ) throws(EngineError) -> ViewOpening {
         let generation = definitions.generation
-        let remembered = recentOpenings.outcome(viewURI: viewURI, generation: generation, matching: sameClient)
+        let remembered = recentOpenings.outcome(
+            viewURI: viewURI, generation: generation, fingerprint: fingerprint, matching: sameClient)
         if case .answer(let answer)? = remembered {
             // The same client request: the baseline's user and locale are the request's.
             return memoHit(

@@ -131,6 +131,66 @@ struct RecentOpeningsTests {
         #expect(unknownURI == nil, "a view URI no feature serves is never answered from another's openings")
     }
 
+    @Test("several clients of one view: the fingerprint rules out the others without comparing them; one client alone is compared at once")
+    func clientsToldApartByFingerprint() async throws {
+        let operation = Self.memoizable(lifetime: .untilDefinitionsChange)
+        let (engine, _) = try Self.engine([operation])
+        let clients = ["1", "2", "3"].map { ViewRequest(viewURI: EngineFixture.uri, headers: [("X-Probe", $0)]) }
+        // The first open runs the chain; the second is the memo's answer and is remembered.
+        _ = try await Self.open(engine, clients[0])
+        _ = try await Self.open(engine, clients[0])
+        var fingerprints = 0
+        var compared: [String] = []
+        func open(_ client: ViewRequest, fingerprint: KeptFieldsFingerprint? = nil) throws -> Bool {
+            let opening = try engine.openView(
+                viewURI: EngineFixture.uri,
+                fingerprint: {
+                    fingerprints += 1
+                    return fingerprint ?? KeptFieldsFingerprint(of: client)
+                },
+                sameClient: { candidate in
+                    compared.append(candidate.header("X-Probe") ?? "-")
+                    return candidate.sameClientRequest(as: client)
+                },
+                request: { client })
+            if case .now = opening { return true }
+            return false
+        }
+        #expect(try open(clients[0]))
+        #expect(fingerprints == 0 && compared == ["1"], "one remembered client: compared, no fingerprint asked")
+        for client in clients.dropFirst() { _ = try open(client) }
+        let asked = operation.keyRequests
+        compared = []
+        fingerprints = 0
+        for client in clients { #expect(try open(client), "each client's open is answered at once") }
+        #expect(operation.keyRequests == asked, "from the recent openings: no key asked")
+        #expect(compared == ["1", "2", "3"], "each compared only with its own remembered request")
+        #expect(fingerprints == 3, "one fingerprint per open")
+        // A request whose fingerprint differs from every remembered one is compared with none.
+        compared = []
+        var other = KeptFieldsFingerprint()
+        Array("another".utf8).withUnsafeBufferPointer { other.add(value: $0) }
+        #expect(try open(clients[1], fingerprint: other))
+        #expect(compared.isEmpty, "ruled out by fingerprint")
+        #expect(operation.keyRequests > asked, "prepared, as a client request not seen lately")
+    }
+
+    @Test("a request's fingerprint: the same fields in any order match, another value or another count does not, the trace context is left out")
+    func fingerprints() {
+        func fingerprint(_ headers: [(name: String, value: String)]) -> KeptFieldsFingerprint {
+            KeptFieldsFingerprint(of: ViewRequest(viewURI: EngineFixture.uri, headers: headers))
+        }
+        let base = fingerprint([("A", "1"), ("B", "2")])
+        #expect(fingerprint([("B", "2"), ("A", "1")]) == base)
+        #expect(fingerprint([("A", "1"), ("B", "2"), ("traceparent", "00-ab-cd-01")]) == base)
+        #expect(fingerprint([("A", "1"), ("B", "3")]) != base)
+        #expect(fingerprint([("A", "1")]) != base)
+        #expect(fingerprint([("A", "1"), ("B", "2"), ("C", "")]) != base)
+        var added = KeptFieldsFingerprint()
+        for value in ["2", "1"] { Array(value.utf8).withUnsafeBufferPointer { added.add(value: $0) } }
+        #expect(added == base, "a caller adding the kept values' bytes gets the request's fingerprint")
+    }
+
     @Test("a failed check sends the open to the chain, which runs it for the new key")
     func failedCheck() async throws {
         let valid = Locked(true)

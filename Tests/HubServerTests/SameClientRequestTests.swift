@@ -109,6 +109,32 @@ import Testing
         #expect(agreed >= 2 * Self.variants.count)
     }
 
+    @Test("the fingerprint read in place is the made request's, so it never rules out the same client request")
+    func fingerprintAgreesWithTheRequestMade() throws {
+        let context = RequestContext(requestId: "r")
+        var compared = 0
+        for baselineHeaders in Self.variants {
+            let baselineRequest = try #require(try Self.requests(baselineHeaders).first)
+            let baseline = Self.bridge.viewRequest(viewURI: Self.uri, from: baselineRequest, context: context, components: nil)
+            for headers in Self.variants {
+                for request in try Self.requests(headers) {
+                    let inPlace = Self.bridge.keptFieldsFingerprint(of: request)
+                    let made = Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: nil)
+                    #expect(inPlace == KeptFieldsFingerprint(of: made), "request \(headers)")
+                    if Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline) {
+                        #expect(inPlace == KeptFieldsFingerprint(of: baseline), "baseline \(baselineHeaders), request \(headers)")
+                        compared += 1
+                    }
+                }
+            }
+        }
+        #expect(compared >= 2 * Self.variants.count)
+        // Fields a request keeps that differ in a value give another fingerprint.
+        let one = try #require(try Self.requests([("X-Named", "1")]).first)
+        let two = try #require(try Self.requests([("X-Named", "2")]).first)
+        #expect(Self.bridge.keptFieldsFingerprint(of: one) != Self.bridge.keptFieldsFingerprint(of: two))
+    }
+
     @Test("fields of different names in another order are the same client request; fields of one name in another order are not")
     func fieldOrder() throws {
         let context = RequestContext(requestId: "r")

@@ -46,6 +46,9 @@ final class RecentOpenings: Sendable {
 
     private struct Entry: Sendable {
         let request: ViewRequest
+        /// The request's kept fields, summed up: compared before the request when the thread
+        /// remembers more than one client request of the URI.
+        let fingerprint: KeptFieldsFingerprint
         let generation: Int
         let outcome: Outcome
         /// What keeps the answer's memo key valid (nil for ``Outcome/prepare``, which holds until
@@ -60,16 +63,32 @@ final class RecentOpenings: Sendable {
     /// What was remembered for `request` under definitions `generation`; `nil` when nothing is
     /// (or it no longer holds).
     func outcome(for request: ViewRequest, generation: Int) -> Outcome? {
-        outcome(viewURI: request.viewURI, generation: generation) { $0.sameClientRequest(as: request) }
+        outcome(viewURI: request.viewURI, generation: generation, fingerprint: { KeptFieldsFingerprint(of: request) }) {
+            $0.sameClientRequest(as: request)
+        }
     }
 
     /// What was remembered for the client request of `viewURI` that `sameClient` recognizes;
     /// `nil` when nothing is (or it no longer holds). `sameClient` is called under the stripe's
-    /// lock with each candidate's request.
-    func outcome(viewURI: String, generation: Int, matching sameClient: (ViewRequest) -> Bool) -> Outcome? {
+    /// lock with each candidate's request. When the thread remembers more than one request of
+    /// `viewURI`, `fingerprint` (the request's, asked at most once) rules out those whose
+    /// fingerprint differs without asking `sameClient`: many clients asking for one view in turn
+    /// cost one fingerprint, not one comparison per remembered client.
+    func outcome(
+        viewURI: String, generation: Int, fingerprint: (() -> KeptFieldsFingerprint)?,
+        matching sameClient: (ViewRequest) -> Bool
+    ) -> Outcome? {
         // Read in place: only the outcome is copied out (an open runs this every time).
         stripes.current.withLock { entries in
-            for index in entries.indices where entries[index].request.viewURI == viewURI && sameClient(entries[index].request) {
+            var candidates = 0
+            for index in entries.indices where entries[index].request.viewURI == viewURI { candidates += 1 }
+            var asked: KeptFieldsFingerprint?
+            for index in entries.indices where entries[index].request.viewURI == viewURI {
+                if candidates > 1, let fingerprint {
+                    if asked == nil { asked = fingerprint() }
+                    guard entries[index].fingerprint == asked else { continue }
+                }
+                guard sameClient(entries[index].request) else { continue }
                 guard entries[index].generation == generation, entries[index].checks?.pass ?? true else {
                     entries.remove(at: index)
                     return nil
@@ -86,7 +105,9 @@ final class RecentOpenings: Sendable {
     /// sharing the stripe may have added one meanwhile, which the lookup finds first, and the
     /// oldest goes first.
     func remember(_ outcome: Outcome, for request: ViewRequest, generation: Int, checks: MemoKeyChecks? = nil) {
-        let entry = Entry(request: request, generation: generation, outcome: outcome, checks: checks)
+        let entry = Entry(
+            request: request, fingerprint: KeptFieldsFingerprint(of: request), generation: generation, outcome: outcome,
+            checks: checks)
         stripes.current.withLock { entries in
             if entries.count >= Self.capacity { entries.removeFirst() }
             entries.append(entry)

@@ -164,7 +164,7 @@ extension ViewRequest {
         }
     }
 
-    private static func isTraceContext(_ name: String) -> Bool {
+    static func isTraceContext(_ name: String) -> Bool {
         name.utf8.count >= 10
             && (name.asciiCaseInsensitiveEquals("traceparent") || name.asciiCaseInsensitiveEquals("tracestate"))
     }

@@ -67,6 +67,12 @@ final class RequestBridge: Sendable {
             && retained.keeps(headers, sameAs: baseline.headers)
     }
 
+    /// The fingerprint of the fields the view request of `request` keeps
+    /// (``ViewEngine/openView(viewURI:fingerprint:sameClient:request:)``).
+    func keptFieldsFingerprint(of request: HTTPRequest) -> KeptFieldsFingerprint {
+        retained.fingerprint(of: request.headers)
+    }
+
     /// Whether the last `Hub-Client` of `headers` is the one a view request with client `client` keeps.
     private static func lastClientIsKept(_ client: String?, in headers: HTTPHeaders) -> Bool {
         var last: Bool?

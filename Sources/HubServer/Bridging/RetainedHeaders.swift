@@ -108,6 +108,17 @@ struct RetainedHeaders: Sendable {
         return kept
     }
 
+    /// The fingerprint of the fields a view request of `headers` keeps (those ``filter(_:)``
+    /// returns), read in place.
+    func fingerprint(of headers: HTTPHeaders) -> KeptFieldsFingerprint {
+        var fingerprint = KeptFieldsFingerprint()
+        forEachKept(headers) { _, value in
+            fingerprint.add(value: value)
+            return true
+        }
+        return fingerprint
+    }
+
     /// Matches one received field against `kept` (at most 64 entries): the first entry of its
     /// name that no earlier field matched (`matched`, bit i for `kept[i]`; names in any case, so
     /// that a field of one name but another case out of its order differs) must be this very

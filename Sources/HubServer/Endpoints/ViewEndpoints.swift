@@ -92,7 +92,7 @@ struct ViewEndpoints {
         }
         let user = context.user
         let opening = try shared.engine.openView(
-            viewURI: viewURI,
+            viewURI: viewURI, fingerprint: { bridge.keptFieldsFingerprint(of: request) },
             sameClient: { baseline in
                 bridge.isSameClientRequest(viewURI: viewURI, from: request, user: user, components: components, as: baseline)
             },
