@@ -60,15 +60,11 @@ extension ViewEngine {
         return (feature, try feature.makeOperations(for: request), given ?? SessionIdentifier.make())
     }
 
-    /// The chain memo's key for a start (nil when the chain is not memoizable or memoization is
-    /// off), noting in `reads` whether it read the session identifier.
-    private func memoKey(
-        feature: Feature, operations: [any ContentOperation], request: ViewRequest, id: String, reads: SessionIDReads? = nil
-    ) -> String? {
+    /// The chain memo's key for a start (nil when the chain is not memoizable or memoization is off).
+    private func memoKey(feature: Feature, operations: [any ContentOperation], request: ViewRequest, id: String) -> String? {
         guard environment.memo != nil else { return nil }
         return ChainMemo.key(
-            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id,
-            sessionIDReads: reads)
+            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id)
     }
 
     /// Opens a view for a client that gets only its token (`GET /view?uri=`), without suspending:
@@ -124,17 +120,18 @@ extension ViewEngine {
                 viewURI: request.viewURI, user: request.user, locale: request.locale,
                 featureIdentifier: prepared.feature.identifier, viewModel: shared, timings: entry.timings, id: prepared.id)
         }
-        // A client request not seen lately: what keeps the key valid is asked before the key
-        // itself (a key that changes in between fails its check later, never the other way
-        // round), and the key notes whether it read the session identifier; then whether the
-        // memo's answer may be reused for the same client request is known without a second key.
+        // A client request not seen lately: what keeps the key valid is collected as the key is
+        // made (each operation's lifetime asked before its key), and the key notes whether it
+        // read the session identifier; then whether the memo's answer may be reused for the same
+        // client request is known without a second key.
         let (feature, operations, id) = try chain(for: request, id: nil)
-        let checks = environment.memo == nil ? nil : MemoKeyChecks(
-            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id)
         let reads = SessionIDReads()
-        let prepared = PreparedView(
-            feature: feature, operations: operations, request: request, id: id,
-            memoKey: memoKey(feature: feature, operations: operations, request: request, id: id, reads: reads))
+        var collector = MemoKeyChecks.Collector(wanted: true)
+        let key = environment.memo == nil ? nil : ChainMemo.key(
+            feature: feature, operations: operations, request: request, connectivity: request.connectivity, sessionID: id,
+            sessionIDReads: reads, checks: &collector)
+        let checks = collector.checks
+        let prepared = PreparedView(feature: feature, operations: operations, request: request, id: id, memoKey: key)
         // Not in the memo yet: the run fills it, and a later open remembers the answer.
         guard let (entry, shared) = memoized(prepared) else { return .later(PendingView(engine: self, prepared: prepared)) }
         if let checks, !reads.happened {

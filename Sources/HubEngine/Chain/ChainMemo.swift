@@ -40,6 +40,20 @@ final class ChainMemo: Sendable {
         feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
         sessionID: String, sessionIDReads: SessionIDReads? = nil
     ) -> String? {
+        var unwanted = MemoKeyChecks.Collector(wanted: false)
+        return key(
+            feature: feature, operations: operations, request: request, connectivity: connectivity, sessionID: sessionID,
+            sessionIDReads: sessionIDReads, checks: &unwanted)
+    }
+
+    /// ``key(feature:operations:request:connectivity:sessionID:sessionIDReads:)``, collecting in
+    /// `checks` (when it wants them) what keeps the key valid: each operation's key lifetime is
+    /// asked just before its key, in the same context (``MemoKeyChecks``: a key that changes in
+    /// between fails its check later, never the other way round).
+    static func key(
+        feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
+        sessionID: String, sessionIDReads: SessionIDReads?, checks: inout MemoKeyChecks.Collector
+    ) -> String? {
         // One buffer appended in place (this runs on every `GET /view?uri=`): the same text as
         // tag + "\u{1}" + connectivity + "\u{1}" + title + ("\u{1}" + operation key)...
         var key = ""
@@ -64,6 +78,7 @@ final class ChainMemo: Sendable {
             let context = keyContext(
                 feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index,
                 sessionIDReads: reads)
+            if checks.wanted { checks.add(operations[index].memoizationKeyLifetime(context: context)) }
             guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
             key.append("\u{1}")
             key.append(operationKey)

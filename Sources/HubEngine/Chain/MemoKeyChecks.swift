@@ -11,6 +11,30 @@ struct MemoKeyChecks: Sendable {
         return true
     }
 
+    /// Collects an operation's key lifetimes as its key is made
+    /// (``ChainMemo/key(feature:operations:request:connectivity:sessionID:sessionIDReads:checks:)``).
+    struct Collector {
+        /// Whether the lifetimes are asked at all.
+        let wanted: Bool
+        private var collected: [@Sendable () -> Bool] = []
+        private var known = true
+
+        init(wanted: Bool) { self.wanted = wanted }
+
+        mutating func add(_ lifetime: MemoizationKeyLifetime) {
+            switch lifetime {
+            case .unknown: known = false
+            case .untilDefinitionsChange: break
+            case .whileValid(let check): if known { collected.append(check) }
+            }
+        }
+
+        /// The checks collected; nil when not wanted or some lifetime was unknown.
+        var checks: MemoKeyChecks? { wanted && known ? MemoKeyChecks(checks: collected) : nil }
+    }
+
+    private init(checks: [@Sendable () -> Bool]) { self.checks = checks }
+
     /// The checks of `operations` for a run of `request`, or `nil` when some operation does not
     /// say how long its key lasts (``MemoizationKeyLifetime/unknown``). Asked before the key
     /// itself: a key that changes in between fails its check later, never the other way round.
