@@ -1,7 +1,7 @@
 // HubServer benchmarks through the engine and the remote operation kind, against a real
 // local upstream (HubHTTP on 127.0.0.1) that answers each request after a delay.
 //   make bench-server   (swift run -c release HubServerBenchmarks)
-//   BENCH_SERVER_ONLY=held|uri [BENCH_SERVER_SECONDS=10]: one path only, for a profiler (below)
+//   BENCH_SERVER_ONLY=held|uri|apps [BENCH_SERVER_SECONDS=10]: one path only, for a profiler (below)
 //
 // 1. Three remote operations, each answered after 100 ms: view latency (prefetch overlaps them).
 // 2. 1 000 concurrent views over one upstream host: connections libcurl opened
@@ -73,8 +73,9 @@ let appFields: [HTTPHeaders.Field] = [
     ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
 ]
 /// The request as the server's parser makes it from the bytes an app sends (fields read in place).
-func appRequest(_ target: String) -> HTTPRequest {
-    let head = "GET \(target) HTTP/1.1\r\n" + appFields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
+func appRequest(_ target: String, clientID: String? = nil) -> HTTPRequest {
+    let fields = appFields + (clientID.map { [(name: "Hub-Client-Id", value: $0)] } ?? [])
+    let head = "GET \(target) HTTP/1.1\r\n" + fields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
     guard let request = RequestParsingBenchmark.request(Array(head.utf8)) else { fatalError("the app request does not parse") }
     return request
 }
@@ -83,9 +84,10 @@ func appRequest(_ target: String) -> HTTPRequest {
 // for the app client (section 3b's), in a loop for `BENCH_SERVER_SECONDS` (10), then the ns per
 // request; nothing else runs, so `perf record -g .build/release/HubServerBenchmarks` profiles that
 // one path. Run from the repository's root. The figure is the mean of the whole run, with every
-// disturbance in it, not 3b's fastest batch: expect it higher.
+// disturbance in it, not 3b's fastest batch: expect it higher. `apps`: the `?uri=` path as 64
+// apps ask for the view in turn (each request another Hub-Client-Id, as bench-cpu's `apps` cells).
 if let only = ProcessInfo.processInfo.environment["BENCH_SERVER_ONLY"] {
-    guard only == "held" || only == "uri" else { fatalError("BENCH_SERVER_ONLY is held or uri, not \(only)") }
+    guard ["held", "uri", "apps"].contains(only) else { fatalError("BENCH_SERVER_ONLY is held, uri or apps, not \(only)") }
     let seconds = Int(ProcessInfo.processInfo.environment["BENCH_SERVER_SECONDS"] ?? "") ?? 10
     let realistic = try HubApplication.load(directory: "Benchmarks/configs/realistic", environment: [:])
     let uri = appRequest("/view?uri=hub:bench:1k")
@@ -95,21 +97,22 @@ if let only = ProcessInfo.processInfo.environment["BENCH_SERVER_ONLY"] {
     }
     let held = appRequest("/view?session=\(session)")
     _ = await realistic.respond(to: held)  // held: asked for again
-    let (count, nanoseconds) = await requestsFor(seconds: seconds, realistic, only == "held" ? held : uri)
+    let apps = (0..<64).map { appRequest("/view?uri=hub:bench:1k", clientID: "client-\($0)") }
+    let (count, nanoseconds) = await requestsFor(seconds: seconds, realistic, only == "held" ? [held] : only == "uri" ? [uri] : apps)
     print("\(only), realistic config, app client, 1 KB view: \(count) requests, \(String(format: "%.0f", nanoseconds)) ns per request")
     try? FileManager.default.removeItem(atPath: directory)  // exit runs no defer
     exit(0)
 }
 
-/// `application` answering `request` for `seconds`: how many requests, and ns per request. A
+/// `application` answering `requests` in turn for `seconds`: how many requests, and ns per request. A
 /// global function, not main-actor code: top-level code would hop to the main actor and back on
 /// every request.
-func requestsFor(seconds: Int, _ application: HubApplication, _ request: HTTPRequest) async -> (Int, Double) {
+func requestsFor(seconds: Int, _ application: HubApplication, _ requests: [HTTPRequest]) async -> (Int, Double) {
     let start = clock.now
     var count = 0
     while clock.now - start < .seconds(seconds) {
-        for _ in 0..<10_000 {
-            let response = await application.respond(to: request)
+        for index in 0..<10_000 {
+            let response = await application.respond(to: requests[index % requests.count])
             precondition(response.status == .ok)
         }
         count += 10_000

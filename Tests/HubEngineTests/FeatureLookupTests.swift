@@ -1,4 +1,5 @@
 @testable import HubEngine
+import HubSync
 import Testing
 
 /// ``FeatureRegistry/feature(for:)`` answers through ``FeatureLookup`` (exact URIs in a
@@ -50,10 +51,38 @@ struct FeatureLookupTests {
     func sameAsAskingInOrder() throws {
         for reversed in [false, true] {
             let registry = try Self.mixedRegistry(reversed: reversed)
-            for uri in Self.uris {
-                #expect(registry.feature(for: uri)?.identifier == Self.firstInOrder(registry, uri), "\(uri), reversed \(reversed)")
+            // Twice: the second answer is the remembered one.
+            for _ in 0..<2 {
+                for uri in Self.uris {
+                    #expect(registry.feature(for: uri)?.identifier == Self.firstInOrder(registry, uri), "\(uri), reversed \(reversed)")
+                }
             }
         }
+    }
+
+    @Test("Answers are remembered only without custom predicates, which are asked every time; past the capacity all is right still")
+    func rememberedAnswers() throws {
+        let open = Locked(true)
+        let registry = try FeatureRegistry(features: [
+            Self.feature("switch", .custom { _ in open.withLock { $0 } }),
+            Self.feature("rest", .root("hub:")),
+        ])
+        #expect(registry.feature(for: "hub:a")?.identifier == "switch")
+        open.withLock { $0 = false }
+        #expect(registry.feature(for: "hub:a")?.identifier == "rest", "a custom predicate is asked again")
+
+        let plain = try FeatureRegistry(features: [
+            Self.feature("even", try .pattern("hub:n:[0-9]*[02468]")), Self.feature("exact", .uris(["hub:n:1"])),
+        ])
+        for round in 0..<2 {
+            for number in 0..<(RecentURIs.capacity * 2 + 3) {
+                let expected = number % 2 == 0 ? "even" : (number == 1 ? "exact" : nil)
+                #expect(plain.feature(for: "hub:n:\(number)")?.identifier == expected, "\(number), round \(round)")
+            }
+        }
+        let long = "hub:n:" + String(repeating: "8", count: RecentURIs.longestURI)
+        #expect(plain.feature(for: long)?.identifier == "even")
+        #expect(plain.feature(for: long)?.identifier == "even")
     }
 
     @Test("An exact URI loses to an earlier root, wins over a later one, and an exclusion passes it on")

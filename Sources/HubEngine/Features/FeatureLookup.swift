@@ -1,3 +1,5 @@
+import HubSync
+
 /// How ``FeatureRegistry/feature(for:)`` finds the first feature whose predicate matches a view
 /// URI (S133) without asking every predicate in turn: a `GET /view?uri=` that no recent answer
 /// covers (a client the event loop has not just served) looks its feature up, and a config with
@@ -9,11 +11,17 @@
 /// `custom`) are asked in precedence order, but only those ahead of the exact feature the
 /// dictionary found: a feature after it could never win. The answer is the one the scan in order
 /// gives, for every URI.
+///
+/// The answers are remembered per thread (``RecentURIs``), up to ``RecentURIs/capacity`` view
+/// URIs each, unless a custom predicate (a Swift closure, which may answer differently another
+/// time) is asked: a view URI asked again costs one dictionary lookup.
 struct FeatureLookup: Sendable {
     /// The first exact-URI feature (by index in the registry) naming each URI.
     private let exact: [String: Int]
     /// The indices of the features whose predicates are not exact-URI lists, in order.
     private let others: [Int]
+    /// Answers already given, per thread; nil when a custom predicate may be asked.
+    private let recent: RecentURIs?
 
     init(_ features: [Feature]) {
         var exact: [String: Int] = [:]
@@ -27,11 +35,20 @@ struct FeatureLookup: Sendable {
         }
         self.exact = exact
         self.others = others
+        self.recent = features.contains { $0.predicate.isCustom } ? nil : RecentURIs()
     }
 
     /// The index in `features` (the array this was made from) of the first feature that matches
     /// `viewURI`, or nil.
     func index(for viewURI: String, in features: [Feature]) -> Int? {
+        guard let recent else { return search(viewURI, in: features) }
+        if let known = recent.answer(for: viewURI) { return known }
+        let found = search(viewURI, in: features)
+        recent.remember(found, for: viewURI)
+        return found
+    }
+
+    private func search(_ viewURI: String, in features: [Feature]) -> Int? {
         let withoutQuery = ViewURI.stripQueryAndFragment(viewURI)
         let exactIndex = exact[withoutQuery]
         for index in others {
@@ -39,5 +56,30 @@ struct FeatureLookup: Sendable {
             if features[index].predicate.matches(viewURI, withoutQuery: withoutQuery) { return index }
         }
         return exactIndex
+    }
+}
+
+/// The feature lookups a thread answered lately, by view URI (``FeatureLookup``): at most
+/// ``capacity`` per stripe of threads, all forgotten when full (a client naming ever new URIs
+/// costs a search each, as without this, and never more memory).
+final class RecentURIs: Sendable {
+    /// View URIs each stripe remembers (at most 256 bytes each).
+    static let capacity = 256
+    static let longestURI = 256
+    private let stripes = Striped<[String: Int32]> { [:] }
+
+    /// The index remembered for `viewURI` (`-1`: no feature), or nil.
+    func answer(for viewURI: String) -> Int?? {
+        guard viewURI.utf8.count <= Self.longestURI else { return nil }
+        guard let known = stripes.current.withLock({ $0[viewURI] }) else { return nil }
+        return known < 0 ? .some(nil) : .some(Int(known))
+    }
+
+    func remember(_ index: Int?, for viewURI: String) {
+        guard viewURI.utf8.count <= Self.longestURI else { return }
+        stripes.current.withLock { answers in
+            if answers.count >= Self.capacity { answers.removeAll(keepingCapacity: true) }
+            answers[viewURI] = index.map { Int32($0) } ?? -1
+        }
     }
 }

@@ -62,6 +62,12 @@ public struct ViewURIPredicate: Sendable, CustomStringConvertible {
         return selected && (excluded.isEmpty || !excluded.contains(withoutQuery()))
     }
 
+    /// Whether this is a custom predicate (a closure, which may answer differently another time).
+    var isCustom: Bool {
+        if case .custom = kind { return true }
+        return false
+    }
+
     /// The exact URIs an exact-URI predicate selects (those it names less those it excludes);
     /// nil for the other kinds (``FeatureLookup``).
     var exactURIs: [String]? {
