@@ -5,8 +5,9 @@
   bench_cpu.py --hub URL --hub-pid PID --work DIR
 
 run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstream; this script
-  1. asks HubServer for each measured view (hub:bench:<KB>k) as each client shape (`app`: what a
-     mobile app sends; `wrk`: wrk's bare request) and encoding (identity, gzip) asks for it, and
+  1. asks HubServer for each measured view (hub:bench:<KB>k) as each client shape (client_shapes.py:
+     `app`, what a mobile app sends; `apps`, that from 64 apps in turn; `wrk`, wrk's bare request)
+     and encoding (identity, gzip) asks for it, and
      writes those exact bytes to files (DIR/html/<shape>/view-<KB>k.json and .json.gz, the .gz
      only when HubServer gzips: a view under gzip.minBytes is sent as is by every server);
   2. opens a held session per view and shape (?session= cells), checks it answers the same bytes;
@@ -26,7 +27,7 @@ run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstre
 Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults to a 2-minute smoke run):
   BENCH_SIZES [1 8 16 28 40 128] (28: most of its body from a cached remote operation)
   BENCH_ENDPOINTS [uri session] BENCH_ENCODINGS [identity gzip]
-  BENCH_CLIENTS [app wrk]       BENCH_CONNS [32 512]            BENCH_THREADS [1] (add 2 for -t2)
+  BENCH_CLIENTS [app wrk] (apps: ?uri= only) BENCH_CONNS [32 512]            BENCH_THREADS [1] (add 2 for -t2)
   BENCH_ROUNDS [3]              BENCH_SECONDS [3]
   BENCH_SERVERS [hub nginx nginx-b h2o]   BENCH_OUT (also write the table to this file)
 Only 127.0.0.1; every process started here is stopped by PID at the end.
@@ -43,22 +44,11 @@ import subprocess
 import sys
 import time
 
+from client_shapes import client_ids, headers_for, lua_script
 from proc_stats import busy_threads, tree_pids, usage
 
 HZ = os.sysconf("SC_CLK_TCK")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
-
-# What a mobile app's HTTP client sends on GET /view besides Host (the app shape); the gzip
-# cells add Accept-Encoding: gzip, deflate, br (the wrk shape: Accept-Encoding: gzip alone).
-APP_HEADERS = [
-    ("User-Agent", "HubApp/4.2.0 (iPhone15,3; iOS 18.1; Scale/3.00)"),
-    ("Accept", "application/json"),
-    ("Accept-Language", "en-GB,en;q=0.9,sv;q=0.5"),
-    ("Hub-Client", "ios/4.2.0"),
-    ("Hub-Components", "default:header,default:row,default:card,default:carousel,default:banner"),
-    ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
-]
-
 
 def env_list(name, default, quick):
     return os.environ.get(name, quick if QUICK else default).split()
@@ -66,15 +56,6 @@ def env_list(name, default, quick):
 
 def log(text):
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
-
-
-def headers_for(shape, encoding):
-    headers = list(APP_HEADERS) if shape == "app" else []
-    if encoding == "gzip":
-        headers.append(("Accept-Encoding", "gzip, deflate, br" if shape == "app" else "gzip"))
-    elif shape == "app":
-        headers.append(("Accept-Encoding", "identity"))
-    return headers
 
 
 def get(port, target, headers):
@@ -136,13 +117,6 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
     return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"),
             "cpu": user + system, "user": user, "sys": system, "waits": (after[2] - before[2]) / max(requests, 1),
             "busy": busy_threads(before[3], after[3])}
-
-
-def lua_script(path, headers):
-    with open(path, "w") as f:
-        for name, value in headers:
-            f.write(f'wrk.headers["{name}"] = "{value}"\n')
-    return path
 
 
 def nginx_conf(prefix, port, html):
@@ -223,11 +197,16 @@ def main():
     os.makedirs(scripts, exist_ok=True)
     # 1-2. HubServer's bytes per view, shape and encoding; a held session per view and shape.
     expected, sessions, script = {}, {}, {}
+    ids = {}  # the apps shape's client ids: one rollout bucket, the same bytes
     for shape in shapes:
         os.makedirs(os.path.join(html, shape), exist_ok=True)
+        if shape == "apps":
+            ids[shape] = client_ids(lambda target, headers: get(hub_port, target, headers),
+                                    f"/view?uri=hub:bench:{sizes[0]}k", headers_for(shape, encodings[0]))
         for encoding in encodings:
             headers = headers_for(shape, encoding)
-            script[shape, encoding] = lua_script(os.path.join(scripts, f"{shape}-{encoding}.lua"), headers) if headers else None
+            script[shape, encoding] = (lua_script(os.path.join(scripts, f"{shape}-{encoding}.lua"), headers, ids.get(shape))
+                                       if headers else None)
         for kb in sizes:
             name = f"view-{kb}k"
             plain = None
@@ -237,6 +216,9 @@ def main():
                 again = get(hub_port, f"/view?uri=hub:bench:{kb}k", headers)[2]
                 if status != 200 or body != again:
                     raise SystemExit(f"{name} ({shape}, {encoding}): status {status}, stable {body == again}")
+                for client in ids.get(shape, []):
+                    if get(hub_port, f"/view?uri=hub:bench:{kb}k", headers + [("Hub-Client-Id", client)])[2] != body:
+                        raise SystemExit(f"{name} ({shape}, {encoding}): {client} gets other bytes")
                 gzipped = response_headers.get("content-encoding") == "gzip"
                 path = os.path.join(html, shape, name + (".json.gz" if gzipped else ".json"))
                 if not gzipped and os.path.exists(path) and open(path, "rb").read() != body:
@@ -250,7 +232,7 @@ def main():
                 plain = get(hub_port, f"/view?uri=hub:bench:{kb}k", headers_for(shape, "identity"))[2]
                 with open(os.path.join(html, shape, name + ".json"), "wb") as f:
                     f.write(plain)
-            if "session" in endpoints:
+            if "session" in endpoints and shape != "apps":
                 headers = headers_for(shape, encodings[0])
                 status, response_headers, _ = get(hub_port, f"/view?uri=hub:bench:{kb}k", headers)
                 token = response_headers.get("hub-session")
@@ -297,6 +279,8 @@ def main():
         for shape in shapes:
             for kb in sizes:
                 for endpoint in endpoints:
+                    if shape == "apps" and endpoint == "session":
+                        continue
                     for encoding in encodings:
                         for name, (port, _) in servers.items():
                             status, _, body = get(port, target(name, shape, kb, endpoint), headers_for(shape, encoding))
@@ -308,7 +292,8 @@ def main():
         # 4. The cells.
         order = list(servers)
         cells = [(kb, endpoint, encoding, shape, conns, threads) for kb in sizes for endpoint in endpoints
-                 for encoding in encodings for shape in shapes for conns in conns_list for threads in threads_list]
+                 for encoding in encodings for shape in shapes for conns in conns_list for threads in threads_list
+                 if not (shape == "apps" and endpoint == "session")]
         log(f"{len(cells)} cells x {len(order)} servers x {rounds} rounds x {seconds} s: about "
             f"{len(cells) * len(order) * rounds * (seconds + 0.3) / 60:.0f} min; load average {open('/proc/loadavg').read().split()[:3]}")
         columns = ["hub", "nginx", "nginx-b", "h2o"]

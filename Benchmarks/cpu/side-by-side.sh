@@ -10,7 +10,8 @@
 #
 #   Benchmarks/cpu/side-by-side.sh BIN_A BIN_B
 #   SBS_ROUNDS=3 SBS_SECONDS=3 SBS_THREADS=1 SBS_CONNS=32 SBS_SIZES="1 16 28" SBS_ENDPOINTS="session uri"
-#   SBS_CLIENT=app|wrk (app: the app client's seven fields, as bench-cpu's; wrk: wrk's bare request)
+#   SBS_CLIENT=app|apps|wrk (app: the app client's seven fields, as bench-cpu's; apps: those from 64
+#   apps in turn, another Hub-Client-Id on every request, ?uri= only; wrk: wrk's bare request)
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 [ $# = 2 ] || { echo "usage: $0 BIN_A BIN_B" >&2; exit 2; }
@@ -28,12 +29,17 @@ start_upstream 3600 --files "$CONFIG/upstream"
 # The app client: Benchmarks/bench/lib.sh's fields (as bench-cpu's app shape), identity.
 SCRIPT="$WORK_TMP/client.lua"; : >"$SCRIPT"
 FIELDS=()
-if [ "$CLIENT" = app ]; then
+if [ "$CLIENT" = app ] || [ "$CLIENT" = apps ]; then
     FIELDS=("${APP_CLIENT_HEADERS[@]}" -H 'Accept-Encoding: identity')
     for field in "${FIELDS[@]}"; do
         [ "$field" = -H ] && continue
         printf 'wrk.headers["%s"] = "%s"\n' "${field%%: *}" "${field#*: }" >>"$SCRIPT"
     done
+fi
+if [ "$CLIENT" = apps ]; then
+    [ "$ENDPOINTS" = uri ] || { log "SBS_CLIENT=apps asks ?uri= only: set SBS_ENDPOINTS=uri"; exit 2; }
+    printf '%s\n' 'local n = 0' 'request = function()' '  n = n + 1' \
+        '  wrk.headers["Hub-Client-Id"] = string.format("client-%05d", n % 64)' '  return wrk.format(nil)' 'end' >>"$SCRIPT"
 fi
 declare -A PID URL TOKEN
 for side in A B; do
