@@ -85,11 +85,18 @@ extension ViewEngine {
     /// request is one the memo answered recently (`sameClient(baseline)` says whether the request
     /// `request()` would make is the same client request as `baseline`,
     /// ``ViewRequest/sameClientRequest(as:)``, read from whatever the caller holds) is answered
-    /// without one. `GET /view?uri=` answers most opens this way. `fingerprint`, when given, is
-    /// the fingerprint of the fields `request()` would keep (``KeptFieldsFingerprint``), asked
-    /// only to tell several remembered clients of the view apart.
+    /// without one. `GET /view?uri=` answers most opens this way.
     public func openView(
-        viewURI: String, fingerprint: (() -> KeptFieldsFingerprint)? = nil, sameClient: (_ baseline: ViewRequest) -> Bool,
+        viewURI: String, sameClient: (_ baseline: ViewRequest) -> Bool, request: () -> ViewRequest
+    ) throws(EngineError) -> ViewOpening {
+        try openView(viewURI: viewURI, fingerprint: { nil }, sameClient: sameClient, request: request)
+    }
+
+    /// ``openView(viewURI:sameClient:request:)``, with `fingerprint` the fingerprint of the
+    /// fields `request()` would keep (``KeptFieldsFingerprint``), asked only to tell several
+    /// remembered clients of the view apart.
+    public func openView(
+        viewURI: String, fingerprint: () -> KeptFieldsFingerprint?, sameClient: (_ baseline: ViewRequest) -> Bool,
         request: () -> ViewRequest
     ) throws(EngineError) -> ViewOpening {
         let generation = definitions.generation

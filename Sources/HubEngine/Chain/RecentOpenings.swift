@@ -71,22 +71,22 @@ final class RecentOpenings: Sendable {
     /// What was remembered for the client request of `viewURI` that `sameClient` recognizes;
     /// `nil` when nothing is (or it no longer holds). `sameClient` is called under the stripe's
     /// lock with each candidate's request. When the thread remembers more than one request of
-    /// `viewURI`, `fingerprint` (the request's, asked at most once) rules out those whose
+    /// `viewURI`, `fingerprint` (the request's, asked at most once; nil when unknown) rules out those whose
     /// fingerprint differs without asking `sameClient`: many clients asking for one view in turn
     /// cost one fingerprint, not one comparison per remembered client.
     func outcome(
-        viewURI: String, generation: Int, fingerprint: (() -> KeptFieldsFingerprint)?,
-        matching sameClient: (ViewRequest) -> Bool
+        viewURI: String, generation: Int, fingerprint: () -> KeptFieldsFingerprint?, matching sameClient: (ViewRequest) -> Bool
     ) -> Outcome? {
         // Read in place: only the outcome is copied out (an open runs this every time).
         stripes.current.withLock { entries in
             var candidates = 0
             for index in entries.indices where entries[index].request.viewURI == viewURI { candidates += 1 }
-            var asked: KeptFieldsFingerprint?
+            // Asked once, when there is more than one candidate (nil: the caller has none).
+            var asked: KeptFieldsFingerprint?? = .none
             for index in entries.indices where entries[index].request.viewURI == viewURI {
-                if candidates > 1, let fingerprint {
-                    if asked == nil { asked = fingerprint() }
-                    guard entries[index].fingerprint == asked else { continue }
+                if candidates > 1 {
+                    if case .none = asked { asked = .some(fingerprint()) }
+                    if case .some(.some(let known)) = asked, entries[index].fingerprint != known { continue }
                 }
                 guard sameClient(entries[index].request) else { continue }
                 guard entries[index].generation == generation, entries[index].checks?.pass ?? true else {
