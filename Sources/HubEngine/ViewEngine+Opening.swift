@@ -128,9 +128,9 @@ extension ViewEngine {
                 featureIdentifier: prepared.feature.identifier, viewModel: shared, timings: entry.timings, id: prepared.id)
         }
         // A client request not seen lately: what keeps the key valid is collected as the key is
-        // made (each operation's lifetime asked before its key), and the key notes whether it
-        // read the session identifier; then whether the memo's answer may be reused for the same
-        // client request is known without a second key.
+        // made (each operation asked for its key and lifetime together), and the key notes
+        // whether it read the session identifier; then whether the memo's answer may be reused
+        // for the same client request is known without a second key.
         let (feature, operations, id) = try chain(for: request, id: nil)
         let reads = SessionIDReads()
         var collector = MemoKeyChecks.Collector(wanted: true)

@@ -44,6 +44,9 @@ package struct ConfiguredOperation: ContentOperationWithInitialContent, ActionOb
     package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         inner.memoizationKeyLifetime(context: context)
     }
+    package func memoizationKeyAndLifetime(context: ContentContext) -> (key: String?, lifetime: MemoizationKeyLifetime) {
+        inner.memoizationKeyAndLifetime(context: context)
+    }
     package func prepare(context: ContentContext) { inner.prepare(context: context) }
 
     package func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext) {
@@ -85,6 +88,9 @@ package struct PaginatedConfiguredOperation: ContentOperationWithInitialContent,
     package func memoizationKey(context: ContentContext) -> String? { base.memoizationKey(context: context) }
     package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         base.memoizationKeyLifetime(context: context)
+    }
+    package func memoizationKeyAndLifetime(context: ContentContext) -> (key: String?, lifetime: MemoizationKeyLifetime) {
+        base.memoizationKeyAndLifetime(context: context)
     }
     package func prepare(context: ContentContext) { base.prepare(context: context) }
     package func addInitialContent(to builder: inout ViewModelBuilder, context: InitialContentContext) {

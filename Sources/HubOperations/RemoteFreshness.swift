@@ -51,6 +51,13 @@ package final class RemoteFreshness: Sendable {
     /// ``fingerprint(for:)`` does, and when the entry is the one it knows (another URL changed)
     /// it goes back to reading the counter.
     package func validity(for url: String) -> (@Sendable () -> Bool)? {
+        reading(url)?.isValid
+    }
+
+    /// `url`'s fresh response's fingerprint (``fingerprint(for:)``) and the check that it is
+    /// still the one fresh (``validity(for:)``), from one look at the entry: the check is the
+    /// fingerprint's own. Nil when no response is fresh.
+    package func reading(_ url: String) -> (fingerprint: UInt64, isValid: @Sendable () -> Bool)? {
         let now = now()
         let found: (entry: Entry, seen: UInt64)? = entries.withLock { entries in
             guard let entry = entries[url], entry.freshUntil > now else { return nil }
@@ -58,14 +65,14 @@ package final class RemoteFreshness: Sendable {
         }
         guard let (entry, seen) = found else { return nil }
         let lastSeen = Atomic<UInt64>(seen)
-        return { [self] in
+        return (entry.fingerprint, { [self] in
             let observed = changes.load(ordering: .acquiring)
             if observed == lastSeen.load(ordering: .relaxed) { return self.now() < entry.freshUntil }
             guard let current = freshEntry(for: url), current.fingerprint == entry.fingerprint else { return false }
             // Read before the lookup: a change made since is seen by the next check.
             if current.freshUntil == entry.freshUntil { lastSeen.store(observed, ordering: .relaxed) }
             return true
-        }
+        })
     }
 
     /// Records a response that stays fresh until `freshUntil`.

@@ -196,6 +196,16 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         return "remote:\(settings.schema.identifier):\(fetched)#\(fingerprint)"
     }
 
+    /// The key and its lifetime from one URL and one reading of the response's freshness.
+    package func memoizationKeyAndLifetime(context: ContentContext) -> (key: String?, lifetime: MemoizationKeyLifetime) {
+        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
+            let url = try? url(for: context, page: 0)
+        else { return (nil, .unknown) }
+        let fetched = Self.fetchKey(url, locale: sentLocale(context))
+        guard let reading = settings.services.freshness.reading(fetched) else { return (nil, .unknown) }
+        return ("remote:\(settings.schema.identifier):\(fetched)#\(reading.fingerprint)", .whileValid(reading.isValid))
+    }
+
     /// While the upstream response the key names is still the fresh one.
     package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,

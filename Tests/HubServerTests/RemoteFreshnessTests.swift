@@ -50,6 +50,19 @@ struct RemoteFreshnessTests {
         #expect(!isValid())
     }
 
+    @Test("one reading gives the fingerprint and the check of that very response")
+    func reading() {
+        let freshness = freshness()
+        #expect(freshness.reading(url) == nil)
+        freshness.record(url: url, body: body, freshUntil: clock.now + .seconds(10))
+        let first = try! #require(freshness.reading(url))
+        #expect(first.fingerprint == freshness.fingerprint(for: url) && first.isValid())
+        freshness.record(url: url, body: Array(#"{"body":[{}]}"#.utf8), freshUntil: clock.now + .seconds(10))
+        let second = try! #require(freshness.reading(url))
+        #expect(second.fingerprint != first.fingerprint && second.fingerprint == freshness.fingerprint(for: url))
+        #expect(!first.isValid() && second.isValid(), "each check is its own reading's")
+    }
+
     @Test("a change to another URL sends the check to the lookup, which still finds this one")
     func otherURLChanged() {
         let freshness = freshness()

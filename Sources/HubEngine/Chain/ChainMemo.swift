@@ -47,9 +47,10 @@ final class ChainMemo: Sendable {
     }
 
     /// ``key(feature:operations:request:connectivity:sessionID:sessionIDReads:)``, collecting in
-    /// `checks` (when it wants them) what keeps the key valid: each operation's key lifetime is
-    /// asked just before its key, in the same context (``MemoKeyChecks``: a key that changes in
-    /// between fails its check later, never the other way round).
+    /// `checks` (when it wants them) what keeps the key valid: each operation is asked for its key
+    /// and lifetime together (``ContentOperation/memoizationKeyAndLifetime(context:)``: the
+    /// lifetime first by default, so that a key that changes in between fails its check later,
+    /// never the other way round).
     static func key(
         feature: Feature, operations: [any ContentOperation], request: ViewRequest, connectivity: Connectivity,
         sessionID: String, sessionIDReads: SessionIDReads?, checks: inout MemoKeyChecks.Collector
@@ -78,8 +79,15 @@ final class ChainMemo: Sendable {
             let context = keyContext(
                 feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index,
                 sessionIDReads: reads)
-            if checks.wanted { checks.add(operations[index].memoizationKeyLifetime(context: context)) }
-            guard let operationKey = operations[index].memoizationKey(context: context) else { return nil }
+            let operationKey: String?
+            if checks.wanted {
+                let (key, lifetime) = operations[index].memoizationKeyAndLifetime(context: context)
+                checks.add(lifetime)
+                operationKey = key
+            } else {
+                operationKey = operations[index].memoizationKey(context: context)
+            }
+            guard let operationKey else { return nil }
             key.append("\u{1}")
             key.append(operationKey)
         }

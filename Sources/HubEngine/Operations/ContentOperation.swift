@@ -28,6 +28,12 @@ public protocol ContentOperation: Sendable {
     /// ``MemoizationKeyLifetime/unknown`` (the default) unless the operation knows.
     func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime
 
+    /// ``memoizationKeyLifetime(context:)`` and ``memoizationKey(context:)`` asked together,
+    /// for a chain whose memo answer may be reused without asking again: by default the lifetime
+    /// first, then the key. An operation whose two answers read one source (a remote response's
+    /// freshness) answers both from one reading, the lifetime being the key's own.
+    func memoizationKeyAndLifetime(context: ContentContext) -> (key: String?, lifetime: MemoizationKeyLifetime)
+
     /// Called for every operation, in order, when a full main run starts and before operation
     /// 0 performs: an operation whose input depends only on the request (e.g. a remote fetch
     /// whose URL does) can start its I/O here, so independent fetches overlap. Results still
@@ -40,5 +46,9 @@ extension ContentOperation {
     public var completesSynchronously: Bool { false }
     public func memoizationKey(context: ContentContext) -> String? { nil }
     public func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime { .unknown }
+    public func memoizationKeyAndLifetime(context: ContentContext) -> (key: String?, lifetime: MemoizationKeyLifetime) {
+        let lifetime = memoizationKeyLifetime(context: context)
+        return (memoizationKey(context: context), lifetime)
+    }
     public func prepare(context: ContentContext) {}
 }
