@@ -85,6 +85,28 @@ struct FeatureLookupTests {
         #expect(plain.feature(for: long)?.identifier == "even")
     }
 
+    @Test("Threads looking up at once (each stripe's remembered answers and regular expressions) all get the answers in order")
+    func concurrentLookups() async throws {
+        let registry = try Self.mixedRegistry(reversed: false)
+        let expected = Self.uris.map { Self.firstInOrder(registry, $0) }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<50 {
+                        for offset in Self.uris.indices {
+                            let index = (offset + worker * 7 + round) % Self.uris.count
+                            if registry.feature(for: Self.uris[index])?.identifier != expected[index] { wrong += 1 }
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test("An exact URI loses to an earlier root, wins over a later one, and an exclusion passes it on")
     func exactAgainstOrder() throws {
         let registry = try Self.mixedRegistry(reversed: false)
