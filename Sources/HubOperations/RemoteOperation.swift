@@ -189,30 +189,39 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
     /// Deterministic while the upstream response for this URL is fresh. Never for an operation
     /// that forwards caller headers: its content is the caller's, so its chain is not shared.
     package func memoizationKey(context: ContentContext) -> String? {
-        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty else { return nil }
-        guard let url = try? url(for: context, page: 0) else { return nil }
-        let fetched = Self.fetchKey(url, locale: sentLocale(context))
-        guard let fingerprint = settings.services.freshness.fingerprint(for: fetched) else { return nil }
-        return "remote:\(settings.schema.identifier):\(fetched)#\(fingerprint)"
+        guard let fetched = memoizedFetch(context),
+            let fingerprint = settings.services.freshness.fingerprint(for: fetched)
+        else { return nil }
+        return key(fetched, fingerprint: fingerprint)
     }
 
     /// The key and its lifetime from one URL and one reading of the response's freshness.
     package func memoizationKeyAndLifetime(context: ContentContext) -> (key: String?, lifetime: MemoizationKeyLifetime) {
-        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
-            let url = try? url(for: context, page: 0)
-        else { return (nil, .unknown) }
-        let fetched = Self.fetchKey(url, locale: sentLocale(context))
-        guard let reading = settings.services.freshness.reading(fetched) else { return (nil, .unknown) }
-        return ("remote:\(settings.schema.identifier):\(fetched)#\(reading.fingerprint)", .whileValid(reading.isValid))
+        guard let fetched = memoizedFetch(context), let reading = settings.services.freshness.reading(fetched) else {
+            return (nil, .unknown)
+        }
+        return (key(fetched, fingerprint: reading.fingerprint), .whileValid(reading.isValid))
     }
 
     /// While the upstream response the key names is still the fresh one.
     package func memoizationKeyLifetime(context: ContentContext) -> MemoizationKeyLifetime {
-        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
-            let url = try? url(for: context, page: 0),
-            let isValid = settings.services.freshness.validity(for: Self.fetchKey(url, locale: sentLocale(context)))
-        else { return .unknown }
+        guard let fetched = memoizedFetch(context), let isValid = settings.services.freshness.validity(for: fetched) else {
+            return .unknown
+        }
         return .whileValid(isValid)
+    }
+
+    /// What identifies the fetch a memo key names (``fetchKey(_:locale:)``); nil when the
+    /// operation has no key: not a `GET`, forwarding caller headers, or a URL that cannot be made.
+    private func memoizedFetch(_ context: ContentContext) -> String? {
+        guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
+            let url = try? url(for: context, page: 0)
+        else { return nil }
+        return Self.fetchKey(url, locale: sentLocale(context))
+    }
+
+    private func key(_ fetched: String, fingerprint: UInt64) -> String {
+        "remote:\(settings.schema.identifier):\(fetched)#\(fingerprint)"
     }
 
     private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {

@@ -84,25 +84,36 @@ import Testing
         header.map { ClientComponents(listed: ComponentList(header: $0)) }
     }
 
-    @Test("agrees with making the request and comparing it, for every pair of header sets, received or constructed")
-    func agreesWithTheRequestMade() throws {
+    /// Every pair of header sets: `body(baselineHeaders, baseline, headers, request, made)` with
+    /// the baseline made from the first set, and each request of the second (received and
+    /// constructed) with the view request made from it.
+    static func forEachPair(
+        _ body: ([(String, String)], ViewRequest, [(String, String)], HTTPRequest, ViewRequest) throws -> Void
+    ) throws {
         let context = RequestContext(requestId: "r")
-        var agreed = 0
-        for baselineHeaders in Self.variants {
-            let baselineRequest = try #require(try Self.requests(baselineHeaders).first)
-            let baseline = Self.bridge.viewRequest(viewURI: Self.uri, from: baselineRequest, context: context, components: nil)
-            for headers in Self.variants {
-                for request in try Self.requests(headers) {
-                    let made = Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: nil)
-                    let same = made.sameClientRequest(as: baseline)
-                    let inPlace = Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline)
-                    // Equal only as Unicode text (a precomposed and a decomposed letter): in
-                    // place says no, and the request is made and compared instead.
-                    let onlyCanonicallyEqual = same && !Self.bytewiseEqual(made, baseline)
-                    #expect(inPlace == (same && !onlyCanonicallyEqual), "baseline \(baselineHeaders), request \(headers)")
-                    if inPlace { agreed += 1 }
+        for baselineHeaders in variants {
+            let baselineRequest = try #require(try requests(baselineHeaders).first)
+            let baseline = bridge.viewRequest(viewURI: uri, from: baselineRequest, context: context, components: nil)
+            for headers in variants {
+                for request in try requests(headers) {
+                    let made = bridge.viewRequest(viewURI: uri, from: request, context: context, components: nil)
+                    try body(baselineHeaders, baseline, headers, request, made)
                 }
             }
+        }
+    }
+
+    @Test("agrees with making the request and comparing it, for every pair of header sets, received or constructed")
+    func agreesWithTheRequestMade() throws {
+        var agreed = 0
+        try Self.forEachPair { baselineHeaders, baseline, headers, request, made in
+            let same = made.sameClientRequest(as: baseline)
+            let inPlace = Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline)
+            // Equal only as Unicode text (a precomposed and a decomposed letter): in
+            // place says no, and the request is made and compared instead.
+            let onlyCanonicallyEqual = same && !Self.bytewiseEqual(made, baseline)
+            #expect(inPlace == (same && !onlyCanonicallyEqual), "baseline \(baselineHeaders), request \(headers)")
+            if inPlace { agreed += 1 }
         }
         // Not vacuous: most pairs differ, but every set against itself and the sets that differ
         // only in what is not kept (User-Agent, the trace context, OWS in a list) agree.
@@ -111,21 +122,13 @@ import Testing
 
     @Test("the fingerprint read in place is the made request's, so it never rules out the same client request")
     func fingerprintAgreesWithTheRequestMade() throws {
-        let context = RequestContext(requestId: "r")
         var compared = 0
-        for baselineHeaders in Self.variants {
-            let baselineRequest = try #require(try Self.requests(baselineHeaders).first)
-            let baseline = Self.bridge.viewRequest(viewURI: Self.uri, from: baselineRequest, context: context, components: nil)
-            for headers in Self.variants {
-                for request in try Self.requests(headers) {
-                    let inPlace = Self.bridge.keptFieldsFingerprint(of: request)
-                    let made = Self.bridge.viewRequest(viewURI: Self.uri, from: request, context: context, components: nil)
-                    #expect(inPlace == KeptFieldsFingerprint(of: made), "request \(headers)")
-                    if Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline) {
-                        #expect(inPlace == KeptFieldsFingerprint(of: baseline), "baseline \(baselineHeaders), request \(headers)")
-                        compared += 1
-                    }
-                }
+        try Self.forEachPair { baselineHeaders, baseline, headers, request, made in
+            let inPlace = Self.bridge.keptFieldsFingerprint(of: request)
+            #expect(inPlace == KeptFieldsFingerprint(of: made), "request \(headers)")
+            if Self.bridge.isSameClientRequest(viewURI: Self.uri, from: request, user: nil, components: nil, as: baseline) {
+                #expect(inPlace == KeptFieldsFingerprint(of: baseline), "baseline \(baselineHeaders), request \(headers)")
+                compared += 1
             }
         }
         #expect(compared >= 2 * Self.variants.count)

@@ -81,12 +81,13 @@ final class RecentOpenings: Sendable {
         stripes.current.withLock { entries in
             var candidates = 0
             for index in entries.indices where entries[index].request.viewURI == viewURI { candidates += 1 }
-            // Asked once, when there is more than one candidate (nil: the caller has none).
-            var asked: KeptFieldsFingerprint?? = .none
+            // Asked once, and only when there is more than one candidate.
+            var asked = false
+            var known: KeptFieldsFingerprint?
             for index in entries.indices where entries[index].request.viewURI == viewURI {
                 if candidates > 1 {
-                    if case .none = asked { asked = .some(fingerprint()) }
-                    if case .some(.some(let known)) = asked, entries[index].fingerprint != known { continue }
+                    if !asked { (asked, known) = (true, fingerprint()) }
+                    if let known, entries[index].fingerprint != known { continue }
                 }
                 guard sameClient(entries[index].request) else { continue }
                 guard entries[index].generation == generation, entries[index].checks?.pass ?? true else {
