@@ -53,9 +53,22 @@ public enum ASCII {
 
     /// Whether `lhs` sorts before `rhs` with ASCII letters compared as lowercase (the order of
     /// field names that ignores their case: `Accept` before `hub-client` before `User-Agent`).
+    /// Compares the bytes in place (a view request orders the fields it keeps on every open that
+    /// prepares a chain; iterating two `UTF8View`s took 1% of such an open's time).
     @inlinable
     public static func caseInsensitivePrecedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8) { lowercased($0) < lowercased($1) }
+        withUTF8(of: lhs) { left in withUTF8(of: rhs) { right in caseInsensitivePrecedes(left, right) } }
+    }
+
+    /// Whether `lhs` sorts before `rhs` with ASCII letters compared as lowercase (a prefix sorts
+    /// first).
+    @inlinable
+    public static func caseInsensitivePrecedes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<min(lhs.count, rhs.count) {
+            let left = lowercased(lhs[index]), right = lowercased(rhs[index])
+            if left != right { return left < right }
+        }
+        return lhs.count < rhs.count
     }
 
     /// `byte` with an ASCII capital letter made lowercase.

@@ -103,6 +103,23 @@ import Testing
         #expect(ASCII.bytesEqual(UnsafeBufferPointer(start: nil, count: 0), UnsafeBufferPointer(start: nil, count: 0)))
     }
 
+    @Test("ASCII.caseInsensitivePrecedes orders as comparing lowercased bytes one by one does (prefixes first)")
+    func caseInsensitivePrecedesMatchesLowercasedBytes() {
+        let names = [
+            "", "a", "A", "Accept", "accept", "Accept-Language", "ACCEPT-ENCODING", "hub-client", "Hub-Client-Id", "Hub-Client",
+            "User-Agent", "user-agentx", "x", "[", "_", "`", "Z", "z", "caf\u{E9}", "CAF\u{C9}", "\u{1F3B5}",
+            String(repeating: "Hub-Components-", count: 3),
+        ]
+        func expected(_ lhs: String, _ rhs: String) -> Bool {
+            lhs.utf8.lexicographicallyPrecedes(rhs.utf8) { ASCII.lowercased($0) < ASCII.lowercased($1) }
+        }
+        for lhs in names {
+            for rhs in names {
+                #expect(ASCII.caseInsensitivePrecedes(lhs, rhs) == expected(lhs, rhs), "\(lhs.debugDescription) < \(rhs.debugDescription)")
+            }
+        }
+    }
+
     @Test func malformedVersionOverASocketIs400() async throws {
         try await withServer { server in
             for line in ["GET /hello http/1.1", "GET /hello HTTX/1.1", "GET /hello HTTP-1.1"] {

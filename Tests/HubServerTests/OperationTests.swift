@@ -117,6 +117,37 @@ struct OperationTests {
         }
     }
 
+    @Test("variant: a client's bucket is FNV-1a of toggle:key, the same in every release; the last Hub-Toggle assignment wins")
+    func variantBucketsAndOverrides() async throws {
+        try await withStandardHub { client, _, _ in
+            func title(_ headers: [(String, String)]) async throws -> String? {
+                try await client.view("hub:variant", headers: headers).json().component("item")?["text"]?["title"]?.stringValue
+            }
+            // FNV-1a 64 of "layout:client-N" mod 100, worked out outside Swift: below 50 is `grid`.
+            let buckets = [17, 6, 95, 84, 73, 62, 51, 40, 5, 94, 22, 33]
+            for (index, bucket) in buckets.enumerated() {
+                let got = try await title([("Hub-Client-Id", "client-\(index)")])
+                #expect(got == (bucket < 50 ? "Grid" : "List"), "client-\(index)")
+            }
+            let cases: [(headers: [(String, String)], title: String, why: String)] = [
+                ([("Hub-Toggle", "layout=grid, layout=list")], "List", "the later assignment wins"),
+                ([("Hub-Toggle", "layout=grid"), ("hub-toggle", "other=x")], "List", "only the last Hub-Toggle field counts"),
+                ([("Hub-Toggle", "layout=grid"), ("HUB-TOGGLE", "layout=list")], "List", "the last field, any case of its name"),
+                ([("Hub-Toggle", "other=x, layout=grid")], "Grid", "another toggle's assignment beside it"),
+                ([("Hub-Toggle", " layout = grid ,")], "Grid", "names and values trimmed, empty pairs skipped"),
+                ([("Hub-Toggle", "layout=grid, layout=")], "Grid", "`layout=` assigns nothing"),
+                ([("Hub-Toggle", "layout=grid, =list")], "Grid", "`=list` assigns nothing"),
+                ([("Hub-Toggle", "layout=grid, layout= , other=x")], "List", "a blank value is a value (unknown: the default)"),
+                ([("Hub-Toggle", "Layout=grid")], "List", "toggle names are case-sensitive"),
+                ([("Hub-Toggle", "layout=list"), ("Hub-Client-Id", "client-0")], "List", "an override beats the rollout"),
+            ]
+            for (headers, expected, why) in cases {
+                let got = try await title(headers)
+                #expect(got == expected, "\(headers): \(why)")
+            }
+        }
+    }
+
     @Test("variant over a socket: many apps asking in turn each get their own bucket's view every time")
     func variantForManyAppsInTurn() async throws {
         try await withStandardHub(transport: .socket) { client, _, _ in

@@ -4,14 +4,17 @@ import HubPrimitives
 extension ToggleDefinition {
     /// The value for a request: a `Hub-Toggle: name=value` override when allowed and valid,
     /// else the rollout bucket of the hashed key (stable per client), else the default.
+    ///
+    /// Runs for every variant of every chain an open prepares: it reads the request in place and
+    /// makes no string (no overrides table, no `name:key` text to hash).
     public func value(for request: ViewRequest, allowOverride: Bool) -> String {
-        if allowOverride, let forced = Self.overrides(in: request)[name], values.contains(forced) {
+        if allowOverride, let forced = Self.override(of: name, in: request), values.contains(forced) {
             return forced
         }
         guard !rollout.isEmpty, let key, let keyValue = keyValue(key, in: request), !keyValue.isEmpty else {
             return defaultValue
         }
-        let bucket = Int(Self.fnv1a(name + ":" + keyValue) % 100)
+        let bucket = Int(Self.bucketHash(name: name, key: keyValue) % 100)
         var cumulative = 0
         for (value, percent) in rollout {
             cumulative += percent
@@ -27,21 +30,25 @@ extension ToggleDefinition {
         }
     }
 
-    /// `Hub-Toggle: a=x, b=y` (the header may repeat).
-    static func overrides(in request: ViewRequest) -> [String: String] {
-        var overrides: [String: String] = [:]
-        for (name, value) in request.headers where name.lowercased() == "hub-toggle" {
+    /// The value `Hub-Toggle` sets for toggle `name` (`Hub-Toggle: a=x, b=y`; the header may
+    /// repeat, and a later assignment of one name wins), or `nil` when none does.
+    static func override(of name: String, in request: ViewRequest) -> String? {
+        var forced: Substring?
+        for (field, value) in request.headers where field.asciiCaseInsensitiveEquals("hub-toggle") {
             for pair in value.split(separator: ",") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { continue }
-                overrides[String(parts[0].trimmingOWS())] = String(parts[1].trimmingOWS())
+                // `name=value`, both sides present (`=x` and `x=` assign nothing), trimmed.
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { continue }
+                let rest = pair[pair.index(after: equals)...]
+                guard !rest.isEmpty, pair[..<equals].trimmingOWS() == name else { continue }
+                forced = rest.trimmingOWS()
             }
         }
-        return overrides
+        return forced.map(String.init)
     }
 
-    /// 64-bit FNV-1a: stable across runs and platforms (unlike `Hasher`).
-    static func fnv1a(_ text: String) -> UInt64 {
-        FNV1a.hash(text)
+    /// The rollout hash of a client: 64-bit FNV-1a of `name:key`'s UTF-8 bytes, hashed in place.
+    /// Stable across runs, processes and releases (unlike `Hasher`): a client keeps its bucket.
+    static func bucketHash(name: String, key: String) -> UInt64 {
+        FNV1a.hash(key, continuing: FNV1a.hash(":", continuing: FNV1a.hash(name)))
     }
 }

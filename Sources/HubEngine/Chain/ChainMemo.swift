@@ -75,10 +75,13 @@ final class ChainMemo: Sendable {
         }
         // Whether a key read the user: noted here when the caller notes nothing.
         let reads = request.user == nil ? sessionIDReads : (sessionIDReads ?? SessionIDReads())
+        // One context for the chain (each made one held a reference to every field), moved
+        // from operation to operation.
+        var context = keyContext(
+            feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: 0,
+            sessionIDReads: reads)
         for index in operations.indices {
-            let context = keyContext(
-                feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: index,
-                sessionIDReads: reads)
+            context.operationIndex = index
             let operationKey: String?
             if checks.wanted {
                 let (key, lifetime) = operations[index].memoizationKeyAndLifetime(context: context)

@@ -33,8 +33,9 @@ public struct ContentContext: Sendable {
             return user
         }
     }
-    /// This operation's position in the chain.
-    public let operationIndex: Int
+    /// This operation's position in the chain. Set by the engine only (a memo key asks every
+    /// operation in one context, moved along the chain).
+    public internal(set) var operationIndex: Int
     /// Performs actions on behalf of the operation (S129, S152). A context kept after its run
     /// performs in its session while the session lives, and nothing once it is gone (it does not
     /// keep the session alive).
