@@ -11,12 +11,16 @@
 #   BENCH_BIN=path/to/hub-server               another binary (default: .build/release's; `make
 #                                              bench-cpu` passes the profile-guided build's)
 #   BENCH_SIZES="16 40" BENCH_CLIENTS=app BENCH_CONNS=32 BENCH_THREADS="1 2" Benchmarks/cpu/run.sh
+#   BENCH_CONFIG=DIR BENCH_SIZES="4 12 22" ...  view sizes the code was not tuned on (DIR from
+#                                              Benchmarks/configs/realistic/generate.py --out DIR)
 #
 # Check `cat /proc/loadavg` first: numbers taken while the load average is above about 1 (other
 # builds on the same cores) only try the script.
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
-CONFIG="$REPO_DIR/Benchmarks/configs/realistic"
+# BENCH_CONFIG: another config with hub:bench:<KB>k views, e.g. the realistic one with other
+# measured sizes (Benchmarks/configs/realistic/generate.py --out DIR --sizes ... --remote-sizes ...).
+CONFIG=${BENCH_CONFIG:-$REPO_DIR/Benchmarks/configs/realistic}
 UPSTREAM_PORT=18181  # the realistic config's remote operations name it
 HUB_BIN=${BENCH_BIN:-$HUB_BIN}  # BENCH_BIN: another hub-server binary than .build/release's
 

@@ -15,7 +15,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../bench/lib.sh"
 [ $# = 2 ] || { echo "usage: $0 BIN_A BIN_B" >&2; exit 2; }
-CONFIG="$REPO_DIR/Benchmarks/configs/realistic"
+CONFIG=${SBS_CONFIG:-$REPO_DIR/Benchmarks/configs/realistic}  # SBS_CONFIG: as run.sh's BENCH_CONFIG
 UPSTREAM_PORT=18181  # the realistic config's remote operations name it
 ROUNDS=${SBS_ROUNDS:-3} SECONDS_EACH=${SBS_SECONDS:-3} THREADS=${SBS_THREADS:-1} CONNS=${SBS_CONNS:-32}
 SIZES=${SBS_SIZES:-1 16 28} ENDPOINTS=${SBS_ENDPOINTS:-session uri} CLIENT=${SBS_CLIENT:-app}

@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Writes the realistic benchmark config in this directory (committed; re-run only to change it).
 
+    python3 generate.py                                   this directory, as committed
+    python3 generate.py --out DIR --sizes "4 12" --remote-sizes "22"
+                                                          the same config with other measured views
+                                                          (shapes the code was not tuned on), for
+                                                          BENCH_CONFIG=DIR make bench-cpu
+
 What a deployed app's config looks like, for `make bench-cpu` (Benchmarks/cpu/run.sh):
 
   server.json      default settings but host and port
@@ -22,10 +28,12 @@ What a deployed app's config looks like, for `make bench-cpu` (Benchmarks/cpu/ru
 
 The measured path is GET /view?uri=hub:bench:<KB>k (and ?session= of a session opened there).
 """
+import argparse
 import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = HERE  # where write() writes (--out)
 UPSTREAM = "http://127.0.0.1:18181"
 SIZES_KB = (1, 8, 16, 40, 128)
 # Views whose body comes mostly from a cached remote operation (hub:bench:<KB>k as well).
@@ -62,7 +70,7 @@ def sized_view(kb):
 
 
 def write(path, value, indent=None):
-    full = os.path.join(HERE, path)
+    full = os.path.join(OUT, path)
     os.makedirs(os.path.dirname(full), exist_ok=True)
     with open(full, "w") as handle:
         json.dump(value, handle, indent=indent, ensure_ascii=False)
@@ -86,6 +94,20 @@ def feature(fid, title, order, match, operations, **extra):
 
 
 def main():
+    global OUT, SIZES_KB, REMOTE_SIZES_KB
+    parser = argparse.ArgumentParser(description="Writes the realistic benchmark config.")
+    parser.add_argument("--out", default=HERE, help="directory to write (default: this one)")
+    parser.add_argument("--sizes", help=f"measured static views in KB (default: {' '.join(map(str, SIZES_KB))})")
+    parser.add_argument("--remote-sizes", help=f"measured views mostly from a cached remote operation, in KB "
+                                               f"(default: {' '.join(map(str, REMOTE_SIZES_KB))})")
+    arguments = parser.parse_args()
+    OUT = os.path.abspath(arguments.out)
+    if arguments.sizes is not None:
+        SIZES_KB = tuple(int(kb) for kb in arguments.sizes.split())
+    if arguments.remote_sizes is not None:
+        REMOTE_SIZES_KB = tuple(int(kb) for kb in arguments.remote_sizes.split())
+    if set(SIZES_KB) & set(REMOTE_SIZES_KB):
+        raise SystemExit("a size cannot be both static and remote (one hub:bench:<KB>k view each)")
     write("server.json", {"$schema": "../../../docs/schema/server.json",
                           "$comment": "Default settings but host and port (the bench overrides the port with HUB_PORT).",
                           "host": "127.0.0.1", "port": 18180}, indent=2)
