@@ -86,20 +86,23 @@ func appRequest(_ target: String, clientID: String? = nil) -> HTTPRequest {
 // one path. Run from the repository's root. The figure is the mean of the whole run, with every
 // disturbance in it, not 3b's fastest batch: expect it higher. `apps`: the `?uri=` path as 64
 // apps ask for the view in turn (each request another Hub-Client-Id, as bench-cpu's `apps` cells).
+// `BENCH_SERVER_VIEW=28` another measured view (hub:bench:28k needs the benchmark upstream on
+// 127.0.0.1:18181: `python3 Benchmarks/bench/upstream.py 18181 --files Benchmarks/configs/realistic/upstream`).
 if let only = ProcessInfo.processInfo.environment["BENCH_SERVER_ONLY"] {
     guard ["held", "uri", "apps"].contains(only) else { fatalError("BENCH_SERVER_ONLY is held, uri or apps, not \(only)") }
     let seconds = Int(ProcessInfo.processInfo.environment["BENCH_SERVER_SECONDS"] ?? "") ?? 10
+    let kilobytes = ProcessInfo.processInfo.environment["BENCH_SERVER_VIEW"] ?? "1"
     let realistic = try HubApplication.load(directory: "Benchmarks/configs/realistic", environment: [:])
-    let uri = appRequest("/view?uri=hub:bench:1k")
+    let uri = appRequest("/view?uri=hub:bench:\(kilobytes)k")
     let opened = await realistic.respond(to: uri)
     guard opened.status == .ok, let session = opened.headers["Hub-Session"] else {
-        fatalError("hub:bench:1k did not load: \(opened.status)")
+        fatalError("hub:bench:\(kilobytes)k did not load: \(opened.status)")
     }
     let held = appRequest("/view?session=\(session)")
     _ = await realistic.respond(to: held)  // held: asked for again
-    let apps = (0..<64).map { appRequest("/view?uri=hub:bench:1k", clientID: "client-\($0)") }
+    let apps = (0..<64).map { appRequest("/view?uri=hub:bench:\(kilobytes)k", clientID: "client-\($0)") }
     let (count, nanoseconds) = await requestsFor(seconds: seconds, realistic, only == "held" ? [held] : only == "uri" ? [uri] : apps)
-    print("\(only), realistic config, app client, 1 KB view: \(count) requests, \(String(format: "%.0f", nanoseconds)) ns per request")
+    print("\(only), realistic config, app client, \(kilobytes) KB view: \(count) requests, \(String(format: "%.0f", nanoseconds)) ns per request")
     try? FileManager.default.removeItem(atPath: directory)  // exit runs no defer
     exit(0)
 }

@@ -220,8 +220,18 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         return Self.fetchKey(url, locale: sentLocale(context))
     }
 
+    /// `remote:<schema>:<fetch>#<fingerprint>`, made in one buffer (an open that prepares its
+    /// chain makes it every time).
     private func key(_ fetched: String, fingerprint: UInt64) -> String {
-        "remote:\(settings.schema.identifier):\(fetched)#\(fingerprint)"
+        let schema = settings.schema.identifier
+        var key = "remote:"
+        key.reserveCapacity(7 + schema.utf8.count + 1 + fetched.utf8.count + 1 + 20)
+        key.append(schema)
+        key.append(":")
+        key.append(fetched)
+        key.append("#")
+        key.append(String(fingerprint))
+        return key
     }
 
     private func apply(_ loaded: Loaded, to builder: inout ViewModelBuilder, context: ContentContext) throws {

@@ -58,7 +58,9 @@ final class ChainMemo: Sendable {
         // One buffer appended in place (this runs on every `GET /view?uri=`): the same text as
         // tag + "\u{1}" + connectivity + "\u{1}" + title + ("\u{1}" + operation key)...
         var key = ""
-        key.reserveCapacity(128)
+        // Room for a chain of a few operations with a remote one (its URL and fingerprint): one
+        // allocation, not a regrowth and a copy part way.
+        key.reserveCapacity(256)
         key.append(feature.identifier)
         key.append("#")
         key.append(String(feature.revision))
