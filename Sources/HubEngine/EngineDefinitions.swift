@@ -37,6 +37,18 @@ final class EngineDefinitions: Sendable {
         generationCounter.add(1, ordering: .releasing)
     }
 
+    /// Counts installs that changed the features (``noteInstall()``), never invalidations.
+    private let installCounter = Atomic<Int>(0)
+
+    /// Installs that changed the features so far.
+    var installs: Int { installCounter.load(ordering: .acquiring) }
+
+    /// Notes an install that changes the features: called before ``bumpGeneration()``, so that
+    /// whoever reads the new generation reads the new count too.
+    func noteInstall() {
+        installCounter.add(1, ordering: .releasing)
+    }
+
     init(_ definitions: Current) {
         var revision: UInt64 = 0
         var stamped = definitions

@@ -42,6 +42,12 @@ public struct EngineUpdateReport: Sendable, Equatable {
 }
 
 extension ViewEngine {
+    /// How many installs have changed the features since the engine started (never an
+    /// invalidation). A caller that decides from the config it was given (the HTTP layer's
+    /// rollout keys) notes the count it was made for, and trusts its decision only while the
+    /// count is the same: whoever reads a generation an install made reads its count too.
+    public var definitionsInstalled: Int { definitions.installs }
+
     /// Installs new features, actions and chain settings (a config reload), atomically: a
     /// request that already found its feature or action finishes on the old definition, any
     /// later one sees the new set.
@@ -82,6 +88,7 @@ extension ViewEngine {
         }
         environment.memo?.forgetAll(except: Set(new.features.map(ChainMemo.tag(of:))))
         // From here on, every session checks its feature on its next use.
+        definitions.noteInstall()
         definitions.bumpGeneration()
         var eager: [ViewSession] = []
         for session in sessions.allSessions() {

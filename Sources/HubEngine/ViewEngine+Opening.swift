@@ -93,26 +93,37 @@ extension ViewEngine {
     }
 
     /// ``openView(viewURI:sameClient:request:)``, with `fingerprint` the fingerprint of the
-    /// fields `request()` would keep (``KeptFieldsFingerprint``), asked only to tell several
-    /// remembered clients of the view apart.
+    /// fields `request()` would keep (``KeptFieldsFingerprint``), asked to tell several
+    /// remembered clients of the view apart and to remember this one. `sameClient` may also say
+    /// yes for a request whose memo answer is known to be the baseline's though its fields are
+    /// not (the HTTP layer's rollout keys); `fingerprint` must then be equal for the two.
     public func openView(
         viewURI: String, fingerprint: () -> KeptFieldsFingerprint?, sameClient: (_ baseline: ViewRequest) -> Bool,
         request: () -> ViewRequest
     ) throws(EngineError) -> ViewOpening {
         let generation = definitions.generation
-        let remembered = recentOpenings.outcome(
-            viewURI: viewURI, generation: generation, fingerprint: fingerprint, matching: sameClient)
+        // Asked at most once: by the lookup, or when the open is remembered.
+        var asked: KeptFieldsFingerprint??
+        func once() -> KeptFieldsFingerprint? {
+            if let asked { return asked }
+            let made = fingerprint()
+            asked = .some(made)
+            return made
+        }
+        let remembered = recentOpenings.outcome(viewURI: viewURI, generation: generation, fingerprint: once, matching: sameClient)
         if case .answer(let answer)? = remembered {
-            // The same client request: the baseline's user and locale are the request's.
+            // The same client request (or one the memo answers alike): the baseline's user and
+            // locale are the request's.
             return memoHit(
                 viewURI: viewURI, user: answer.user, locale: answer.locale, featureIdentifier: answer.featureIdentifier,
                 viewModel: answer.viewModel, timings: answer.timings, id: SessionIdentifier.make())
         }
-        return try openView(for: request(), remembered: remembered, generation: generation)
+        return try openView(for: request(), remembered: remembered, generation: generation, fingerprint: once)
     }
 
     private func openView(
-        for request: ViewRequest, remembered: RecentOpenings.Outcome?, generation: Int
+        for request: ViewRequest, remembered: RecentOpenings.Outcome?, generation: Int,
+        fingerprint: () -> KeptFieldsFingerprint? = { nil }
     ) throws(EngineError) -> ViewOpening {
         if case .answer(let answer)? = remembered {
             return memoHit(
@@ -147,9 +158,9 @@ extension ViewEngine {
                     RecentOpenings.Answer(
                         featureIdentifier: feature.identifier, viewModel: shared, timings: entry.timings, user: request.user,
                         locale: request.locale)),
-                for: request, generation: generation, checks: checks)
+                for: request, generation: generation, checks: checks, fingerprint: fingerprint())
         } else {
-            recentOpenings.remember(.prepare, for: request, generation: generation)
+            recentOpenings.remember(.prepare, for: request, generation: generation, fingerprint: fingerprint())
         }
         return memoHit(
             viewURI: request.viewURI, user: request.user, locale: request.locale, featureIdentifier: feature.identifier,

@@ -11,10 +11,16 @@ extension ToggleDefinition {
         if allowOverride, let forced = Self.override(of: name, in: request), values.contains(forced) {
             return forced
         }
-        guard !rollout.isEmpty, let key, let keyValue = keyValue(key, in: request), !keyValue.isEmpty else {
-            return defaultValue
-        }
-        let bucket = Int(Self.bucketHash(name: name, key: keyValue) % 100)
+        guard !rollout.isEmpty, let key, let keyValue = keyValue(key, in: request) else { return defaultValue }
+        return ASCII.withUTF8(of: keyValue) { rolloutValue(forKey: $0) }
+    }
+
+    /// The value the rollout gives the client whose key (the header or query value named by
+    /// ``key``) is `keyBytes`, UTF-8: the bucket of `name:key`, or the default for an empty key
+    /// or a bucket past the rollout's percentages. No override is looked at.
+    public func rolloutValue(forKey keyBytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard !rollout.isEmpty, !keyBytes.isEmpty else { return defaultValue }
+        let bucket = Int(Self.bucketHash(name: name, key: keyBytes) % 100)
         var cumulative = 0
         for (value, percent) in rollout {
             cumulative += percent
@@ -48,7 +54,7 @@ extension ToggleDefinition {
 
     /// The rollout hash of a client: 64-bit FNV-1a of `name:key`'s UTF-8 bytes, hashed in place.
     /// Stable across runs, processes and releases (unlike `Hasher`): a client keeps its bucket.
-    static func bucketHash(name: String, key: String) -> UInt64 {
+    static func bucketHash(name: String, key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         FNV1a.hash(key, continuing: FNV1a.hash(":", continuing: FNV1a.hash(name)))
     }
 }

@@ -5,7 +5,9 @@ import Synchronization
 /// The chain memo's recent answers to ``ViewEngine/openView(for:)`` (`GET /view?uri=`), by client
 /// request: an open with the same client request (``ViewRequest/sameClientRequest(as:)``) as one
 /// the memo answered is answered again from here, without matching the feature, making its
-/// operations, building the memo key and looking it up.
+/// operations, building the memo key and looking it up. The HTTP layer also recognizes a
+/// request whose memo answer is known to be the same though a field differs (another app in the
+/// same rollout buckets: ``ViewEngine/openView(viewURI:fingerprint:sameClient:request:)``).
 ///
 /// Only while the answer is the one the memo would give: the definitions are those it was found
 /// under (their generation), every operation said how long its key lasts
@@ -56,8 +58,9 @@ final class RecentOpenings: Sendable {
         let checks: MemoKeyChecks?
     }
 
-    /// Client requests each thread remembers; the oldest makes room.
-    static let capacity = 4
+    /// Client requests each thread remembers; the oldest makes room. Room for a few views times
+    /// the rollout buckets their apps fall in (many apps of one bucket share an entry over HTTP).
+    static let capacity = 8
     private let stripes = Striped<[Entry]> { [] }
 
     /// What was remembered for `request` under definitions `generation`; `nil` when nothing is
@@ -105,10 +108,15 @@ final class RecentOpenings: Sendable {
     /// held), so the thread's entries hold no other for the same client request; another thread
     /// sharing the stripe may have added one meanwhile, which the lookup finds first, and the
     /// oldest goes first.
-    func remember(_ outcome: Outcome, for request: ViewRequest, generation: Int, checks: MemoKeyChecks? = nil) {
+    /// `fingerprint`: the caller's for `request` (``outcome(viewURI:generation:fingerprint:matching:)``),
+    /// else the fields' own.
+    func remember(
+        _ outcome: Outcome, for request: ViewRequest, generation: Int, checks: MemoKeyChecks? = nil,
+        fingerprint: KeptFieldsFingerprint? = nil
+    ) {
         let entry = Entry(
-            request: request, fingerprint: KeptFieldsFingerprint(of: request), generation: generation, outcome: outcome,
-            checks: checks)
+            request: request, fingerprint: fingerprint ?? KeptFieldsFingerprint(of: request), generation: generation,
+            outcome: outcome, checks: checks)
         stripes.current.withLock { entries in
             if entries.count >= Self.capacity { entries.removeFirst() }
             entries.append(entry)

@@ -112,7 +112,7 @@ public final class HubApplication: Sendable {
         self.engine = engine
         let bridge = RequestBridge(
             retained: RetainedHeaders(configuration: configuration, extra: extensions.retainedRequestHeaders),
-            locales: settings.locales.map(LocaleNegotiator.init))
+            locales: settings.locales.map(LocaleNegotiator.init), installed: engine.definitionsInstalled)
         let verifier = Self.makeVerifier(
             settings.identity, configDirectory: configuration.directory, dataDirectory: settings.dataDirectory,
             upstream: upstream, registry: metrics.registry, logger: logger)

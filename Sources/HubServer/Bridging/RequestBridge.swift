@@ -16,8 +16,14 @@ final class RequestBridge: Sendable {
     /// The tags of recent `Accept-Language` headers (``languages(_:)``), by their text.
     let languageLists = ParsedHeaders(RequestBridge.languages)
 
-    init(retained: RetainedHeaders, locales: LocaleNegotiator? = nil) {
+    /// The engine's ``ViewEngine/definitionsInstalled`` when this bridge's config was installed:
+    /// its rollout keys decide alike answers only while the engine's features are that config's
+    /// (nil: never).
+    let installed: Int?
+
+    init(retained: RetainedHeaders, locales: LocaleNegotiator? = nil, installed: Int? = nil) {
         self.retained = retained
+        self.installed = installed
         self.locales = locales
     }
 
@@ -53,24 +59,36 @@ final class RequestBridge: Sendable {
     /// equal only as Unicode text), never yes when the request would differ: the bytes a request
     /// would keep are compared with the baseline's. The client, connectivity and kept fields are
     /// read in one pass (``SameClientFields``).
+    ///
+    /// `answerAlike`: yes also for a request that differs from the baseline only in the value of
+    /// a field nothing but toggles reads, when that value puts it in the same rollout buckets
+    /// (``RetainedHeaders/bucketKeys``): the chain's operations and memo key are the baseline's,
+    /// so the memo's answer to it is too (`GET /view?uri=` for many apps). Not for a held session,
+    /// which keeps its own client's request.
     func isSameClientRequest(
-        viewURI: String, from request: HTTPRequest, user: HubUser?, components: ClientComponents?, as baseline: ViewRequest
+        viewURI: String, from request: HTTPRequest, user: HubUser?, components: ClientComponents?, as baseline: ViewRequest,
+        answerAlike: Bool = false
     ) -> Bool {
         let headers = request.headers
         guard baseline.viewURI == viewURI, baseline.user == user, baseline.clientComponents == components?.identifiers,
             baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? [],
             baseline.locale == locales?.locale(of: headers)
         else { return false }
-        if let same = SameClientFields.compare(headers, with: baseline, retained: retained) { return same }
+        if let same = SameClientFields.compare(headers, with: baseline, retained: retained, answerAlike: answerAlike) {
+            return same
+        }
         // Kept fields at a per-request limit: the limits apply in the order received.
         return baseline.connectivity == Self.connectivity(of: headers) && Self.lastClientIsKept(baseline.client, in: headers)
             && retained.keeps(headers, sameAs: baseline.headers)
     }
 
     /// The fingerprint of the fields the view request of `request` keeps
-    /// (``ViewEngine/openView(viewURI:fingerprint:sameClient:request:)``).
-    func keptFieldsFingerprint(of request: HTTPRequest) -> KeptFieldsFingerprint {
-        retained.fingerprint(of: request.headers)
+    /// (``ViewEngine/openView(viewURI:fingerprint:sameClient:request:)``); `answerAlike`: with
+    /// the buckets a rollout key picks in place of its value, as
+    /// ``isSameClientRequest(viewURI:from:user:components:as:answerAlike:)`` compares them (equal
+    /// for requests it finds alike).
+    func keptFieldsFingerprint(of request: HTTPRequest, answerAlike: Bool = false) -> KeptFieldsFingerprint {
+        retained.fingerprint(of: request.headers, answerAlike: answerAlike)
     }
 
     /// Whether the last `Hub-Client` of `headers` is the one a view request with client `client` keeps.

@@ -48,17 +48,53 @@ struct RetainedHeaders: Sendable {
     private let nameBytes: [[UInt8]]
     /// Bit n: a name of ``nameBytes`` is n bytes long (bit 63 for 63 or more).
     private let nameLengths: UInt64
+    /// Kept names whose value only picks rollout buckets (``BucketKey``), and the toggles keyed
+    /// on each: two requests whose values of such a name put them in the same buckets get the
+    /// same view (``SameClientFields``, answering `GET /view?uri=` for many apps).
+    let bucketKeys: [BucketKey]
 
-    init(names: Set<String>) {
+    /// A kept header that nothing but toggles reads: no URL template names it, no operation or
+    /// action forwards it, the embedding app did not ask for it, and the config has no Swift
+    /// operation (which could read any kept field).
+    struct BucketKey: Sendable {
+        /// The name, lowercased, as bytes.
+        let name: [UInt8]
+        /// The toggles keyed on it (`header:NAME`).
+        let toggles: [ToggleDefinition]
+
+        /// Whether the keys `lhs` and `rhs` get the same value of every toggle (the rollout's;
+        /// overrides are the same `Hub-Toggle` field in both, compared as a kept field). Only
+        /// ASCII keys are compared: a view request keeps other bytes as repaired text, whose
+        /// bucket these bytes would not tell.
+        func sameBuckets(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard lhs.allSatisfy({ $0 < 0x80 }), rhs.allSatisfy({ $0 < 0x80 }) else { return false }
+            return toggles.allSatisfy { $0.rolloutValue(forKey: lhs) == $0.rolloutValue(forKey: rhs) }
+        }
+    }
+
+    init(names: Set<String>, bucketKeys: [String: [ToggleDefinition]] = [:]) {
         // The W3C trace context crosses as this server's span (``RequestTrace``), never the client's.
         self.names = Set(names.map { $0.lowercased() }).subtracting([TraceContext.parentHeader, TraceContext.stateHeader])
         nameBytes = self.names.sorted().map { Array($0.utf8) }
         nameLengths = nameBytes.reduce(0) { $0 | 1 << UInt64(min($1.count, 63)) }
+        // At most 64 (``SameClientFields`` notes them in a 64-bit mask), each a kept name.
+        let kept = self.names
+        self.bucketKeys = bucketKeys.sorted { $0.key < $1.key }.prefix(64).compactMap { name, toggles in
+            let lowercased = name.lowercased()
+            guard kept.contains(lowercased), !Self.serverHeaders.contains(lowercased), !toggles.isEmpty else { return nil }
+            return BucketKey(name: Array(lowercased.utf8), toggles: toggles)
+        }
+    }
+
+    /// The index in ``bucketKeys`` of a kept name whose value only picks buckets, if `name` is one.
+    func bucketKeyIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+        bucketKeys.firstIndex { key in key.name.withUnsafeBufferPointer { ASCII.caseInsensitiveEquals(name, $0) } }
     }
 
     /// The names `configuration` reads, plus `extra`.
     init(configuration: LoadedConfiguration, extra: Set<String> = []) {
         var names = extra
+        var swiftOperations = false
         func collect(_ template: URLTemplate) {
             for case .header(let name) in template.parts { names.insert(name) }
         }
@@ -69,6 +105,7 @@ struct RetainedHeaders: Sendable {
                     collect(remote.url)
                     names.formUnion(remote.forwardHeaders)
                 case .variant(_, let variants): variants.values.forEach(collect)
+                case .swift: swiftOperations = true
                 default: break
                 }
             }
@@ -80,8 +117,14 @@ struct RetainedHeaders: Sendable {
                 names.formUnion(forward)
             }
         }
-        for toggle in configuration.toggles.values {
-            if case .header(let name)? = toggle.key { names.insert(name) }
+        // What else reads a field (lowercased): a toggle's key read by nothing but toggles only
+        // picks buckets.
+        let read = Set(names.map { $0.lowercased() })
+        var bucketKeys: [String: [ToggleDefinition]] = [:]
+        for toggle in configuration.toggles.values.sorted(by: { $0.name < $1.name }) {
+            guard case .header(let name)? = toggle.key else { continue }
+            names.insert(name)
+            if !swiftOperations, !read.contains(name.lowercased()) { bucketKeys[name.lowercased(), default: []].append(toggle) }
         }
         // The gateway's identity header names the user only as the verified user (`{user.sub}`,
         // `forwardIdentity`): a client's own value of it never crosses, not even beside a
@@ -89,7 +132,7 @@ struct RetainedHeaders: Sendable {
         if let identity = configuration.settings.identity.headerName {
             names = names.filter { $0.lowercased() != identity.lowercased() }
         }
-        self.init(names: names)
+        self.init(names: names, bucketKeys: bucketKeys)
     }
 
     /// The headers of `request` the engine keeps, in the order received (a ``ViewRequest`` orders
@@ -109,11 +152,20 @@ struct RetainedHeaders: Sendable {
     }
 
     /// The fingerprint of the fields a view request of `headers` keeps (those ``filter(_:)``
-    /// returns), read in place.
-    func fingerprint(of headers: HTTPHeaders) -> KeptFieldsFingerprint {
+    /// returns), read in place; `answerAlike`: with the buckets a ``bucketKeys`` field picks in
+    /// place of its value (the same for requests that differ only in which client of those
+    /// buckets asks, and another for other buckets).
+    func fingerprint(of headers: HTTPHeaders, answerAlike: Bool = false) -> KeptFieldsFingerprint {
         var fingerprint = KeptFieldsFingerprint()
-        forEachKept(headers) { _, value in
-            fingerprint.add(value: value)
+        let buckets = answerAlike && !bucketKeys.isEmpty
+        forEachKept(headers) { name, value in
+            if buckets, let index = bucketKeyIndex(name) {
+                for toggle in bucketKeys[index].toggles {
+                    ASCII.withUTF8(of: toggle.rolloutValue(forKey: value)) { fingerprint.add(value: $0) }
+                }
+            } else {
+                fingerprint.add(value: value)
+            }
             return true
         }
         return fingerprint

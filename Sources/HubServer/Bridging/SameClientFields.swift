@@ -27,6 +27,11 @@ struct SameClientFields {
     private var totalBytes = 0
     /// The last occurrence of each server header (``RetainedHeaders/ServerHeader``).
     private var last: InlineArray<3, LastServerField> = [.absent, .absent, .absent]
+    /// Bit i: a field of ``RetainedHeaders/bucketKeys`` `[i]` went by (answer-alike passes only).
+    private var bucketKeysSeen: UInt64 = 0
+    /// Every bucket key's field was the baseline's one field of its name or put the request in
+    /// the same buckets.
+    private var bucketsSame = true
 
     /// A server header's last occurrence, compared with the baseline's kept field of its name.
     private enum LastServerField {
@@ -40,16 +45,28 @@ struct SameClientFields {
     /// Whether `headers` are the same client request as `baseline` as far as their fields go (the
     /// client, the connectivity and the kept fields; the languages, locale and components are the
     /// caller's). nil when the request's kept fields reach a per-request limit.
-    static func compare(_ headers: HTTPHeaders, with baseline: ViewRequest, retained: RetainedHeaders) -> Bool? {
+    ///
+    /// `answerAlike`: a field of a ``RetainedHeaders/bucketKeys`` name need not be the baseline's,
+    /// only put the request in the same rollout buckets (one such field in each, ASCII): then the
+    /// chain's operations and memo key are the baseline's, and so is the memo's answer to
+    /// `GET /view?uri=` (many apps asking for one view). A held session compares client requests.
+    static func compare(
+        _ headers: HTTPHeaders, with baseline: ViewRequest, retained: RetainedHeaders, answerAlike: Bool = false
+    ) -> Bool? {
         let kept = baseline.headers
         guard kept.count <= RetainedHeaders.maximumHeaders else { return false }
         var pass = SameClientFields()
+        let buckets = answerAlike && !retained.bucketKeys.isEmpty
         kept.withUnsafeBufferPointer { kept in
             headers.forEachFieldBytes { name, value in
                 if let server = RetainedHeaders.serverHeader(name) {
                     pass.read(server, name, value, baseline: baseline, kept: kept)
                 } else if retained.isNamed(name), value.count <= RetainedHeaders.maximumValueBytes {
-                    pass.readNamed(name, value, kept: kept)
+                    if buckets, let index = retained.bucketKeyIndex(name) {
+                        pass.readBucketKey(retained.bucketKeys[index], index: index, value, kept: kept)
+                    } else {
+                        pass.readNamed(name, value, kept: kept)
+                    }
                 }
             }
         }
@@ -99,6 +116,35 @@ struct SameClientFields {
         namedSame = RetainedHeaders.matchNext(name, value, in: kept, matched: &matched)
     }
 
+    /// A field of a bucket key's name (answer-alike passes): it and the baseline's one field of
+    /// that name must put the request in the same buckets. A second field of the name, or none
+    /// in the baseline, is not alike (the toggles read the first).
+    private mutating func readBucketKey(
+        _ key: RetainedHeaders.BucketKey, index: Int, _ value: UnsafeBufferPointer<UInt8>,
+        kept: UnsafeBufferPointer<(name: String, value: String)>
+    ) {
+        count += 1
+        totalBytes += value.count
+        guard bucketsSame else { return }
+        guard bucketKeysSeen & (1 << index) == 0 else {
+            bucketsSame = false
+            return
+        }
+        bucketKeysSeen |= 1 << index
+        var slot = 0
+        while slot < kept.count,
+            !ASCII.withUTF8(of: kept[slot].name, { name in key.name.withUnsafeBufferPointer { ASCII.caseInsensitiveEquals(name, $0) } })
+        {
+            slot += 1
+        }
+        guard slot < kept.count, matched & (1 << slot) == 0 else {
+            bucketsSame = false
+            return
+        }
+        matched |= 1 << slot
+        bucketsSame = ASCII.withUTF8(of: kept[slot].value) { key.sameBuckets(value, $0) }
+    }
+
     private func verdict(baseline: ViewRequest, keptCount: Int) -> Bool? {
         var matched = matched
         var count = count
@@ -112,7 +158,7 @@ struct SameClientFields {
         }
         guard count <= RetainedHeaders.maximumHeaders, totalBytes <= RetainedHeaders.maximumTotalBytes else { return nil }
         return (clientSame ?? (baseline.client == nil)) && connectivity == baseline.connectivity
-            && namedSame && serverSame && count == keptCount
+            && namedSame && serverSame && bucketsSame && count == keptCount
     }
 
     /// `offline` in any case, with optional whitespace around it (``RequestBridge/connectivity(of:)``).

@@ -91,10 +91,17 @@ struct ViewEndpoints {
             }
         }
         let user = context.user
-        let opening = try shared.engine.openView(
-            viewURI: viewURI, fingerprint: { bridge.keptFieldsFingerprint(of: request) },
+        // Alike for the answer: many apps asking for one view differ in the field their rollouts
+        // bucket on, and those in the same buckets get the same view; decided by the bridge's
+        // toggles only while the engine's features are its config's (read after the generation
+        // the lookup checks entries against). The fingerprint counts buckets, not keys, either way.
+        let engine = shared.engine
+        let opening = try engine.openView(
+            viewURI: viewURI, fingerprint: { bridge.keptFieldsFingerprint(of: request, answerAlike: true) },
             sameClient: { baseline in
-                bridge.isSameClientRequest(viewURI: viewURI, from: request, user: user, components: components, as: baseline)
+                bridge.isSameClientRequest(
+                    viewURI: viewURI, from: request, user: user, components: components, as: baseline,
+                    answerAlike: bridge.installed == engine.definitionsInstalled)
             },
             request: { bridge.viewRequest(viewURI: viewURI, from: request, context: context, components: components) })
         // The token carries the request's locale (the view's, for its headers).

@@ -82,7 +82,7 @@ actor ConfigReloader {
         shared.replaceBridge(
             RequestBridge(
                 retained: RetainedHeaders(configuration: served, extra: extensions.retainedRequestHeaders),
-                locales: served.settings.locales.map(LocaleNegotiator.init)))
+                locales: served.settings.locales.map(LocaleNegotiator.init), installed: engine.definitionsInstalled))
         reloads.labels("success").increment()
         lastSuccessful.set(1)
         lastSuccessTimestamp.set(Int64(Self.epochSeconds()))
