@@ -53,8 +53,8 @@ public enum ASCII {
 
     /// Whether `lhs` sorts before `rhs` with ASCII letters compared as lowercase (the order of
     /// field names that ignores their case: `Accept` before `hub-client` before `User-Agent`).
-    /// Compares the bytes in place (a view request orders the fields it keeps on every open that
-    /// prepares a chain; iterating two `UTF8View`s took 1% of such an open's time).
+    /// Compares the bytes in place: a view request orders the fields it keeps with it on every
+    /// open that prepares a chain.
     @inlinable
     public static func caseInsensitivePrecedes(_ lhs: String, _ rhs: String) -> Bool {
         withUTF8(of: lhs) { left in withUTF8(of: rhs) { right in caseInsensitivePrecedes(left, right) } }

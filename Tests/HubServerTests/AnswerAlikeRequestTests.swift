@@ -1,5 +1,6 @@
 import Foundation
 import HubModel
+import HubPrimitives
 import Testing
 @testable import HubConfig
 @testable import HubEngine
@@ -137,22 +138,17 @@ import HubTestSupport
             """)
         try await withHub(config, transport: .socket) { client, app in
             #expect(app.shared.bridge.retained.bucketKeys.count == 1, "Hub-Client-Id is a bucket key here")
-            var seen: [String: String] = [:]
-            // More apps than an event loop remembers, four buckets, asked in turn three times
-            // over: the later rounds are answered from an alike app's remembered answer or by
-            // preparing, never another bucket's.
-            for round in 0..<3 {
-                for index in 0..<24 {
-                    let id = "client-\(index)"
-                    let response = try await client.view("hub:home", headers: [("Hub-Client-Id", id)])
-                    #expect(response.status == 200)
-                    let item = try #require(try response.json().component("item"))
-                    let text = "\(item["text"]?["title"]?.stringValue ?? "-")/\(item["text"]?["subtitle"]?.stringValue ?? "-")"
-                    let expected = "\(Self.layout.rolloutValue(id) == "grid" ? "Grid" : "List")/"
-                        + (Self.banner.rolloutValue(id) == "on" ? "Banner" : "-")
-                    #expect(text == expected, "\(id), round \(round)")
-                    if round == 0 { seen[id] = text } else { #expect(text == seen[id], "\(id), round \(round)") }
-                }
+            // Four buckets: the later rounds are answered from an alike app's remembered answer
+            // or by preparing, never another bucket's.
+            let ids = (0..<24).map { "client-\($0)" }
+            let seen = try await client.appsInTurn("hub:home", ids: ids) { view in
+                let item = try #require(view.component("item"))
+                return "\(item["text"]?["title"]?.stringValue ?? "-")/\(item["text"]?["subtitle"]?.stringValue ?? "-")"
+            }
+            for id in ids {
+                let expected = "\(Self.layout.rolloutValue(id) == "grid" ? "Grid" : "List")/"
+                    + (Self.banner.rolloutValue(id) == "on" ? "Banner" : "-")
+                #expect(seen[id] == expected, "\(id)")
             }
             #expect(Set(seen.values).count == 4, "all four buckets among the apps: \(Set(seen.values))")
         }
@@ -175,13 +171,12 @@ import HubTestSupport
         let directory = try config.write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withHub(directory: directory, transport: .socket) { client, app in
+            let ids = (0..<12).map { "client-\($0)" }
             func titles() async throws -> [String] {
-                var titles: [String] = []
-                for index in 0..<12 {
-                    let response = try await client.view("hub:home", headers: [("Hub-Client-Id", "client-\(index)")])
-                    titles.append(try response.json().component("item")?["text"]?["title"]?.stringValue ?? "-")
+                let seen = try await client.appsInTurn("hub:home", ids: ids, rounds: 1) { view in
+                    view.component("item")?["text"]?["title"]?.stringValue ?? "-"
                 }
-                return titles
+                return ids.map { seen[$0] ?? "-" }
             }
             let before = try await titles()
             #expect(before == (0..<12).map { Self.layout.rolloutValue("client-\($0)") == "grid" ? "Grid" : "List" })
@@ -204,7 +199,6 @@ import HubTestSupport
 extension ToggleDefinition {
     /// The rollout's value for client id `id`.
     func rolloutValue(_ id: String) -> String {
-        var id = id
-        return id.withUTF8 { rolloutValue(forKey: $0) }
+        ASCII.withUTF8(of: id) { rolloutValue(forKey: $0) }
     }
 }

@@ -58,8 +58,8 @@ final class ChainMemo: Sendable {
         // One buffer appended in place (this runs on every `GET /view?uri=`): the same text as
         // tag + "\u{1}" + connectivity + "\u{1}" + title + ("\u{1}" + operation key)...
         var key = ""
-        // Room for a chain of a few operations with a remote one (its URL and fingerprint): one
-        // allocation, not a regrowth and a copy part way.
+        // Room for a chain of a few operations with a remote one (its URL and fingerprint) in
+        // one allocation.
         key.reserveCapacity(256)
         key.append(feature.identifier)
         key.append("#")
@@ -77,8 +77,8 @@ final class ChainMemo: Sendable {
         }
         // Whether a key read the user: noted here when the caller notes nothing.
         let reads = request.user == nil ? sessionIDReads : (sessionIDReads ?? SessionIDReads())
-        // One context for the chain (each made one held a reference to every field), moved
-        // from operation to operation.
+        // One context for the chain, moved from operation to operation (a context holds a
+        // reference to every field it names).
         var context = keyContext(
             feature: feature, request: request, connectivity: connectivity, sessionID: sessionID, operationIndex: 0,
             sessionIDReads: reads)
