@@ -6,13 +6,13 @@ import HubPrimitives
 /// the fields nothing reads (a browser's `User-Agent`, `Accept`, `Cookie`, ...) cost no strings
 /// at all, and neither does the target until ``HTTPRequest/target`` is read.
 ///
-/// Layout of ``storage``: the field count and the target's length (two `UInt32`s), then per
-/// field four `UInt32` offsets into the array (name start, name end, value start, value end),
-/// then the target, then the field lines as received (each still ending in CRLF). The parser has
-/// already checked the target (visible ASCII) and every line (RFC 9112 sections 3 and 5), so a
-/// name is a token and a value has no CR, LF or other control byte; the head is bounded by
-/// `limits.requestLineBytes` and `limits.headerBytes` (at most 16 MiB from `server.json`), far
-/// inside a `UInt32` offset.
+/// Layout of ``storage``: the field count and the target's length (two `UInt32`s) and the
+/// names' ``FieldNameFilter`` bits (a `UInt64`), then per field four `UInt32` offsets into the
+/// array (name start, name end, value start, value end), then the target, then the field lines
+/// as received (each still ending in CRLF). The parser has already checked the target (visible
+/// ASCII) and every line (RFC 9112 sections 3 and 5), so a name is a token and a value has no CR,
+/// LF or other control byte; the head is bounded by `limits.requestLineBytes` and
+/// `limits.headerBytes` (at most 16 MiB from `server.json`), far inside a `UInt32` offset.
 struct ReceivedFields: Sendable {
     private let storage: [UInt8]
 
@@ -21,8 +21,8 @@ struct ReceivedFields: Sendable {
         storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self))) }
     }
 
-    /// The count and the target's length.
-    private static let countBytes = 8
+    /// The count, the target's length and the names' filter bits.
+    private static let countBytes = 16
     private static let spanBytes = 16
 
     /// Where a field line the parser has checked lies in the header section: its start (from
@@ -50,6 +50,7 @@ struct ReceivedFields: Sendable {
         let linesStart = tableBytes + target.count
         // Zeroed, then written over: cheaper than an uninitialized array (``Swift/Array/zeroed(count:)``).
         var bytes = [UInt8].zeroed(count: linesStart + lines.count)
+        var names: UInt64 = 0
         bytes.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: UInt32(spans.count).littleEndian, toByteOffset: 0, as: UInt32.self)
             raw.storeBytes(of: UInt32(target.count).littleEndian, toByteOffset: 4, as: UInt32.self)
@@ -66,7 +67,9 @@ struct ReceivedFields: Sendable {
                 raw.storeBytes(of: UInt32(start + Int(span.nameEnd)).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueStart)).littleEndian, toByteOffset: entry + 8, as: UInt32.self)
                 raw.storeBytes(of: UInt32(start + Int(span.valueEnd)).littleEndian, toByteOffset: entry + 12, as: UInt32.self)
+                names |= FieldNameFilter.bit(of: UnsafeBufferPointer(rebasing: lines[Int(span.lineStart)..<Int(span.lineStart + span.nameEnd)]))
             }
+            raw.storeBytes(of: names.littleEndian, toByteOffset: 8, as: UInt64.self)
         }
         storage = bytes
     }
@@ -112,11 +115,14 @@ struct ReceivedFields: Sendable {
     }
 
     /// The one scan behind every lookup: calls `body` with the value bytes of each field named
-    /// `name`, in order, until it returns false. Names are compared by length first; `name` is
-    /// read in place (a copy of it cost a reference count per lookup).
+    /// `name`, in order, until it returns false. A name the ``FieldNameFilter`` rules out is not
+    /// looked for; names are compared by length first; `name` is read in place (a copy of it cost
+    /// a reference count per lookup).
     func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
             try storage.withUnsafeBytes { raw in
+                guard UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & FieldNameFilter.bit(of: wanted) != 0
+                else { return }
                 let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 for index in 0..<Self.count(in: raw) {
                     let (nameRange, valueRange) = span(index, in: raw)

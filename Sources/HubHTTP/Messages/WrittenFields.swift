@@ -5,8 +5,8 @@ import HubPrimitives
 /// `(name, value)` strings keeps a reference to every string, which the list's copies, the head's
 /// loop over it and its destruction each count again; here the whole list is one reference.
 ///
-/// Layout of ``storage``: the field count and the bytes in use (two `UInt32`s), then per field
-/// its name's and value's byte counts (two `UInt32`s) followed by the name's and the value's
+/// Layout of ``storage``: the field count and the bytes in use (two `UInt32`s) and the names'
+/// ``FieldNameFilter`` bits (a `UInt64`), then per field its name's and value's byte counts (two `UInt32`s) followed by the name's and the value's
 /// bytes, in the order added; the rest is room for more (made zeroed at once, so that a field is
 /// copied in with two `memcpy`s rather than appended byte by byte). Nothing is checked or
 /// changed on the way in: the head's writer sanitizes names and values as it does a list's
@@ -14,7 +14,7 @@ import HubPrimitives
 struct WrittenFields: Sendable {
     private var storage: [UInt8]
 
-    private static let headerBytes = 8
+    private static let headerBytes = 16
     private static let lengthBytes = 8
 
     /// No fields, with room for `bytes` of fields (each its name, value and eight bytes) before
@@ -53,6 +53,8 @@ struct WrittenFields: Sendable {
             if let base = value.baseAddress { (nameStart + name.count).copyMemory(from: base, byteCount: value.count) }
             raw.storeBytes(of: UInt32(Self.load(0, in: UnsafeRawBufferPointer(raw)) + 1).littleEndian, toByteOffset: 0, as: UInt32.self)
             raw.storeBytes(of: UInt32(end).littleEndian, toByteOffset: 4, as: UInt32.self)
+            let names = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) | FieldNameFilter.bit(of: name)
+            raw.storeBytes(of: names.littleEndian, toByteOffset: 8, as: UInt64.self)
         }
     }
 
@@ -81,9 +83,11 @@ struct WrittenFields: Sendable {
     }
 
     /// Calls `body` with the value bytes of each field named `name` (ASCII case-insensitive), in
-    /// order, until it returns false.
+    /// order, until it returns false; at once when the ``FieldNameFilter`` rules the name out.
     func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
+            let names = storage.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            guard names & FieldNameFilter.bit(of: wanted) != 0 else { return }
             var going = true
             try forEachFieldBytes { fieldName, value in
                 guard going, fieldName.count == wanted.count, ASCII.caseInsensitiveEquals(fieldName, wanted) else { return }
