@@ -17,4 +17,11 @@ enum FieldNameFilter {
         let mixed = UInt32(truncatingIfNeeded: name.count) &* 0x9E37 &+ UInt32(first | 0x20) &* 0x2F1 &+ UInt32(last | 0x20)
         return 1 &<< UInt64((mixed ^ (mixed >> 6)) & 63)
     }
+
+    /// Whether a section whose names set the bits `summary` may hold a field `name`: false proves
+    /// it holds none.
+    @inline(__always)
+    static func mayHold(_ name: UnsafeBufferPointer<UInt8>, summary: UInt64) -> Bool {
+        summary & bit(of: name) != 0
+    }
 }

@@ -121,8 +121,8 @@ struct ReceivedFields: Sendable {
     func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
             try storage.withUnsafeBytes { raw in
-                guard UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & FieldNameFilter.bit(of: wanted) != 0
-                else { return }
+                let summary = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                guard FieldNameFilter.mayHold(wanted, summary: summary) else { return }
                 let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 for index in 0..<Self.count(in: raw) {
                     let (nameRange, valueRange) = span(index, in: raw)

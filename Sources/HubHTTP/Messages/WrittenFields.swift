@@ -6,11 +6,11 @@ import HubPrimitives
 /// loop over it and its destruction each count again; here the whole list is one reference.
 ///
 /// Layout of ``storage``: the field count and the bytes in use (two `UInt32`s) and the names'
-/// ``FieldNameFilter`` bits (a `UInt64`), then per field its name's and value's byte counts (two `UInt32`s) followed by the name's and the value's
-/// bytes, in the order added; the rest is room for more (made zeroed at once, so that a field is
-/// copied in with two `memcpy`s rather than appended byte by byte). Nothing is checked or
-/// changed on the way in: the head's writer sanitizes names and values as it does a list's
-/// (``ResponseEncoder``).
+/// ``FieldNameFilter`` bits (a `UInt64`), then per field its name's and value's byte counts (two
+/// `UInt32`s) followed by the name's and the value's bytes, in the order added; the rest is room
+/// for more (made zeroed at once, so that a field is copied in with two `memcpy`s rather than
+/// appended byte by byte). Nothing is checked or changed on the way in: the head's writer
+/// sanitizes names and values as it does a list's (``ResponseEncoder``).
 struct WrittenFields: Sendable {
     private var storage: [UInt8]
 
@@ -86,8 +86,8 @@ struct WrittenFields: Sendable {
     /// order, until it returns false; at once when the ``FieldNameFilter`` rules the name out.
     func forEachValueBytes(named name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try ASCII.withUTF8(of: name) { wanted in
-            let names = storage.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-            guard names & FieldNameFilter.bit(of: wanted) != 0 else { return }
+            let summary = storage.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            guard FieldNameFilter.mayHold(wanted, summary: summary) else { return }
             var going = true
             try forEachFieldBytes { fieldName, value in
                 guard going, fieldName.count == wanted.count, ASCII.caseInsensitiveEquals(fieldName, wanted) else { return }
