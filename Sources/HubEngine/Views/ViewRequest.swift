@@ -105,6 +105,10 @@ public struct ViewRequest: Sendable {
         return headers.first { $0.name.asciiCaseInsensitiveEquals(name) }?.value
     }
 
+    /// Whether `other` is a copy of this very request (the same value passed on, not an equal
+    /// one made apart): what a cache that keeps a request compares in one step.
+    public func isCopy(of other: ViewRequest) -> Bool { fields === other.fields }
+
     /// The view URI without its query and fragment.
     public var viewURIWithoutQuery: String { ViewURI.stripQueryAndFragment(viewURI) }
 

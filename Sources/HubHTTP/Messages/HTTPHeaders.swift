@@ -70,6 +70,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     public var isEmpty: Bool { count == 0 }
 
+    /// The fields as the parser received them, while they are unchanged (``ReceivedLines``).
+    var received: ReceivedFields? {
+        if case .received(let received) = storage { received } else { nil }
+    }
+
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// The first value of the field `name`, or nil; setting replaces every field of that name

@@ -160,6 +160,30 @@ struct ReceivedFields: Sendable {
         }
     }
 
+    /// Calls `body` with each field line as received (from its name to its CRLF), in order, but
+    /// those whose name `skipped` is true for, until `body` returns false; returns whether it
+    /// went through every line. The lines lie end to end from the first to the end of
+    /// ``storage`` (the parser copies them as one block).
+    func forEachLine(
+        skipping skipped: (UnsafeBufferPointer<UInt8>) -> Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        storage.withUnsafeBytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            let count = Self.count(in: raw)
+            for index in 0..<count {
+                let entry = Self.countBytes + index * Self.spanBytes
+                let start = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry, as: UInt32.self)))
+                let nameEnd = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 4, as: UInt32.self)))
+                guard !skipped(UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])) else { continue }
+                let end = index + 1 < count
+                    ? Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + Self.spanBytes, as: UInt32.self)))
+                    : bytes.count
+                guard body(UnsafeBufferPointer(rebasing: bytes[start..<end])) else { return false }
+            }
+            return true
+        }
+    }
+
     /// Every field as strings, in the order received.
     var fields: [HTTPHeaders.Field] {
         storage.withUnsafeBytes { raw in

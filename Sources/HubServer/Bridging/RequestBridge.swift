@@ -15,14 +15,20 @@ final class RequestBridge: Sendable {
     let locales: LocaleNegotiator?
     /// The tags of recent `Accept-Language` headers (``languages(_:)``), by their text.
     let languageLists = ParsedHeaders(RequestBridge.languages)
+    /// The last request each thread found alike (``isSameClientRequest(viewURI:from:user:components:as:answerAlike:)``).
+    let sameClients: SameClientMemo
 
     /// The engine's ``ViewEngine/definitionsInstalled`` when this bridge's config was installed:
     /// its rollout keys decide alike answers only while the engine's features are that config's
     /// (nil: never).
     let installed: Int?
 
-    init(retained: RetainedHeaders, locales: LocaleNegotiator? = nil, installed: Int? = nil) {
+    init(
+        retained: RetainedHeaders, locales: LocaleNegotiator? = nil, installed: Int? = nil,
+        sameClients: SameClientMemo = SameClientMemo()
+    ) {
         self.retained = retained
+        self.sameClients = sameClients
         self.installed = installed
         self.locales = locales
     }
@@ -70,16 +76,23 @@ final class RequestBridge: Sendable {
         answerAlike: Bool = false
     ) -> Bool {
         let headers = request.headers
+        let memo = sameClients.answer(
+            headers, viewURI: viewURI, user: user, components: components, baseline: baseline, answerAlike: answerAlike)
+        guard case .unknown(let keep) = memo else { return true }
         guard baseline.viewURI == viewURI, baseline.user == user, baseline.clientComponents == components?.identifiers,
             baseline.languages == languageLists.parsed(field: "Accept-Language", of: headers) ?? [],
             baseline.locale == locales?.locale(of: headers)
         else { return false }
-        if let same = SameClientFields.compare(headers, with: baseline, retained: retained, answerAlike: answerAlike) {
-            return same
+        let same =
+            SameClientFields.compare(headers, with: baseline, retained: retained, answerAlike: answerAlike)
+            // Kept fields at a per-request limit: the limits apply in the order received.
+            ?? (baseline.connectivity == Self.connectivity(of: headers) && Self.lastClientIsKept(baseline.client, in: headers)
+                && retained.keeps(headers, sameAs: baseline.headers))
+        if same, keep {
+            sameClients.remember(
+                headers, viewURI: viewURI, user: user, components: components, baseline: baseline, answerAlike: answerAlike)
         }
-        // Kept fields at a per-request limit: the limits apply in the order received.
-        return baseline.connectivity == Self.connectivity(of: headers) && Self.lastClientIsKept(baseline.client, in: headers)
-            && retained.keeps(headers, sameAs: baseline.headers)
+        return same
     }
 
     /// The fingerprint of the fields the view request of `request` keeps
