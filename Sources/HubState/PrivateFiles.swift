@@ -30,18 +30,38 @@ public enum PrivateFiles {
     /// Makes sure `path` exists as a file of mode 0600 (creating it empty, and its directory,
     /// when missing), and narrows an existing one this user owns (and its `companions`: the
     /// same path with those suffixes, e.g. SQLite's `-wal` and `-shm`) to 0600.
+    ///
+    /// An existing file is narrowed by its path, never opened: closing a descriptor of a file
+    /// releases every POSIX lock this process holds on it (`fcntl`, what SQLite locks with),
+    /// whichever descriptor took them. Opening and closing a database that a store of this
+    /// process already had open dropped that store's locks on the database and its shared
+    /// memory; another process opening it then found no one there and reset the shared memory
+    /// under the store's mapping (a bus error, or a corrupt database). A file made here is new
+    /// (`O_EXCL`), so no one holds a lock on it.
     public static func prepareFile(_ path: String, companions: [String] = []) throws {
         try createDirectory((path as NSString).deletingLastPathComponent)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, fileMode)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        try restrict(descriptor)
-        for suffix in companions {
-            let companion = open(path + suffix, O_WRONLY | O_CLOEXEC)
-            guard companion >= 0 else { continue }
-            defer { close(companion) }
-            try restrict(companion)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            try restrict(descriptor)
+        } else if errno == EEXIST {
+            try restrict(path: path)
+        } else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
+        for suffix in companions { try restrict(path: path + suffix) }
+    }
+
+    /// Sets the file at `path` (when there is one, made or owned by this user) to mode 0600,
+    /// without opening it.
+    public static func restrict(path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        guard info.st_uid == geteuid(), info.st_mode & 0o777 != fileMode else { return }
+        guard chmod(path, fileMode) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     /// Sets an open file (made or owned by this user) to mode 0600.
