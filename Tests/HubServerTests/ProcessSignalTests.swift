@@ -121,6 +121,11 @@ import Glibc
         environment["HUB_HOST"] = "127.0.0.1"
         environment["HUB_PORT"] = "0"
         environment["HUB_LOG_LEVEL"] = "info"
+        // A data directory of the child's own: the default (the working directory's `.hub-data`)
+        // would share one state database with every other test server started without one. A
+        // caller's HUB_DATA_DIR wins (a restart that must find the first run's state).
+        environment["HUB_DATA_DIR"] = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hub-child-data-\(UUID().uuidString)").path
         environment.merge(extra) { _, new in new }
         let output = Pipe()
         let process = try ChildProcess(
