@@ -33,11 +33,10 @@ public enum PrivateFiles {
     ///
     /// An existing file is narrowed by its path, never opened: closing a descriptor of a file
     /// releases every POSIX lock this process holds on it (`fcntl`, what SQLite locks with),
-    /// whichever descriptor took them. Opening and closing a database that a store of this
-    /// process already had open dropped that store's locks on the database and its shared
-    /// memory; another process opening it then found no one there and reset the shared memory
-    /// under the store's mapping (a bus error, or a corrupt database). A file made here is new
-    /// (`O_EXCL`), so no one holds a lock on it.
+    /// whichever descriptor took them, so opening and closing a database a store of this process
+    /// has open would drop that store's locks on the database and its shared memory, and another
+    /// process opening it would then reset the shared memory under the store's mapping. A file
+    /// made here is new (`O_EXCL`), so no one holds a lock on it.
     public static func prepareFile(_ path: String, companions: [String] = []) throws {
         try createDirectory((path as NSString).deletingLastPathComponent)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)

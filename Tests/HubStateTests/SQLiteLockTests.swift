@@ -8,8 +8,8 @@ import Testing
 /// process: closing any descriptor of a file releases every POSIX lock the process holds on it,
 /// so the database and its companions must never be opened and closed beside SQLite. Without
 /// its lock on the shared memory (`-shm`), a store looks absent to another process, which then
-/// resets the shared memory under the store's mapping (the test suite's processes share one
-/// data directory, and one such reset was a bus error in SQLite).
+/// resets the shared memory under the store's mapping (a bus error in SQLite, or a corrupt
+/// database).
 @Suite("SQLite state store locks")
 struct SQLiteLockTests {
     /// The POSIX locks this process holds on the file at `path`, as the kernel lists them
