@@ -61,7 +61,7 @@ struct ConfigValidationTests {
         let directory = try config.write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let error = #expect(throws: ConfigurationError.self) {
-            _ = try HubApplication.load(directory: directory, environment: [:])
+            _ = try HubApplication.load(directory: directory, environment: testEnvironment)
         }
         let issues = try #require(error).issues
         #expect(issues.contains { $0.file == "features/s.json" && $0.path == "$.operations[0].name" && $0.message.contains("unregistered") }, "\(issues)")
@@ -98,7 +98,7 @@ struct ConfigLoadingTests {
             """)
         let directory = try config.write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let app = try HubApplication.load(environment: ["HUB_CONFIG": directory])
+        let app = try HubApplication.load(environment: testEnvironment.merging(["HUB_CONFIG": directory]) { $1 })
         #expect(app.configuration.directory == directory)
         try app.start()
         let client = HubClient(port: app.port)

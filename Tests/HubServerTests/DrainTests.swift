@@ -31,7 +31,7 @@ struct DrainTests {
         extensions.registerOperation("held") { _ in HeldOperation(started: started, released: released) }
         let directory = try config.write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let app = try HubApplication.load(directory: directory, extensions: extensions, environment: [:])
+        let app = try HubApplication.load(directory: directory, extensions: extensions, environment: testEnvironment)
         try app.start()
         let client = HubClient(port: app.port)
         let inFlight = Task { try await client.view("hub:slow") }

@@ -28,7 +28,7 @@ struct RemoteLoggingTests {
         }
         let lines = Locked<[String]>([])
         let logger = JSONLogger(level: .debug, format: .json) { line in lines.withLock { $0.append(line) } }
-        let configuration = try ConfigLoader(environment: [:]).load(directory: directory)
+        let configuration = try ConfigLoader(environment: testEnvironment).load(directory: directory)
         let application = try HubApplication(configuration: configuration, logger: logger)
 
         var ids: [String] = []

@@ -11,7 +11,7 @@ struct StartupErrorTests {
         let directory = try TestConfig().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withHub(directory: directory, transport: .socket) { _, first in
-            let second = try HubApplication.load(directory: directory, environment: ["HUB_PORT": String(first.port)])
+            let second = try HubApplication.load(directory: directory, environment: testEnvironment.merging(["HUB_PORT": String(first.port)]) { $1 })
             let error = try #require(throws: ListenError.self) { try second.start() }
             #expect(error.port == first.port)
             let message = error.description

@@ -33,7 +33,7 @@ struct TraceContextTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let lines = Locked<[String]>([])
         let logger = JSONLogger(level: .debug, format: .json) { line in lines.withLock { $0.append(line) } }
-        let app = try HubApplication(configuration: try ConfigLoader(environment: [:]).load(directory: directory), logger: logger)
+        let app = try HubApplication(configuration: try ConfigLoader(environment: testEnvironment).load(directory: directory), logger: logger)
         try app.start()
         do {
             try await body(HubClient(port: app.port), lines)

@@ -146,6 +146,9 @@ use_hub_server() {
 start_hub() {
     local config=$1 port=${2:-} logfile=${3:-$WORK_TMP/hub.log}
     if [ -n "$port" ]; then require_ports "$port"; else port=$(free_port); fi
+    # A data directory of the run's own unless the caller chose one (the working tree's
+    # .hub-data is the demo's, and a server another check left running may hold it).
+    HUB_DATA_DIR=${HUB_DATA_DIR:-${WORK_TMP:+$WORK_TMP/data}} \
     HUB_HOST=127.0.0.1 HUB_LOG_LEVEL=${HUB_LOG_LEVEL_CHECK:-warning} HUB_PORT=$port \
         "$HUB_BIN" serve --config "$config" >>"$logfile" 2>&1 &
     HUB_PID=$!

@@ -14,7 +14,7 @@ struct DrainHardeningTests {
             """
         let directory = try Hardening.config(server: server).write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let app = try HubApplication.load(directory: directory, extensions: Hardening.extensions(), environment: [:])
+        let app = try HubApplication.load(directory: directory, extensions: Hardening.extensions(), environment: testEnvironment)
         try app.start()
         let client = HubClient(port: app.port)
         let opened = try await client.view("hub:static")
@@ -42,7 +42,7 @@ struct DrainHardeningTests {
             """
         let directory = try Hardening.config(server: server).write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let app = try HubApplication.load(directory: directory, extensions: Hardening.extensions(), environment: [:])
+        let app = try HubApplication.load(directory: directory, extensions: Hardening.extensions(), environment: testEnvironment)
         try app.start()
         let client = HubClient(port: app.port)
         #expect(try await client.get("/ready").status == 200)

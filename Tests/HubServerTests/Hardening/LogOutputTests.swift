@@ -37,7 +37,7 @@ struct LogOutputTests {
         let directory = try Hardening.config().write()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = try ConfigLoader(
-            swiftOperationNames: ["todoList", "headers", "pages"], swiftActionNames: ["todo"], environment: [:]
+            swiftOperationNames: ["todoList", "headers", "pages"], swiftActionNames: ["todo"], environment: testEnvironment
         ).load(directory: directory)
         let app = try HubApplication(configuration: configuration, extensions: Hardening.extensions(), logger: logger)
         try app.start()

@@ -17,6 +17,7 @@ import Glibc
         environment["HUB_HOST"] = "127.0.0.1"
         environment["HUB_PORT"] = "0"
         environment["HUB_LOG_LEVEL"] = "info"
+        environment["HUB_DATA_DIR"] = environment["HUB_DATA_DIR"] ?? testDataDirectory
         let process = try ChildProcess(
             executable: binary.path, arguments: ["serve", "--config", ProcessSignalTests.configDirectory.path],
             environment: environment, stderr: writeEnd)
