@@ -1,5 +1,6 @@
 import Foundation
 import HubSync
+import Synchronization
 
 /// One provider at run time: its current ``KeySnapshot`` and the loads that replace it.
 ///
@@ -31,6 +32,7 @@ final class ProviderKeys: Sendable {
     private let events: IdentityEvents
     private let clock: @Sendable () -> Date
     private let state = Locked(State())
+    private let generation = Atomic<UInt64>(0)
 
     init(settings: JWTProviderSettings, fetcher: KeyFetcher, events: IdentityEvents, clock: @escaping @Sendable () -> Date) {
         self.settings = settings
@@ -41,6 +43,16 @@ final class ProviderKeys: Sendable {
 
     /// The keys now.
     var snapshot: KeySnapshot { state.withLock { $0.snapshot } }
+
+    /// The keys held now and their generation, read together.
+    var keys: (snapshot: KeySnapshot, generation: UInt64) {
+        state.withLock { ($0.snapshot, generation.load(ordering: .relaxed)) }
+    }
+
+    /// How many times the keys were replaced: +1 at every successful load, whatever it found.
+    /// Read without a lock by ``TokenVerifier/accepts(_:)``; written under `state`'s lock with
+    /// the snapshot, so ``keys`` reads a pair that belongs together.
+    var keyGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
     /// The provider's status now.
     var status: ProviderStatus {
@@ -107,6 +119,7 @@ final class ProviderKeys: Sendable {
             case .success(let snapshot):
                 let recovered = state.error != nil
                 state.snapshot = snapshot
+                generation.add(1, ordering: .releasing)
                 state.refreshedAt = now
                 state.error = nil
                 return (recovered, snapshot.count)

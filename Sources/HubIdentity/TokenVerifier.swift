@@ -22,6 +22,10 @@ import JWTKit
 /// 6. the signature, by jwt-kit, with exactly that key and algorithm: ``VerificationFailure/signature``;
 /// 7. the claims of the verified payload (``ClaimRules``): `sub` and `exp` required (`malformed`),
 ///    `exp`, `nbf`, `iat` against the injected clock with the provider's leeway, `aud`.
+///
+/// A token that verifies comes with a ``VerificationLease`` (``verifyLeased(_:)``): a caller that
+/// keeps it beside the token's exact bytes may accept the same token again while
+/// ``accepts(_:)`` says the lease holds, without steps 1-7.
 public final class TokenVerifier: Sendable {
     /// The largest token accepted, in bytes.
     public static let maximumTokenBytes = 8192
@@ -80,6 +84,12 @@ public final class TokenVerifier: Sendable {
     /// The identity `token` carries, or why it is refused (see the type's documentation for the
     /// order of checks). Reports `"ok"` or the failure's raw value to ``IdentityEvents/verified``.
     public func verify(_ token: Substring) async -> Result<VerifiedIdentity, VerificationFailure> {
+        await verifyLeased(token).map(\.identity)
+    }
+
+    /// ``verify(_:)``, with the ``VerificationLease`` of an identity it accepts: what a caller
+    /// that accepts the same token again later (``accepts(_:)``) keeps beside it.
+    public func verifyLeased(_ token: Substring) async -> Result<LeasedIdentity, VerificationFailure> {
         let result = await check(token)
         switch result {
         case .success: events.verified("ok")
@@ -88,7 +98,28 @@ public final class TokenVerifier: Sendable {
         return result
     }
 
-    private func check(_ token: Substring) async -> Result<VerifiedIdentity, VerificationFailure> {
+    /// Whether a token verified under `lease` would verify now, without looking at it again:
+    /// the provider's keys are still the ones it was verified with (no load of its keys since,
+    /// whatever the load found), and, with the provider's leeway, the clock is before its `exp`
+    /// and not before its `nbf` and `iat`. Its issuer, audience, algorithm and signature were
+    /// checked against those keys and settings, which a running verifier never changes.
+    ///
+    /// Reports a lease that holds as a verification (``IdentityEvents/verified`` `"ok"`) and a
+    /// reuse (``IdentityEvents/reused``): every accepted bearer request is counted once.
+    /// Lock-free: one atomic load and a clock read.
+    public func accepts(_ lease: VerificationLease) -> Bool {
+        guard lease.verifier == ObjectIdentifier(self), providers.indices.contains(lease.provider) else { return false }
+        let provider = providers[lease.provider]
+        guard provider.keyGeneration == lease.keyGeneration else { return false }
+        let now = clock().timeIntervalSince1970
+        let leeway = Double(provider.settings.leewaySeconds)
+        guard now < lease.expires + leeway, lease.notBefore <= now + leeway else { return false }
+        events.verified("ok")
+        events.reused()
+        return true
+    }
+
+    private func check(_ token: Substring) async -> Result<LeasedIdentity, VerificationFailure> {
         guard token.utf8.count <= Self.maximumTokenBytes else { return .failure(.malformed) }
         let bytes = Array(token.utf8)
         let header: JWTHeader
@@ -106,14 +137,17 @@ public final class TokenVerifier: Sendable {
         default: return .failure(.malformed)
         }
         guard JWTProviderSettings.allowedAlgorithms.contains(alg) else { return .failure(.algorithm) }
-        guard let issuer = unverified.string("iss"), let provider = providers.first(where: { $0.settings.issuer == issuer }) else {
+        guard let issuer = unverified.string("iss"), let index = providers.firstIndex(where: { $0.settings.issuer == issuer }) else {
             return .failure(.issuer)
         }
+        let provider = providers[index]
         guard provider.settings.algorithms.contains(alg) else { return .failure(.algorithm) }
-        var lookup = provider.snapshot.lookup(kid: kid, alg: alg)
+        var held = provider.keys
+        var lookup = held.snapshot.lookup(kid: kid, alg: alg)
         if case .unknownKid = lookup {
             await provider.refresh(onDemand: true)
-            lookup = provider.snapshot.lookup(kid: kid, alg: alg)
+            held = provider.keys
+            lookup = held.snapshot.lookup(kid: kid, alg: alg)
         }
         let keys: JWTKeyCollection
         switch lookup {
@@ -127,7 +161,21 @@ public final class TokenVerifier: Sendable {
         } catch {
             return .failure(Self.failure(for: error))
         }
-        return ClaimRules.check(verified, settings: provider.settings, now: clock().timeIntervalSince1970)
+        return ClaimRules.check(verified, settings: provider.settings, now: clock().timeIntervalSince1970).map { identity in
+            LeasedIdentity(identity: identity, lease: lease(of: identity, provider: index, keyGeneration: held.generation))
+        }
+    }
+
+    /// The lease of an identity ``ClaimRules`` accepted (so `exp` is a finite number, and `nbf`
+    /// and `iat` are numbers when present).
+    private func lease(of identity: VerifiedIdentity, provider: Int, keyGeneration: UInt64) -> VerificationLease {
+        func time(_ name: String) -> Double? {
+            if case .number(let value)? = identity.claims[name] { return value }
+            return nil
+        }
+        let notBefore = [time("nbf"), time("iat")].compactMap { $0 }.max() ?? -.infinity
+        return VerificationLease(
+            verifier: ObjectIdentifier(self), provider: provider, keyGeneration: keyGeneration, notBefore: notBefore, expires: time("exp") ?? -.infinity)
     }
 
     /// What an error of jwt-kit's `verify` means here. The token was parsed and its key found

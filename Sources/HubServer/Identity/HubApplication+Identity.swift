@@ -17,12 +17,14 @@ extension HubApplication {
     ) -> TokenVerifier? {
         guard !identity.providers.isEmpty else { return nil }
         let verified = IdentityMetrics.verifications(on: registry)
+        let reused = IdentityMetrics.reusedTokens(on: registry)
         let refreshed = IdentityMetrics.keyRefreshes(on: registry)
         // Every label shows from the start (a dashboard's rate() needs the zero).
         for result in ["ok"] + VerificationFailure.allCases.map(\.rawValue) { _ = verified.labels(result) }
         for result in ["ok", "error"] { _ = refreshed.labels(result) }
         let events = IdentityEvents(
             verified: { verified.labels($0).increment() },
+            reused: { reused.increment() },
             refreshed: { refreshed.labels($0 ? "ok" : "error").increment() },
             log: { logger.log(.warning, "identity provider keys", ["detail": .string($0)]) })
         let providers = identity.providers.map { provider in

@@ -14,6 +14,8 @@ final class UserIdentity: Sendable {
     let verifier: TokenVerifier?
     private let clientAddress: ClientAddress
     private let tags: ViewTags
+    /// Bearer tokens verified lately, with their users.
+    private let acceptedTokens = AcceptedTokens()
 
     /// Longest subject a gateway's header may name.
     static let maximumHeaderSubjectBytes = 256
@@ -67,16 +69,27 @@ final class UserIdentity: Sendable {
         return .user(user(subject: String(subject), claims: [:]))
     }
 
+    /// The user of a bearer token verified lately whose lease still holds, without waiting
+    /// (``AcceptedTokens``); `nil`: ``verify(_:)`` it.
+    func acceptedUser(_ token: Substring) -> HubUser? {
+        guard let verifier else { return nil }
+        return acceptedTokens.user(of: token, verifier: verifier)
+    }
+
     /// The user of a bearer token, or 401 `invalid_token` (`WWW-Authenticate: Bearer error="invalid_token"`).
+    /// A token that verifies is kept for ``acceptedUser(_:)``.
     func verify(_ token: Substring) async throws -> HubUser {
         guard let verifier else { throw Self.invalidToken("no identity provider is configured") }
-        switch await verifier.verify(token) {
-        case .success(let identity):
+        switch await verifier.verifyLeased(token) {
+        case .success(let leased):
+            let identity = leased.identity
             var claims: [String: String] = [:]
             for name in settings.claims { if let text = identity.claims[name]?.text { claims[name] = text } }
             var access: [String: [String]] = [:]
             for (name, value) in identity.claims { access[name] = Self.texts(of: value) }
-            return user(subject: identity.subject, claims: claims, access: access)
+            let verified = user(subject: identity.subject, claims: claims, access: access)
+            acceptedTokens.remember(verified, lease: leased.lease, for: token)
+            return verified
         case .failure(let failure):
             throw Self.invalidToken(Self.detail(of: failure))
         }

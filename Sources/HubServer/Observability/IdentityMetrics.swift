@@ -9,6 +9,13 @@ enum IdentityMetrics {
             labels: ["result"])
     }
 
+    /// `hub_identity_tokens_reused_total`: bearer tokens accepted again under their lease.
+    static func reusedTokens(on registry: MetricsRegistry) -> Counter {
+        registry.counter(
+            "hub_identity_tokens_reused_total",
+            help: "Bearer tokens accepted again without a signature check: verified lately, keys and times unchanged (also counted ok).").labels()
+    }
+
     /// `hub_identity_jwks_refreshes_total{result}`: `ok` or `error`.
     static func keyRefreshes(on registry: MetricsRegistry) -> MetricFamily<Counter> {
         registry.counter(

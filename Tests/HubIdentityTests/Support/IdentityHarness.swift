@@ -46,17 +46,20 @@ final class KeyServer: Sendable {
 final class EventRecorder: Sendable {
     private let verified = Locked<[String]>([])
     private let refreshed = Locked<[Bool]>([])
+    private let reuses = Locked(0)
     private let lines = Locked<[String]>([])
 
     var events: IdentityEvents {
         IdentityEvents(
             verified: { label in self.verified.withLock { $0.append(label) } },
+            reused: { self.reuses.withLock { $0 += 1 } },
             refreshed: { ok in self.refreshed.withLock { $0.append(ok) } },
             log: { line in self.lines.withLock { $0.append(line) } })
     }
 
     var verifications: [String] { verified.withLock { $0 } }
     var refreshes: [Bool] { refreshed.withLock { $0 } }
+    var reused: Int { reuses.withLock { $0 } }
     var logLines: [String] { lines.withLock { $0 } }
 }
 

@@ -142,8 +142,8 @@ final class IdentityProvider: Sendable {
     }
 
     /// `identity.jwt`'s entry for this provider.
-    func providerJSON(jwks: String? = nil, refreshSeconds: Int = 86_400) -> String {
-        #"{ "issuer": "\#(issuer)", "audiences": ["hub"], "jwks": "\#(jwks ?? url("/jwks"))", "jwksRefreshSeconds": \#(refreshSeconds) }"#
+    func providerJSON(jwks: String? = nil, refreshSeconds: Int = 86_400, leewaySeconds: Int = 60) -> String {
+        #"{ "issuer": "\#(issuer)", "audiences": ["hub"], "jwks": "\#(jwks ?? url("/jwks"))", "jwksRefreshSeconds": \#(refreshSeconds), "leewaySeconds": \#(leewaySeconds) }"#
     }
 }
 
