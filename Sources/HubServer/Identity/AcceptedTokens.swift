@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HubEngine
 import HubIdentity
 import HubSync
@@ -13,7 +10,7 @@ import HubSync
 /// accepted while its lease holds (``TokenVerifier/accepts(_:)``: the provider has not loaded
 /// keys since, and its times still hold); otherwise it is verified as any other.
 ///
-/// Keyed by the token's exact bytes: a token that differs by one byte is another token.
+/// Keyed by the token's exact bytes (``ExactText``): a token that differs by one byte is another token.
 /// Only tokens that verified are kept. Each thread (each event loop) keeps its own, at most
 /// ``capacityPerThread`` tokens of at most ``maximumTokenBytes`` bytes (a full table starts over),
 /// so the two loops never wait for each other here.
@@ -23,37 +20,17 @@ final class AcceptedTokens: Sendable {
     /// Longest token kept (a longer one is verified every time; the verifier takes up to 8 KiB).
     static let maximumTokenBytes = 2048
 
-    /// A token's text, equal to another only byte for byte (not by Unicode equivalence, as
-    /// `String`'s `==` compares).
-    struct Key: Hashable, Sendable {
-        let text: Substring
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            var (left, right) = (lhs.text, rhs.text)
-            return left.withUTF8 { left in
-                right.withUTF8 { right in
-                    left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-                }
-            }
-        }
-
-        func hash(into hasher: inout Hasher) {
-            var text = text
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
-    }
-
     struct Entry: Sendable {
         let user: HubUser
         let lease: VerificationLease
     }
 
-    private let entries = RecentHits<Key, Entry>(capacity: capacityPerThread)
+    private let entries = RecentHits<ExactText, Entry>(capacity: capacityPerThread)
 
     /// The user of `token` when it was verified lately and its lease still holds (then counted
     /// by the verifier as an accepted token); `nil` otherwise.
     func user(of token: Substring, verifier: TokenVerifier) -> HubUser? {
-        guard token.utf8.count <= Self.maximumTokenBytes, let entry = entries.value(for: Key(text: token)),
+        guard token.utf8.count <= Self.maximumTokenBytes, let entry = entries.value(for: ExactText(token)),
             verifier.accepts(entry.lease)
         else { return nil }
         return entry.user
@@ -62,6 +39,6 @@ final class AcceptedTokens: Sendable {
     /// Keeps `user`, verified from `token` under `lease`.
     func remember(_ user: HubUser, lease: VerificationLease, for token: Substring) {
         guard token.utf8.count <= Self.maximumTokenBytes else { return }
-        entries.remember(Entry(user: user, lease: lease), for: Key(text: token))
+        entries.remember(Entry(user: user, lease: lease), for: ExactText(token))
     }
 }

@@ -71,6 +71,27 @@ struct GatewayHeaderTests {
         }
     }
 
+    @Test("a subject is its bytes: a composed and a decomposed accent are two users, however often each is named")
+    func subjectsAreBytes() async throws {
+        let content = try contentUpstream()
+        defer { content.stop() }
+        let config = Self.config(identity: #""header": { "name": "X-User-Id" }"#, trusted: #"["127.0.0.1"]"#, content: content)
+        try await withHub(config, extensions: IdentityConfig.extensions, transport: .socket) { hub, _ in
+            let proxy = hub.from("127.0.0.1")
+            // Equal as Swift strings (canonically equivalent), different as bytes.
+            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+            // Enough requests that each event loop names each subject more than once.
+            for _ in 0..<(2 * max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+                for subject in [composed, decomposed] {
+                    let view = try await proxy.view("hub:protected", headers: [("X-User-Id", subject)])
+                    let who = try #require(try view.json()["custom"]?["who"]?.stringValue, "\(view)")
+                    #expect(Array(who.utf8) == Array(subject.utf8), "\(Array(who.utf8)) for \(Array(subject.utf8))")
+                }
+            }
+        }
+    }
+
     @Test("a bearer token and the header from a trusted peer: the token's user wins")
     func tokenOutranksHeader() async throws {
         let content = try contentUpstream()
