@@ -6,7 +6,7 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-browser deps-deploy test-browser preview-screenshot test-deploy build run test test-stress test-tsan bench bench-model bench-sync bench-engine bench-upstream bench-server bench-http fuzz-json fuzz-http fuzz-app clean
-.PHONY: release-pgo check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-slow-readers bench-scale bench-refcounts bench-cpu bench-send-floor bench-invalidation
+.PHONY: release-pgo check deps-postgres deps-contracts test-contracts test-monitoring bench-access-log bench-reload test-starter bench-matrix bench-session-memory bench-slow-readers bench-scale bench-refcounts bench-cpu bench-identity bench-send-floor bench-invalidation
 
 ## apt_install PACKAGES,FLAGS: installs those of PACKAGES that are missing (after one
 ## apt-get update), with apt-get's extra FLAGS; the one apt step of every deps target.
@@ -186,6 +186,13 @@ bench-cpu: deps
 	@if [ -n "$${BENCH_BIN:-}" ]; then Benchmarks/cpu/run.sh; \
 	elif [ "$${BENCH_PGO:-1}" = 0 ]; then $(SWIFT) build -c release --product hub-server && Benchmarks/cpu/run.sh; \
 	else bin=$$(SWIFT=$(SWIFT) Tools/pgo/build.sh) && BENCH_BIN=$$bin Benchmarks/cpu/run.sh; fi
+
+## What naming a user costs per request: a held view of the demo config polled with a bearer
+## token, a trusted gateway's X-User-Id and anonymously (Benchmarks/cpu/identity.sh, a minute).
+bench-identity: deps
+	$(call apt_install,wrk,--no-install-recommends)
+	$(SWIFT) build -c release --product hub-server
+	Benchmarks/cpu/identity.sh
 
 ## The kernel's floor per response on loopback: a minimal C responder (Benchmarks/cpu/send_floor.c)
 ## sends 1, 16 and 28 KB four ways under wrk; its CPU per request is what the kernel costs any

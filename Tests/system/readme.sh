@@ -15,6 +15,9 @@ for tool in curl jq; do command -v "$tool" >/dev/null || { echo "readme: $tool i
 cleanup_on_exit
 work_tmp readme
 work=$WORK_TMP
+# The server and the blocks' own commands (`hub-server dev-token` reads the key the server made)
+# share a data directory of the run's, as a newcomer's `.hub-data/` is shared by both.
+export HUB_DATA_DIR="$work/data"
 start_hub Config "" "$work/server.log"
 port=$HUB_PORT_USED
 
