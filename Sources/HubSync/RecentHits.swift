@@ -43,8 +43,28 @@ public final class RecentHits<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// `key` is new).
     @inlinable
     public func remember(_ value: Value, for key: Key) {
-        let capacity = self.capacity
-        stripes.current.withLock { stripe in
+        Self.remember(value, for: key, in: stripes.current, capacity: capacity)
+    }
+
+    /// The calling thread's stripe, to remember a value into later from wherever it is made (a
+    /// miss whose value an async task makes, which may resume on another thread than the one
+    /// that will look it up again).
+    public var currentStripe: StripeReference { StripeReference(hits: self, stripe: stripes.current) }
+
+    /// One thread's stripe of a ``RecentHits`` (``currentStripe``).
+    public struct StripeReference: Sendable {
+        let hits: RecentHits
+        let stripe: Locked<Stripe>
+
+        /// Keeps `value` for `key` in this stripe, as ``RecentHits/remember(_:for:)`` does in the calling thread's.
+        public func remember(_ value: Value, for key: Key) {
+            RecentHits.remember(value, for: key, in: stripe, capacity: hits.capacity)
+        }
+    }
+
+    @usableFromInline
+    static func remember(_ value: Value, for key: Key, in stripe: Locked<Stripe>, capacity: Int) {
+        stripe.withLock { stripe in
             if stripe.table.count >= capacity, stripe.table[key] == nil { stripe.table.removeAll(keepingCapacity: true) }
             stripe.table[key] = value
             stripe.lastKey = key

@@ -1,3 +1,4 @@
+import Foundation
 import HubSync
 import Testing
 
@@ -49,6 +50,34 @@ import Testing
         hits.remember("y", for: 2)
         #expect(hits.value(for: 2) == "y")
         #expect(hits.value(for: 1) == nil)
+    }
+
+    /// Runs `body` on a thread of its own and waits for it.
+    static func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+    }
+
+    @Test("a stripe taken on one thread is remembered into from another, and found by the first")
+    func stripeReferenceRemembersForTheThreadThatTookIt() {
+        // Until a thread is found whose own stripe is not this one's (1 in 8 share it).
+        var otherStripeSeen = false
+        for attempt in 0..<64 where !otherStripeSeen {
+            let hits = RecentHits<String, Int>(capacity: 8)
+            let here = hits.currentStripe
+            Self.onAnotherThread {
+                here.remember(attempt, for: "verified")
+                hits.remember(attempt, for: "elsewhere")
+            }
+            #expect(hits.value(for: "verified") == attempt)
+            otherStripeSeen = hits.value(for: "elsewhere") == nil
+        }
+        #expect(otherStripeSeen)
     }
 
     @Test func concurrentThreadsNeverLoseTheirOwnLastHit() async {

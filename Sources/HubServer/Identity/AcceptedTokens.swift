@@ -36,9 +36,16 @@ final class AcceptedTokens: Sendable {
         return entry.user
     }
 
-    /// Keeps `user`, verified from `token` under `lease`.
-    func remember(_ user: HubUser, lease: VerificationLease, for token: Substring) {
+    /// Where a token looked up on the calling thread is kept once verified: that thread's table
+    /// (the verification's task may end on another thread).
+    typealias Place = RecentHits<ExactText, Entry>.StripeReference
+
+    /// The calling thread's ``Place``.
+    var currentPlace: Place { entries.currentStripe }
+
+    /// Keeps `user`, verified from `token` under `lease`, in `place`.
+    func remember(_ user: HubUser, lease: VerificationLease, for token: Substring, in place: Place) {
         guard token.utf8.count <= Self.maximumTokenBytes else { return }
-        entries.remember(Entry(user: user, lease: lease), for: ExactText(token))
+        place.remember(Entry(user: user, lease: lease), for: ExactText(token))
     }
 }

@@ -1,10 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import HubPrimitives
 
 /// Text as a dictionary key that equals another only byte for byte: `String`'s `==` and hash
 /// follow Unicode canonical equivalence, under which two different byte sequences (a composed
-/// and a decomposed accent) are one key. A credential or a subject is its bytes.
+/// and a decomposed accent) are one key. A credential or a subject is its bytes. Compared in
+/// constant time (``ConstantTime/equal(_:_:)``): a table keeps other clients' tokens, and how
+/// long a comparison took must not say how much of one a guess matched.
 struct ExactText: Hashable, Sendable {
     let text: Substring
 
@@ -16,7 +16,7 @@ struct ExactText: Hashable, Sendable {
         var (left, right) = (lhs.text, rhs.text)
         return left.withUTF8 { left in
             right.withUTF8 { right in
-                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+                ConstantTime.equal(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
             }
         }
     }

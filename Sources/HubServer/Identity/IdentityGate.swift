@@ -24,8 +24,10 @@ struct IdentityGate: HTTPResponder {
                 context.setPrincipal(user)
                 return try next.answer(to: request, context: context)
             }
+            // Kept where this event loop looks, wherever the verification's task ends.
+            let place = identity.acceptedTokensPlace
             return .later { [next, identity] in
-                context.setPrincipal(try await identity.verify(token))
+                context.setPrincipal(try await identity.verify(token, keepIn: place))
                 switch try next.answer(to: request, context: context) {
                 case .now(let response): return response
                 case .later(let work): return try await work()

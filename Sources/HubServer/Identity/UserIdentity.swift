@@ -79,15 +79,19 @@ final class UserIdentity: Sendable {
     }
 
     /// The user of a bearer token verified lately whose lease still holds, without waiting
-    /// (``AcceptedTokens``); `nil`: ``verify(_:)`` it.
+    /// (``AcceptedTokens``); `nil`: ``verify(_:keepIn:)`` it.
     func acceptedUser(_ token: Substring) -> HubUser? {
         guard let verifier else { return nil }
         return acceptedTokens.user(of: token, verifier: verifier)
     }
 
+    /// Where the calling thread (an event loop) looks for accepted tokens: where a token it
+    /// verifies is kept.
+    var acceptedTokensPlace: AcceptedTokens.Place { acceptedTokens.currentPlace }
+
     /// The user of a bearer token, or 401 `invalid_token` (`WWW-Authenticate: Bearer error="invalid_token"`).
-    /// A token that verifies is kept for ``acceptedUser(_:)``.
-    func verify(_ token: Substring) async throws -> HubUser {
+    /// A token that verifies is kept in `place` (the current thread's when `nil`) for ``acceptedUser(_:)``.
+    func verify(_ token: Substring, keepIn place: AcceptedTokens.Place? = nil) async throws -> HubUser {
         guard let verifier else { throw Self.invalidToken("no identity provider is configured") }
         switch await verifier.verifyLeased(token) {
         case .success(let leased):
@@ -97,7 +101,7 @@ final class UserIdentity: Sendable {
             var access: [String: [String]] = [:]
             for (name, value) in identity.claims { access[name] = Self.texts(of: value) }
             let verified = user(subject: identity.subject, claims: claims, access: access)
-            acceptedTokens.remember(verified, lease: leased.lease, for: token)
+            acceptedTokens.remember(verified, lease: leased.lease, for: token, in: place ?? acceptedTokens.currentPlace)
             return verified
         case .failure(let failure):
             throw Self.invalidToken(Self.detail(of: failure))
