@@ -3,10 +3,12 @@
 # (Config/, whose identity is the development issuer: Ed25519 tokens) polled with
 # `GET /view?session=` by three clients, each with a session of its own: a bearer token (made by
 # `hub-server dev-token`), a trusted gateway's `X-User-Id` (the demo config with
-# `identity.header` and `trustedProxies: ["127.0.0.1"]` instead), and anonymous. Per round and
-# client one `wrk -t1 -c32` run; the server's user+system CPU per request from /proc, the
-# request rate, p99. Prints each round and the medians. Release build (BENCH_BIN: another);
-# loopback only; every process started here is stopped on exit.
+# `identity.header` and `trustedProxies: ["127.0.0.1"]` instead), and anonymous; beside them
+# nginx (one worker per core, `open_file_cache`) serving the bearer client's view as a file to
+# the bearer client's request. Per round and client one `wrk -t1 -c32` run; the server's
+# user+system CPU per request from /proc, the request rate, p99. Prints each round and the
+# medians. Release build (BENCH_BIN: another); loopback only; every process started here is
+# stopped on exit.
 #
 #   Benchmarks/cpu/identity.sh                 (make bench-identity; IDENTITY_ROUNDS=3, IDENTITY_SECONDS=3)
 set -euo pipefail
@@ -16,7 +18,7 @@ SECONDS_PER_RUN=${IDENTITY_SECONDS:-3}
 HUB_BIN=${BENCH_BIN:-$HUB_BIN}
 
 cleanup_on_exit
-ensure_tools wrk curl
+ensure_tools wrk curl nginx
 use_hub_server release
 work_tmp bench-identity
 log "load average $(load_average) on $(nproc) cores; git $(cd "$REPO_DIR" && git rev-parse --short HEAD); $HUB_BIN"
@@ -55,15 +57,21 @@ BEARER_SESSION=$(session_of "$DEMO_URL/view?uri=hub:home" -H "Authorization: Bea
 GATEWAY_SESSION=$(session_of "$GATEWAY_URL/view?uri=hub:home" -H "X-User-Id: bench-user")
 ANONYMOUS_SESSION=$(session_of "$DEMO_URL/view?uri=hub:home")
 [ -n "$BEARER_SESSION" ] && [ -n "$GATEWAY_SESSION" ] && [ -n "$ANONYMOUS_SESSION" ] || { log "a session did not open"; exit 1; }
+mkdir -p "$WORK_TMP/html"
+curl -sf -H "Authorization: Bearer $TOKEN" -H "Accept-Encoding: identity" \
+    "$DEMO_URL/view?session=$BEARER_SESSION" >"$WORK_TMP/html/view.json"
+start_nginx "$WORK_TMP/html"
+NGINX_PIDS="$NGINX_PID,$(nginx_workers)"
 
 declare -A CPU RATE P99
 printf '%-9s %5s %10s %9s %12s\n' client round "req/s" "p99 ms" "CPU µs/req"
 for round in $(seq 1 "$ROUNDS"); do
-    for client in bearer gateway anonymous; do
+    for client in bearer gateway anonymous nginx; do
         case $client in
             bearer) url="$DEMO_URL/view?session=$BEARER_SESSION" pid=$DEMO_PID lua=$BEARER_LUA ;;
             gateway) url="$GATEWAY_URL/view?session=$GATEWAY_SESSION" pid=$GATEWAY_PID lua=$GATEWAY_LUA ;;
             anonymous) url="$DEMO_URL/view?session=$ANONYMOUS_SESSION" pid=$DEMO_PID lua=$ANONYMOUS_LUA ;;
+            nginx) url="http://127.0.0.1:$NGINX_PORT/view.json?session=$BEARER_SESSION" pid=$NGINX_PIDS lua=$BEARER_LUA ;;
         esac
         read -r rate p99 cpu _ <<<"$(measure_run 1 32 "$SECONDS_PER_RUN" "$url" "$pid" - -s "$lua")"
         [ "$rate" != 0 ] || { log "$client: an answer was not 2xx"; exit 1; }
@@ -72,7 +80,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 echo "medians of $ROUNDS rounds:"
-for client in bearer gateway anonymous; do
+for client in bearer gateway anonymous nginx; do
     # shellcheck disable=SC2086
     printf '%-9s %16s %9s %12s\n' "$client" "$(median ${RATE[$client]})" "$(median ${P99[$client]})" "$(median ${CPU[$client]})"
 done
