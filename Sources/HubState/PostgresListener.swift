@@ -22,8 +22,8 @@ final class PostgresListener: Sendable {
         self.deliver = deliver
     }
 
-    /// Whether the listening connection is up now.
-    var isConnected: Bool { connected.load(ordering: .relaxed) }
+    /// Whether the listening connection is up now (and its resync delivered).
+    var isConnected: Bool { connected.load(ordering: .acquiring) }
 
     func start() {
         let thread = Thread { [self] in run() }
@@ -48,11 +48,12 @@ final class PostgresListener: Sendable {
                 continue
             }
             backoff = .milliseconds(100)
-            connected.store(true, ordering: .relaxed)
             // Changes made while no connection listened are found by comparing versions; on the
             // first connect too, so that revocations are loaded as soon as the database answers
-            // (a replica started while it was down).
+            // (a replica started while it was down). Connected once that is delivered: what is
+            // cached after `isConnected` says so is never dropped by this connection's resync.
             deliver(.resync)
+            connected.store(true, ordering: .releasing)
             listen(on: handle)
             connected.store(false, ordering: .relaxed)
             connection.drop()

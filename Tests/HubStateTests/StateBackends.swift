@@ -14,8 +14,16 @@ enum StateBackend: String, CaseIterable, Sendable, CustomStringConvertible {
         switch self {
         case .memory: return MemoryStateStore()
         case .sqlite: return try SQLiteStateStore(path: TemporaryFiles.path("state.sqlite3"))
-        case .postgres: return PostgresStateStore(url: try PostgresCluster.shared().url, poolSize: 4)
+        case .postgres: return try Self.listening(PostgresStateStore(url: try PostgresCluster.shared().url, poolSize: 4))
         }
+    }
+
+    /// `store` once its change feed listens (its first resync, which empties its cache, is
+    /// behind it), so that what a test writes and expects cached stays cached; up to 30 s.
+    static func listening(_ store: PostgresStateStore) throws -> PostgresStateStore {
+        for _ in 0..<3_000 where !store.isListening { usleep(10_000) }
+        guard store.isListening else { throw HarnessError("the PostgreSQL store's change feed did not connect within 30 s") }
+        return store
     }
 
     /// Two stores on the same data, as two processes (SQLite: one file) or two replicas
@@ -30,7 +38,7 @@ enum StateBackend: String, CaseIterable, Sendable, CustomStringConvertible {
             return (try SQLiteStateStore(path: path), try SQLiteStateStore(path: path))
         case .postgres:
             let url = try PostgresCluster.shared().url
-            return (PostgresStateStore(url: url, poolSize: 2), PostgresStateStore(url: url, poolSize: 2))
+            return (try Self.listening(PostgresStateStore(url: url, poolSize: 2)), try Self.listening(PostgresStateStore(url: url, poolSize: 2)))
         }
     }
 }
