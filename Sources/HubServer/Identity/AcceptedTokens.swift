@@ -5,8 +5,8 @@ import HubSync
 /// Bearer tokens this server verified lately, each with its user and its
 /// ``VerificationLease``: a client presents the same token on every request until it expires,
 /// and checking its signature again each time (a JWT parse, an RSA, ECDSA or Ed25519
-/// verification and the user's digests: 150-180 µs of CPU per request on the demo's Ed25519
-/// tokens) cost 30 times what the rest of a held view's request costs. A token found here is
+/// verification and the user's digests: about 137 µs of CPU per request on the demo's Ed25519
+/// tokens) cost twelve times a whole anonymous request for a held view. A token found here is
 /// accepted while its lease holds (``TokenVerifier/accepts(_:)``: the provider has not loaded
 /// keys since, and its times still hold); otherwise it is verified as any other.
 ///
