@@ -4,7 +4,7 @@ public struct IdentityEvents: Sendable {
     /// After each verification: `"ok"` or a ``VerificationFailure`` raw value.
     public var verified: @Sendable (String) -> Void
     /// After each token accepted again under its lease, without a signature check
-    /// (``TokenVerifier/accepts(_:)``; also reported to ``verified`` as `"ok"`).
+    /// (``TokenVerifier/recheck(_:)``; also reported to ``verified`` as `"ok"`).
     public var reused: @Sendable () -> Void
     /// After each load of a provider's keys (the first, periodic or on demand): whether it succeeded.
     public var refreshed: @Sendable (Bool) -> Void

@@ -50,7 +50,7 @@ final class ProviderKeys: Sendable {
     }
 
     /// How many times the keys were replaced: +1 at every successful load, whatever it found.
-    /// Read without a lock by ``TokenVerifier/accepts(_:)``; written under `state`'s lock with
+    /// Read without a lock by ``TokenVerifier/recheck(_:)``; written under `state`'s lock with
     /// the snapshot, so ``keys`` reads a pair that belongs together.
     var keyGeneration: UInt64 { generation.load(ordering: .acquiring) }
 

@@ -24,8 +24,8 @@ import JWTKit
 ///    `exp`, `nbf`, `iat` against the injected clock with the provider's leeway, `aud`.
 ///
 /// A token that verifies comes with a ``VerificationLease`` (``verifyLeased(_:)``): a caller that
-/// keeps it beside the token's exact bytes may accept the same token again while
-/// ``accepts(_:)`` says the lease holds, without steps 1-7.
+/// keeps it beside the token's exact bytes may answer the same token again from
+/// ``recheck(_:)`` while the keys are unchanged, without steps 1-7.
 public final class TokenVerifier: Sendable {
     /// The largest token accepted, in bytes.
     public static let maximumTokenBytes = 8192
@@ -88,7 +88,7 @@ public final class TokenVerifier: Sendable {
     }
 
     /// ``verify(_:)``, with the ``VerificationLease`` of an identity it accepts: what a caller
-    /// that accepts the same token again later (``accepts(_:)``) keeps beside it.
+    /// that answers the same token again later (``recheck(_:)``) keeps beside it.
     public func verifyLeased(_ token: Substring) async -> Result<LeasedIdentity, VerificationFailure> {
         let result = await check(token)
         switch result {
@@ -98,25 +98,40 @@ public final class TokenVerifier: Sendable {
         return result
     }
 
-    /// Whether a token verified under `lease` would verify now, without looking at it again:
-    /// the provider's keys are still the ones it was verified with (no load of its keys since,
-    /// whatever the load found), and, with the provider's leeway, the clock is before its `exp`
-    /// and not before its `nbf` and `iat`. Its issuer, audience, algorithm and signature were
-    /// checked against those keys and settings, which a running verifier never changes.
+    /// What a token verified under `lease` would get now, answered without looking at it again
+    /// while the provider's keys are still the ones it was verified with (no load of its keys
+    /// since, whatever the load found): its issuer, audience, algorithm and signature were checked
+    /// against those keys and settings, which a running verifier never changes, so only its times
+    /// are read again, with the provider's leeway: accepted before its `exp` and not before its
+    /// `nbf` and `iat`; else refused as ``VerificationFailure/expired`` or
+    /// ``VerificationFailure/notYetValid``, as step 7 would. `nil` when the lease cannot say
+    /// (the keys were loaded since, or another verifier gave it): verify the token.
     ///
-    /// Reports a lease that holds as a verification (``IdentityEvents/verified`` `"ok"`) and a
-    /// reuse (``IdentityEvents/reused``): every accepted bearer request is counted once.
-    /// Lock-free: one atomic load and a clock read.
-    public func accepts(_ lease: VerificationLease) -> Bool {
-        guard lease.verifier == ObjectIdentifier(self), providers.indices.contains(lease.provider) else { return false }
+    /// Reports each answer as a verification would (``IdentityEvents/verified``), and an
+    /// acceptance as a reuse (``IdentityEvents/reused``) too: every bearer request is counted
+    /// once. Lock-free: one atomic load and a clock read.
+    public func recheck(_ lease: VerificationLease) -> Result<Void, VerificationFailure>? {
+        guard lease.verifier == ObjectIdentifier(self), providers.indices.contains(lease.provider) else { return nil }
         let provider = providers[lease.provider]
-        guard provider.keyGeneration == lease.keyGeneration else { return false }
+        guard provider.keyGeneration == lease.keyGeneration else { return nil }
         let now = clock().timeIntervalSince1970
         let leeway = Double(provider.settings.leewaySeconds)
-        guard now < lease.expires + leeway, lease.notBefore <= now + leeway else { return false }
-        events.verified("ok")
-        events.reused()
-        return true
+        let answer: Result<Void, VerificationFailure>
+        if now >= lease.expires + leeway {
+            answer = .failure(.expired)
+        } else if lease.notBefore > now + leeway {
+            answer = .failure(.notYetValid)
+        } else {
+            answer = .success(())
+        }
+        switch answer {
+        case .success:
+            events.verified("ok")
+            events.reused()
+        case .failure(let failure):
+            events.verified(failure.rawValue)
+        }
+        return answer
     }
 
     private func check(_ token: Substring) async -> Result<LeasedIdentity, VerificationFailure> {

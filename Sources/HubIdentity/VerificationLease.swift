@@ -1,7 +1,7 @@
 /// What a verified token's identity rests on: the keys of the provider that verified it, and
 /// its times. While both still hold, the same token text is what it was when it was verified,
-/// so a caller that keeps the identity beside the token text may accept it again without
-/// parsing the token or checking its signature (``TokenVerifier/accepts(_:)``).
+/// so a caller that keeps the identity beside the token text may answer it again without
+/// parsing the token or checking its signature (``TokenVerifier/recheck(_:)``).
 ///
 /// A lease names no token: the caller keys what it keeps by the exact token bytes.
 public struct VerificationLease: Sendable {

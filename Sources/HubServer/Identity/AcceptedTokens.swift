@@ -7,8 +7,10 @@ import HubSync
 /// and checking its signature again each time (a JWT parse, an RSA, ECDSA or Ed25519
 /// verification and the user's digests: about 137 µs of CPU per request on the demo's Ed25519
 /// tokens) cost twelve times a whole anonymous request for a held view. A token found here is
-/// accepted while its lease holds (``TokenVerifier/accepts(_:)``: the provider has not loaded
-/// keys since, and its times still hold); otherwise it is verified as any other.
+/// answered from its lease while the provider has not loaded keys since
+/// (``TokenVerifier/recheck(_:)``): accepted while its times hold, refused once its `exp` has
+/// passed (a client that goes on sending an old token costs no signature check either);
+/// otherwise it is verified as any other.
 ///
 /// Keyed by the token's exact bytes (``ExactText``): a token that differs by one byte is another token.
 /// Only tokens that verified are kept. Each thread (each event loop) keeps its own, at most
@@ -27,13 +29,14 @@ final class AcceptedTokens: Sendable {
 
     private let entries = RecentHits<ExactText, Entry>(capacity: capacityPerThread)
 
-    /// The user of `token` when it was verified lately and its lease still holds (then counted
-    /// by the verifier as an accepted token); `nil` otherwise.
-    func user(of token: Substring, verifier: TokenVerifier) -> HubUser? {
+    /// What `token` gets from its lease when it was verified lately and the provider's keys
+    /// are unchanged: its user, or why it is refused now (its times); counted by the verifier as
+    /// a verification. `nil`: verify it.
+    func answer(for token: Substring, verifier: TokenVerifier) -> Result<HubUser, VerificationFailure>? {
         guard token.utf8.count <= Self.maximumTokenBytes, let entry = entries.value(for: ExactText(token)),
-            verifier.accepts(entry.lease)
+            let answer = verifier.recheck(entry.lease)
         else { return nil }
-        return entry.user
+        return answer.map { entry.user }
     }
 
     /// Where a token looked up on the calling thread is kept once verified: that thread's table

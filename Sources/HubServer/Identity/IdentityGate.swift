@@ -4,7 +4,7 @@ import HubHTTP
 /// Verifies who a request comes from before any endpoint runs (``UserIdentity``), on every
 /// endpoint: a request with no credentials goes on anonymous, with no task; a trusted gateway's
 /// header names its user at once; a bearer token is verified (a task: its provider's keys may
-/// need a fetch), unless it was verified lately and its lease holds (``AcceptedTokens``), and
+/// need a fetch), unless it was verified lately and its lease answers (``AcceptedTokens``), and
 /// its user set as the request's ``RequestContext/principal``. A credential
 /// that does not verify is refused (401), never ignored.
 struct IdentityGate: HTTPResponder {
@@ -19,8 +19,8 @@ struct IdentityGate: HTTPResponder {
             context.setPrincipal(user)
             return try next.answer(to: request, context: context)
         case .bearer(let token):
-            // A token verified lately whose lease holds goes on at once, with no task.
-            if let user = identity.acceptedUser(token) {
+            // A token verified lately is answered at once from its lease, with no task.
+            if let user = try identity.acceptedUser(token) {
                 context.setPrincipal(user)
                 return try next.answer(to: request, context: context)
             }

@@ -78,11 +78,15 @@ final class UserIdentity: Sendable {
         return .user(named)
     }
 
-    /// The user of a bearer token verified lately whose lease still holds, without waiting
-    /// (``AcceptedTokens``); `nil`: ``verify(_:keepIn:)`` it.
-    func acceptedUser(_ token: Substring) -> HubUser? {
-        guard let verifier else { return nil }
-        return acceptedTokens.user(of: token, verifier: verifier)
+    /// The user of a bearer token verified lately, without waiting (``AcceptedTokens``), or
+    /// 401 `invalid_token` when its lease says it is refused now (its `exp` has passed); `nil`:
+    /// ``verify(_:keepIn:)`` it.
+    func acceptedUser(_ token: Substring) throws(HTTPError) -> HubUser? {
+        guard let verifier, let answer = acceptedTokens.answer(for: token, verifier: verifier) else { return nil }
+        switch answer {
+        case .success(let user): return user
+        case .failure(let failure): throw Self.invalidToken(Self.detail(of: failure))
+        }
     }
 
     /// Where the calling thread (an event loop) looks for accepted tokens: where a token it
