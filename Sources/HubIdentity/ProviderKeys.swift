@@ -41,9 +41,6 @@ final class ProviderKeys: Sendable {
         self.clock = clock
     }
 
-    /// The keys now.
-    var snapshot: KeySnapshot { state.withLock { $0.snapshot } }
-
     /// The keys held now and their generation, read together.
     var keys: (snapshot: KeySnapshot, generation: UInt64) {
         state.withLock { ($0.snapshot, generation.load(ordering: .relaxed)) }

@@ -4,9 +4,9 @@ import HubSync
 
 /// Bearer tokens this server verified lately, each with its user and its
 /// ``VerificationLease``: a client presents the same token on every request until it expires,
-/// and checking its signature again each time (a JWT parse, an RSA, ECDSA or Ed25519
-/// verification and the user's digests: about 137 µs of CPU per request on the demo's Ed25519
-/// tokens) cost twelve times a whole anonymous request for a held view. A token found here is
+/// and checking it in full (a JWT parse, an RSA, ECDSA or Ed25519 verification and the user's
+/// digests) costs many times a whole anonymous request for a held view (docs/PERFORMANCE.md
+/// "A user on every request"). A token found here is
 /// answered from its lease while the provider has not loaded keys since
 /// (``TokenVerifier/recheck(_:)``): accepted while its times hold, refused once its `exp` has
 /// passed (a client that goes on sending an old token costs no signature check either);

@@ -94,8 +94,9 @@ final class UserIdentity: Sendable {
     var acceptedTokensPlace: AcceptedTokens.Place { acceptedTokens.currentPlace }
 
     /// The user of a bearer token, or 401 `invalid_token` (`WWW-Authenticate: Bearer error="invalid_token"`).
-    /// A token that verifies is kept in `place` (the current thread's when `nil`) for ``acceptedUser(_:)``.
-    func verify(_ token: Substring, keepIn place: AcceptedTokens.Place? = nil) async throws -> HubUser {
+    /// A token that verifies is kept in `place` (``acceptedTokensPlace`` of the thread that will
+    /// look it up) for ``acceptedUser(_:)``.
+    func verify(_ token: Substring, keepIn place: AcceptedTokens.Place) async throws -> HubUser {
         guard let verifier else { throw Self.invalidToken("no identity provider is configured") }
         switch await verifier.verifyLeased(token) {
         case .success(let leased):
@@ -105,7 +106,7 @@ final class UserIdentity: Sendable {
             var access: [String: [String]] = [:]
             for (name, value) in identity.claims { access[name] = Self.texts(of: value) }
             let verified = user(subject: identity.subject, claims: claims, access: access)
-            acceptedTokens.remember(verified, lease: leased.lease, for: token, in: place ?? acceptedTokens.currentPlace)
+            acceptedTokens.remember(verified, lease: leased.lease, for: token, in: place)
             return verified
         case .failure(let failure):
             throw Self.invalidToken(Self.detail(of: failure))

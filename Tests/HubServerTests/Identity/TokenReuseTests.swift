@@ -61,6 +61,22 @@ struct TokenReuseTests {
         }
     }
 
+    @Test("a token over 2 KiB (the verifier takes up to 8) is accepted every time, each time checked in full, never kept")
+    func longTokenNotKept() async throws {
+        let provider = try IdentityProvider()
+        let key = try await SigningKey.ed25519(kid: "ed-1")
+        provider.publish([key])
+        try await Self.withReuseHub(provider) { client in
+            let token = try key.token(provider.claims("dave", ["padding": String(repeating: "x", count: 2_200)]))
+            #expect(token.utf8.count > 2_048 && token.utf8.count < 8_192)
+            for _ in 0..<(2 * Self.requestsForOneReuse) {
+                #expect(try await client.view("hub:protected", headers: bearer(token)).status == 200)
+            }
+            #expect(try await Self.reused(client) == 0)
+            #expect(try await client.metric(#"hub_identity_verifications_total{result="ok"}"#) == Double(2 * Self.requestsForOneReuse))
+        }
+    }
+
     @Test("a token accepted before is refused as expired once its exp passes (leeway 0)")
     func expiredAfterReuse() async throws {
         let provider = try IdentityProvider()
