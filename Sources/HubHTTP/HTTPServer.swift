@@ -64,6 +64,12 @@ public final class HTTPServer: Sendable {
     /// since the server started; a request answered now counts nothing here.
     public var requestsAnsweredLater: Int { core.answeredLater.load(ordering: .relaxed) }
 
+    /// Requests read as a byte-for-byte repeat of their connection's request before and answered
+    /// from that request, not parsed again (``RepeatedRequest``), since the server started.
+    public var requestsRepeated: Int {
+        state.withLock { $0.loops.reduce(0) { $0 + $1.requestsRepeated.load(ordering: .relaxed) } }
+    }
+
     /// Sends of a shared body's file that a client's socket did not take at once, since the
     /// server started: the rest of each went from the file as the socket drained, not copied
     /// into the connection's memory.

@@ -59,6 +59,8 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
     var closed = false
     var draining = false
     var requestsServed = 0
+    /// The last request parsed from one whole read, for a read that repeats it byte for byte.
+    var repeated = RepeatedRequest()
     var streaming = false
     var chunkedStream = false
     var streamTask: Task<Void, Never>?
@@ -186,8 +188,20 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
         let chunk = buffer.count
         while readable, !inFlight, !closed {
             let result = Syscall.read(fd, into: buffer)
+            // Bytes that start a request in an empty parser: the request before, if they repeat it.
+            var fresh = false
             if case .bytes(let count) = result, !lingering {
-                parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                let received = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                if parser.phase == .idle {
+                    if let request = repeated.request(repeatedBy: received) {
+                        loop.noteRequestRepeated()
+                        if count < chunk, !peerShutdown { readable = false }
+                        dispatch(request)
+                        continue
+                    }
+                    fresh = true
+                }
+                parser.append(received)
             }
             switch result {
             case .wouldBlock:
@@ -198,13 +212,16 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
                 // A short read emptied the socket; new bytes raise a new edge. After the peer's
                 // FIN there is no further edge, so read on until end of stream.
                 if count < chunk, !peerShutdown { readable = false }
-                if !lingering { processBuffer() }
+                if !lingering { processBuffer(freshRead: fresh ? count : 0) }
             }
         }
     }
 
-    /// Parses what is buffered: starts the next request, or waits for more bytes.
-    func processBuffer() {
+    /// Parses what is buffered: starts the next request, or waits for more bytes. `freshRead`:
+    /// the length of the read just appended to an empty parser (still in the loop's read
+    /// buffer), 0 otherwise; a request parsed from exactly those bytes is kept for a repeat
+    /// (``RepeatedRequest``).
+    func processBuffer(freshRead: Int = 0) {
         assertInLoop()
         while !inFlight, !closed, !lingering {
             let result: RequestParser.Result
@@ -221,6 +238,9 @@ final class Connection: EventLoopHandler, EventLoopJob, @unchecked Sendable {
             case .expectContinue:
                 write(ResponseEncoder.continueHead, [], then: .none)
             case .request(let request):
+                if freshRead > 0, parser.bufferedByteCount == 0 {
+                    repeated.keep(request, parsedFrom: UnsafeRawBufferPointer(rebasing: loop.readBuffer[..<freshRead]))
+                }
                 dispatch(request)
                 return
             case .rejected(let request, let error):

@@ -57,6 +57,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let threadID = Atomic<UInt>(0)
+    /// Requests this loop's connections answered as a repeat of their request before
+    /// (``RepeatedRequest``): added to by the loop only (no other core writes its line).
+    let requestsRepeated = Atomic<Int>(0)
+
+    /// Counts a request answered as a repeat (``requestsRepeated``). As the loop only.
+    func noteRequestRepeated() { requestsRepeated.add(1, ordering: .relaxed) }
     private let remote = Locked(Remote())
     /// After the loop stopped, jobs still posted to it (a response finishing after a forced
     /// close, a task resuming) run here, one at a time, so they still never run concurrently.
