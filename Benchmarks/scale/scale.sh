@@ -38,20 +38,25 @@ config="$WORK_TMP/config"
 cp -r "$REPO_DIR/Config" "$config"
 # What the run needs raised, and why (docs/PERFORMANCE.md says the same):
 #   limits.connections, sseStreams: every idle connection and listener is held at once;
-#   sseStreamsPerClient, sessionsPerClient: every client here is the one address 127.0.0.1;
+#   sseStreamsPerClient, sessionsPerClient, actionsPerClient: every client here is the one
+#     address 127.0.0.1;
 #   sseListenersPerSession: the action fan-out puts every listener on one session;
 #   timeouts.idleSeconds: no idle connection is closed during the run (streamSeconds stays 600:
 #     every listener carries its lifetime timer, as in production; the run is shorter);
 #   state.backend memory: the action figures measure the server, not this disk's fsync.
+#   locales: the demo's, as Config/server.json has them (its views' texts come from the string
+#     catalogs, and the listeners wait for one of those texts).
 #   connectionBalancing: SCALE_BALANCING (default idle-first, the server's default; round-robin
 #     spreads the listeners evenly over the event loops).
 cat >"$config/server.json" <<JSON
 { "host": "127.0.0.1", "port": 8080, "connectionBalancing": "${SCALE_BALANCING:-idle-first}",
   "limits": { "connections": $connections, "sseStreams": $(( listeners + 100 )),
               "sseStreamsPerClient": $(( listeners + 100 )), "sseListenersPerSession": ${SCALE_PER_SESSION:-$listeners},
-              "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 } },
+              "sessionsPerClient": { "perSecond": 1000000, "burst": 1000000 },
+              "actionsPerClient": { "perSecond": 1000000, "burst": 1000000 } },
   "timeouts": { "idleSeconds": 3600 },
   "state": { "backend": "memory" },
+  "locales": { "supported": ["en", "de"], "default": "en" },
   "log": { "level": "warning", "format": "json" } }
 JSON
 "$HUB_BIN" validate "$config" >/dev/null
