@@ -60,9 +60,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Requests this loop's connections answered as a repeat of their request before
     /// (``RepeatedRequest``): added to by the loop only (no other core writes its line).
     let requestsRepeated = Atomic<Int>(0)
-
-    /// Counts a request answered as a repeat (``requestsRepeated``). As the loop only.
-    func noteRequestRepeated() { requestsRepeated.add(1, ordering: .relaxed) }
     private let remote = Locked(Remote())
     /// After the loop stopped, jobs still posted to it (a response finishing after a forced
     /// close, a task resuming) run here, one at a time, so they still never run concurrently.
@@ -136,6 +133,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         Glibc.close(wakeFD)
         Glibc.close(epollFD)
     }
+
+    /// Counts a request answered as a repeat (``requestsRepeated``). As the loop only.
+    func noteRequestRepeated() { requestsRepeated.add(1, ordering: .relaxed) }
 
     /// Runs `body` with the loop's head buffer, or with nil when it is already in use (a send
     /// nested in another, which then makes its own). As the loop only.
