@@ -6,7 +6,8 @@
 
 run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstream; this script
   1. asks HubServer for each measured view (hub:bench:<KB>k) as each client shape (client_shapes.py:
-     `app`, what a mobile app sends; `apps`, that from 64 apps in turn; `wrk`, wrk's bare request)
+     `app`, what a mobile app sends; `apps`, that from 64 apps in turn; `traced`, the app with a
+     new traceparent on every request; `wrk`, wrk's bare request)
      and encoding (identity, gzip) asks for it, and
      writes those exact bytes to files (DIR/html/<shape>/view-<KB>k.json and .json.gz, the .gz
      only when HubServer gzips: a view under gzip.minBytes is sent as is by every server);
@@ -27,7 +28,7 @@ run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstre
 Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults to a 2-minute smoke run):
   BENCH_SIZES [1 8 16 28 40 128] (28: most of its body from a cached remote operation)
   BENCH_ENDPOINTS [uri session] BENCH_ENCODINGS [identity gzip]
-  BENCH_CLIENTS [app wrk] (apps: ?uri= only) BENCH_CONNS [32 512]            BENCH_THREADS [1] (add 2 for -t2)
+  BENCH_CLIENTS [app wrk] (or apps, traced; apps: ?uri= only) BENCH_CONNS [32 512]            BENCH_THREADS [1] (add 2 for -t2)
   BENCH_ROUNDS [3]              BENCH_SECONDS [3]
   BENCH_SERVERS [hub nginx nginx-b h2o]   BENCH_OUT (also write the table to this file)
 Only 127.0.0.1; every process started here is stopped by PID at the end.
@@ -205,7 +206,8 @@ def main():
                                     f"/view?uri=hub:bench:{sizes[0]}k", headers_for(shape, encodings[0]))
         for encoding in encodings:
             headers = headers_for(shape, encoding)
-            script[shape, encoding] = (lua_script(os.path.join(scripts, f"{shape}-{encoding}.lua"), headers, ids.get(shape))
+            script[shape, encoding] = (lua_script(os.path.join(scripts, f"{shape}-{encoding}.lua"), headers, ids.get(shape),
+                                                   traced=shape == "traced")
                                        if headers else None)
         for kb in sizes:
             name = f"view-{kb}k"

@@ -7,6 +7,9 @@
         consecutive requests on a connection are other clients', as a server's traffic is
         (`?uri=` only: a held session belongs to one client). The ids are chosen so that every
         one of them gets the same bytes (the same rollout buckets), which the file servers send;
+  traced  the app's fields with a new `traceparent` on every request (a new trace id and span
+        id, the same length), as an app with tracing on sends: no two requests of a connection
+        are byte for byte the same;
   wrk   wrk's bare request (Host only).
 """
 import json
@@ -23,7 +26,7 @@ APP_HEADERS = [
 ]
 CLIENT_ID_HEADER = "Hub-Client-Id"
 CLIENTS = 64
-SHAPES = ("app", "apps", "wrk")
+SHAPES = ("app", "apps", "traced", "wrk")
 
 
 def headers_for(shape, encoding):
@@ -58,17 +61,22 @@ def client_ids(get, target, headers):
     raise SystemExit(f"fewer than {CLIENTS} of {CLIENTS * 100} client ids share one answer to {target}")
 
 
-def lua_script(path, headers, ids=None):
-    """A wrk script sending `headers`, and with `ids` a different client id on every request."""
+def lua_script(path, headers, ids=None, traced=False):
+    """A wrk script sending `headers`; with `ids` a different client id on every request, and
+    `traced` a new `traceparent` on every request."""
     with open(path, "w") as f:
         for name, value in headers:
             f.write(f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}\n")
-        if ids:
-            f.write("local ids = {" + ", ".join(json.dumps(i) for i in ids) + "}\n"
-                    "local n = 0\n"
-                    "request = function()\n"
-                    "  n = n + 1\n"
-                    f"  wrk.headers[{json.dumps(CLIENT_ID_HEADER)}] = ids[n % #ids + 1]\n"
-                    "  return wrk.format(nil)\n"
+        if ids or traced:
+            f.write("local n = 0\n")
+            if ids:
+                f.write("local ids = {" + ", ".join(json.dumps(i) for i in ids) + "}\n")
+            f.write("request = function()\n"
+                    "  n = n + 1\n")
+            if ids:
+                f.write(f"  wrk.headers[{json.dumps(CLIENT_ID_HEADER)}] = ids[n % #ids + 1]\n")
+            if traced:
+                f.write('  wrk.headers["traceparent"] = string.format("00-%032x-%016x-01", n, n)\n')
+            f.write("  return wrk.format(nil)\n"
                     "end\n")
     return path

@@ -121,6 +121,17 @@ public struct HTTPRequest: Sendable {
                 headers: HTTPHeaders(received: head), body: body, remoteAddress: remoteAddress))
     }
 
+    /// This parsed request with header fields `head` in place of those it was received with
+    /// (the same target, lines and spans: ``ReceivedFields/changingValues(from:to:)``).
+    func receiving(_ head: ReceivedFields) -> HTTPRequest {
+        var fields = storage.fields
+        if case .received = fields.target { fields.target = .received(head) }
+        fields.headers = HTTPHeaders(received: head)
+        return HTTPRequest(storage: Storage(fields))
+    }
+
+    private init(storage: Storage) { self.storage = storage }
+
     /// Every value of the query parameter `name`, in order.
     public func queryValues(_ name: String) -> [String] {
         query.filter { $0.name == name }.map(\.value)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HubPrimitives
 
 /// A request's target and header fields as the parser received them, read in place: the
@@ -15,6 +18,8 @@ import HubPrimitives
 /// `limits.headerBytes` (at most 16 MiB from `server.json`), far inside a `UInt32` offset.
 struct ReceivedFields: Sendable {
     private let storage: [UInt8]
+
+    private init(storage: [UInt8]) { self.storage = storage }
 
     /// How many fields were received.
     var count: Int {
@@ -197,6 +202,83 @@ struct ReceivedFields: Sendable {
             }
         }
     }
+}
+
+// MARK: - A read that changes only values
+
+extension ReceivedFields {
+    /// These fields as a parse of `read` would make them, when `read` is `kept` (the read they
+    /// were parsed from: one whole request with no body, ending with these lines and the empty
+    /// line) but for the values of fields that frame nothing, each changed value still a field
+    /// value (RFC 9110 section 5.5) with no whitespace at either end. Nil when any other byte
+    /// differs (the request line, a name, the spacing, a `Host`, `Content-Length`,
+    /// `Transfer-Encoding` or `Expect` value), when a request has `Content-Length` or
+    /// `Transfer-Encoding` at all, and when nothing differs.
+    ///
+    /// Sound because the parser reads such a value only to check it: it splits each line at
+    /// its first colon and trims the whitespace around the value, so a value of the same length
+    /// whose ends are not whitespace, with no CR, LF or other control byte, leaves every line,
+    /// name and span where it was, and the request differs from the kept one in those values
+    /// alone. A client that sends a new `traceparent` with each request (or a balancer passing
+    /// many users' requests of one shape) is answered with one copy of the head, not a parse.
+    func changingValues(from kept: UnsafeRawBufferPointer, to read: UnsafeRawBufferPointer) -> ReceivedFields? {
+        guard read.count == kept.count, let keptBase = kept.baseAddress, let readBase = read.baseAddress else { return nil }
+        /// Whether `read` and `kept` hold the same bytes in `range`.
+        func same(_ range: Range<Int>) -> Bool {
+            range.isEmpty || memcmp(keptBase + range.lowerBound, readBase + range.lowerBound, range.count) == 0
+        }
+        // Pass 1: where each value lies in the reads, what differs, and whether it may.
+        let plan: (linesStart: Int, readLinesStart: Int)? = storage.withUnsafeBytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            let count = Self.count(in: raw)
+            let targetLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            let linesStart = Self.countBytes + count * Self.spanBytes + targetLength
+            let linesLength = raw.count - linesStart
+            // The lines end the read, before the empty line: checked, not assumed.
+            let readLinesStart = kept.count - 2 - linesLength
+            guard count > 0, readLinesStart >= 0, kept[kept.count - 2] == 0x0D, kept[kept.count - 1] == 0x0A,
+                memcmp(keptBase + readLinesStart, raw.baseAddress! + linesStart, linesLength) == 0
+            else { return nil }
+            var equalUpTo = 0
+            var changed = false
+            for index in 0..<count {
+                let (name, value) = span(index, in: raw)
+                switch FramingFields.Role(name: UnsafeBufferPointer(rebasing: bytes[name])) {
+                case .other: break
+                case .contentLength, .transferEncoding: return nil
+                case .host, .expect, .invalidHost: continue
+                }
+                guard !value.isEmpty else { continue }
+                let start = value.lowerBound - linesStart + readLinesStart
+                let end = start + value.count
+                guard same(equalUpTo..<start) else { return nil }
+                if !same(start..<end) {
+                    let new = UnsafeRawBufferPointer(rebasing: read[start..<end])
+                    guard ByteScan.isFieldValue(new), !Self.isWhitespace(new[0]), !Self.isWhitespace(new[new.count - 1])
+                    else { return nil }
+                    changed = true
+                }
+                equalUpTo = end
+            }
+            guard changed, same(equalUpTo..<read.count) else { return nil }
+            return (linesStart, readLinesStart)
+        }
+        guard let plan else { return nil }
+        // Pass 2: a copy of the head with every value as `read` has it (those pass 1 found
+        // equal are copied over themselves).
+        var patched = storage
+        patched.withUnsafeMutableBytes { out in
+            let raw = UnsafeRawBufferPointer(out)
+            for index in 0..<Self.count(in: raw) {
+                let value = span(index, in: raw).value
+                let start = value.lowerBound - plan.linesStart + plan.readLinesStart
+                out.baseAddress!.advanced(by: value.lowerBound).copyMemory(from: readBase + start, byteCount: value.count)
+            }
+        }
+        return ReceivedFields(storage: patched)
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 }
 
 /// Where a checked field line's name ends and its value (without the surrounding OWS) lies:

@@ -9,12 +9,15 @@ import Glibc
 /// Sound because a parsed request is a function of its bytes and its connection alone (the
 /// parser is a state machine over the bytes; the peer's address is the connection's): the
 /// request kept is what parsing the same bytes again would make, every field, the target and
-/// the framing. It is an immutable value, so handing it out again shares nothing mutable.
+/// the framing. It is an immutable value, so handing it out again shares nothing mutable. A
+/// read that changes only field values the parser merely checks (a new `traceparent` each
+/// request, of the same length) gets a copy of the kept request with those values, checked as
+/// the parser checks them: again what a parse would make.
 ///
 /// Kept only for a request read whole by one `read` into an empty parser, with nothing after
 /// it and no body, of at most ``maximumBytes``: an idle connection keeps at most that (and the
-/// request's own copy of its head). A read that differs in any byte (a new `traceparent`,
-/// another field, a second request behind the first) is parsed as usual, and then kept in turn.
+/// request's own copy of its head). Any other read (another length, field, name or target, a
+/// second request behind the first) is parsed as usual, and then kept in turn.
 /// Loop-confined, like the connection that owns it.
 struct RepeatedRequest {
     /// Longest request kept.
@@ -23,11 +26,17 @@ struct RepeatedRequest {
     private var bytes: [UInt8] = []
     private var request: HTTPRequest?
 
-    /// The request kept, when `received` is exactly the bytes it was parsed from.
+    /// The request kept, when `received` is exactly the bytes it was parsed from; or, when
+    /// `received` differs from them only in the values of fields that frame nothing (a new
+    /// `traceparent`), the kept request with those values, as a parse would make it
+    /// (``ReceivedFields/changingValues(from:to:)``). Nil for any other read.
     func request(repeatedBy received: UnsafeRawBufferPointer) -> HTTPRequest? {
         guard let request, received.count == bytes.count, let base = received.baseAddress else { return nil }
-        let same = bytes.withUnsafeBytes { kept in memcmp(kept.baseAddress!, base, received.count) == 0 }
-        return same ? request : nil
+        return bytes.withUnsafeBytes { kept in
+            if memcmp(kept.baseAddress!, base, received.count) == 0 { return request }
+            guard let head = request.headers.received?.changingValues(from: kept, to: received) else { return nil }
+            return request.receiving(head)
+        }
     }
 
     /// Keeps `request`, parsed from exactly `received` (one read into an empty parser, nothing
