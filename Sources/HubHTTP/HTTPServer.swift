@@ -64,8 +64,9 @@ public final class HTTPServer: Sendable {
     /// since the server started; a request answered now counts nothing here.
     public var requestsAnsweredLater: Int { core.answeredLater.load(ordering: .relaxed) }
 
-    /// Requests read as a byte-for-byte repeat of their connection's request before and answered
-    /// from that request, not parsed again (``RepeatedRequest``), since the server started.
+    /// Requests read as a repeat of their connection's request before (byte for byte, or with new
+    /// values of fields that frame nothing) and answered from that request, not parsed again
+    /// (``RepeatedRequest``), since the server started.
     public var requestsRepeated: Int {
         state.withLock { $0.loops.reduce(0) { $0 + $1.requestsRepeated.load(ordering: .relaxed) } }
     }
