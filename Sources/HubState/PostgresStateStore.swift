@@ -52,7 +52,7 @@ public final class PostgresStateStore: StateStore {
         self.cache = cache
         listener = PostgresListener(url: url) { event in
             switch event {
-            case .changed(let key, let version): if cache.record(key, now: .min)?.version != version { cache.remove(key) }
+            case .changed(let key, let version): cache.remove(key, unlessAt: version)
             case .resync: cache.removeAll()
             }
             observer.report(event)

@@ -70,6 +70,18 @@ final class StateRecordCache: Sendable {
         }
     }
 
+    /// Forgets `key` unless the record held is at `version` (a change feed reported that
+    /// version), as ``remove(_:)`` does (a read in flight is not kept either): checked and
+    /// removed under one lock, so a write that stores its record between a separate check and
+    /// removal is never dropped by its own notification.
+    func remove(_ key: StateKey, unlessAt version: Int64) {
+        state.withLock { state in
+            if state.entries[key]?.record.version == version { return }
+            state.generation &+= 1
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.record.bytes.count }
+        }
+    }
+
     /// Forgets every key starting with `prefix`.
     func remove(withPrefix prefix: String) {
         state.withLock { state in
