@@ -591,7 +591,7 @@ MATCH = obj({
                  "hub:home:x, not hub:homework)."),
     "uri": one_or_list({"type": "string"}, "Exact view URIs (the URI's query and fragment are ignored).", min_items=1),
     "pattern": text("A regular expression (ICU) that must match the whole view URI, query included.", format="regex"),
-    "exclude": one_or_list({"type": "string"}, "Exact view URIs this feature does not serve (compared like uri)."),
+    "exclude": one_or_list({"type": "string"}, "Exact view URIs this feature does not serve, compared like uri: without query and fragment (an entry with a query turns away the URI without it too, and is a warning at load)."),
 }, "Which view URIs this feature serves: exactly one of root, uri or pattern.", required=(),
     oneOf=[{"required": ["root"]}, {"required": ["uri"]}, {"required": ["pattern"]}])
 

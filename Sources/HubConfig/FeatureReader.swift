@@ -85,40 +85,6 @@ package struct FeatureReader {
             })
     }
 
-    private func readMatch(_ value: JSONValue?) -> ViewURIPredicate? {
-        guard let value else {
-            reader.error("$.match", "is required: one of root, uri or pattern")
-            return nil
-        }
-        guard let match = reader.object(value, at: "$.match") else { return nil }
-        reader.checkKeys(match, at: "$.match", known: ["root", "uri", "pattern", "exclude"])
-        let excluded = Set(reader.stringList(match, "exclude", at: "$.match") ?? []).map(ViewURI.stripQueryAndFragment)
-        let given = ["root", "uri", "pattern"].filter { match[$0] != nil }
-        guard given.count == 1 else {
-            reader.error("$.match", given.isEmpty ? "needs one of root, uri or pattern" : "has \(given.joined(separator: " and ")); give exactly one")
-            return nil
-        }
-        switch given[0] {
-        case "root":
-            guard let root = reader.string(match, "root", at: "$.match") else { return nil }
-            return .root(root, excluding: Set(excluded))
-        case "uri":
-            guard let uris = reader.stringList(match, "uri", at: "$.match"), !uris.isEmpty else {
-                reader.error("$.match.uri", "must be a URI or a non-empty list of URIs")
-                return nil
-            }
-            return .uris(Set(uris.map(ViewURI.stripQueryAndFragment)), excluding: Set(excluded))
-        default:
-            guard let pattern = reader.string(match, "pattern", at: "$.match") else { return nil }
-            do {
-                return try .pattern(pattern, excluding: Set(excluded))
-            } catch {
-                reader.error("$.match.pattern", "invalid regular expression: \(error)")
-                return nil
-            }
-        }
-    }
-
     private func readReload(_ value: JSONValue?) -> ReloadPolicy {
         guard let value else { return .always }
         switch value {

@@ -132,4 +132,47 @@ struct ConfigLoadingTests {
         let error = #expect(throws: ConfigurationError.self) { _ = try ConfigLoader(environment: [:]).load(directory: broken) }
         #expect(try #require(error).issues.contains { $0.file == "features/dup.json" && $0.path == "$.operations[0].file" }, "\(String(describing: error))")
     }
+
+    @Test("a uri or exclude entry with a query is a warning naming what it really matches; clean entries are not")
+    func queriesInExactURIs() async throws {
+        var config = TestConfig()
+        config.feature("q", """
+            { "id": "q", "title": "Q", "match": { "root": "hub:q", "exclude": ["hub:q:old", "hub:q:a?legacy=1"] },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "x" } ] } } ] }
+            """)
+        config.feature("r", """
+            { "id": "r", "title": "R", "match": { "uri": "hub:r#top" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "x" } ] } } ] }
+            """)
+        config.feature("clean", """
+            { "id": "clean", "title": "Clean", "match": { "uri": ["hub:c"], "exclude": "hub:c:x" },
+              "operations": [ { "kind": "static", "json": { "body": [ { "id": "x" } ] } } ] }
+            """)
+        let directory = try config.write()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loaded = try ConfigLoader(environment: [:]).load(directory: directory)
+        let exclusion = try #require(loaded.warnings.first { $0.file == "features/q.json" }, "\(loaded.warnings)")
+        #expect(exclusion.path == "$.match.exclude[1]" && exclusion.severity == .warning)
+        #expect(exclusion.message.contains("'hub:q:a?legacy=1'") && exclusion.message.contains("'hub:q:a' itself included"),
+                "\(exclusion.message)")
+        let uri = try #require(loaded.warnings.first { $0.file == "features/r.json" }, "\(loaded.warnings)")
+        #expect(uri.path == "$.match.uri" && uri.message.contains("matches 'hub:r' with any query"), "\(uri)")
+        #expect(loaded.warnings.filter { $0.file == "features/q.json" }.count == 1, "\(loaded.warnings)")
+        #expect(!loaded.warnings.contains { $0.file == "features/clean.json" }, "\(loaded.warnings)")
+
+        // What the warnings say is what serving does.
+        let app = try HubApplication.load(environment: testEnvironment.merging(["HUB_CONFIG": directory]) { $1 })
+        try app.start()
+        let client = HubClient(port: app.port)
+        do {
+            try expectProblem(try await client.view("hub:q:a"), 404, "feature_not_found")
+            try expectProblem(try await client.view("hub:q:a?other=1"), 404, "feature_not_found")
+            #expect(try await client.view("hub:q:b").status == 200)
+            #expect(try await client.view("hub:r?page=2").status == 200)
+        } catch {
+            await app.shutdown()
+            throw error
+        }
+        await app.shutdown()
+    }
 }
