@@ -23,7 +23,8 @@ run.sh starts hub-server (Benchmarks/configs/realistic) and the benchmark upstre
      work (each at least a tenth of it: 1 when one event loop or nginx worker held every
      connection, 2 when they were split). Prints medians as a markdown table, then nginx over
      HubServer round by round, apart for the rounds where both held their connections alike and
-     those where they did not.
+     those where they did not. A cell in which a server's answers failed (a non-2xx status, a
+     connection error) is not a reading: its ratio says so, and the footer names it.
 
 Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults to a 2-minute smoke run):
   BENCH_SIZES [1 8 16 28 40 128] (28: most of its body from a cached remote operation)
@@ -115,7 +116,12 @@ def wrk_run(url, root_pid, threads, conns, seconds, script):
         log(f"  {url}: {bad.group(0) if bad else ''} {errors.group(0) if errors else ''}")
     per_request = 1e6 / HZ / max(requests, 1)
     user, system = (after[0] - before[0]) * per_request, (after[1] - before[1]) * per_request
-    return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"),
+    # Answers that were not the cell's: non-2xx statuses, and connections that failed to open,
+    # read or write (a timeout is slow, not wrong). A cell with any is not a reading.
+    failed = int(bad.group(1)) if bad else 0
+    if errors:
+        failed += sum(int(n) for kind, n in re.findall(r"(connect|read|write) (\d+)", errors.group(0)))
+    return {"rate": rate if not bad else 0.0, "p99": ms(p99.group(1)) if p99 else float("nan"), "failed": failed,
             "cpu": user + system, "user": user, "sys": system, "waits": (after[2] - before[2]) / max(requests, 1),
             "busy": busy_threads(before[3], after[3])}
 
@@ -314,6 +320,7 @@ def main():
         # Per round, nginx's CPU per request over HubServer's, keyed by how each held its
         # connections that round: (HubServer's busy threads, nginx's).
         paired = {}
+        invalid = []  # cells in which a server's answers failed (wrk_run's "failed")
         for index, (kb, endpoint, encoding, shape, conns, threads) in enumerate(cells):
             runs = {name: [] for name in servers}
             for round_number in range(rounds):
@@ -326,8 +333,15 @@ def main():
                    for name in servers}
             row = [str(kb), endpoint, encoding, shape, str(conns), str(threads)]
             row += [f"{med[c]['cpu']:.1f}" for c in present]
+            failed = {name: sum(r["failed"] for r in runs[name]) for name in servers}
+            if any(failed.values()):
+                invalid.append(f"{kb} KB {endpoint} {encoding} {shape} -c{conns} -t{threads}: "
+                               + ", ".join(f"{title[n]} {failed[n]}" for n in present if failed[n]))
             if "hub" in servers and "nginx" in servers:
-                row.append(f"**{med['nginx']['cpu'] / med['hub']['cpu']:.2f}**" if med["hub"]["cpu"] else "-")
+                if failed["hub"] or failed["nginx"]:
+                    row.append("not a reading (failed answers)")
+                else:
+                    row.append(f"**{med['nginx']['cpu'] / med['hub']['cpu']:.2f}**" if med["hub"]["cpu"] else "-")
             if "nginx-b" in servers and "nginx" in servers:
                 row.append(f"{med['nginx']['cpu'] / med['nginx-b']['cpu']:.2f}" if med["nginx-b"]["cpu"] else "-")
             row += [f"{med[c]['user']:.1f}+{med[c]['sys']:.1f}" for c in present if c in ("hub", "nginx")]
@@ -335,7 +349,7 @@ def main():
             if "hub" in servers and "nginx" in servers:
                 row.append(" ".join(str(r["busy"]) for r in runs["hub"]) + " / " + " ".join(str(r["busy"]) for r in runs["nginx"]))
                 for hub_run, nginx_run in zip(runs["hub"], runs["nginx"]):
-                    if hub_run["cpu"]:
+                    if hub_run["cpu"] and not hub_run["failed"] and not nginx_run["failed"]:
                         paired.setdefault((hub_run["busy"], nginx_run["busy"]), []).append(nginx_run["cpu"] / hub_run["cpu"])
             row += [f"{med[c]['rate']:.0f}" for c in present] + [f"{med[c]['p99']:.2f}" for c in present]
             line = "| " + " | ".join(row) + " |"
@@ -351,6 +365,9 @@ def main():
                        + "; ".join(f"{hub} and {nginx}: {len(values)} rounds, {min(values):.2f}-{max(values):.2f}, "
                                    f"median {statistics.median(values):.2f}"
                                    for (hub, nginx), values in sorted(paired.items())) + ".")
+        if invalid:
+            footer += ("\nNot readings (answers that failed: non-2xx statuses, connection errors; the CPU "
+                       "per request of such a run is not the cell's): " + "; ".join(invalid) + ".")
         print(footer)
         if os.environ.get("BENCH_OUT"):
             with open(os.environ["BENCH_OUT"], "w") as f:

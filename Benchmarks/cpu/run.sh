@@ -12,7 +12,8 @@
 #                                              bench-cpu` passes the profile-guided build's)
 #   BENCH_SIZES="16 40" BENCH_CLIENTS=app BENCH_CONNS=32 BENCH_THREADS="1 2" Benchmarks/cpu/run.sh
 #   BENCH_CONFIG=DIR BENCH_SIZES="4 12 22" ...  view sizes the code was not tuned on (DIR from
-#                                              Benchmarks/configs/realistic/generate.py --out DIR)
+#                                              Benchmarks/configs/realistic/generate.py --out DIR;
+#                                              with --rearranged, a config arranged otherwise)
 #
 # Check `cat /proc/loadavg` first: numbers taken while the load average is above about 1 (other
 # builds on the same cores) only try the script.

@@ -6,6 +6,15 @@
                                                           the same config with other measured views
                                                           (shapes the code was not tuned on), for
                                                           BENCH_CONFIG=DIR make bench-cpu
+    python3 generate.py --out DIR --sizes "2 12" --remote-sizes "22" --rearranged
+                                                          and arranged otherwise: both toggles keyed
+                                                          by a header the app client sends
+                                                          (Hub-Client), the measured features first
+                                                          in order, matched by patterns with an
+                                                          exclusion, each with the promoBanner
+                                                          variant too, and the remote-sized view's
+                                                          upstream URL naming {header.Accept-Language}
+                                                          (a retained header on the measured path)
 
 What a deployed app's config looks like, for `make bench-cpu` (Benchmarks/cpu/run.sh):
 
@@ -93,6 +102,24 @@ def feature(fid, title, order, match, operations, **extra):
             "match": match, **extra, "operations": operations}
 
 
+def rearrange(measured):
+    """--rearranged: a measured feature first in order (its size in KB), matched by a pattern with
+    an exclusion, with the promoBanner variant before its last patch, and a remote operation's URL
+    naming {header.Accept-Language}."""
+    kb = measured["id"].split("-")[1]
+    measured["order"] = int(kb[:-1])
+    measured["match"] = {"pattern": f"^hub:bench:{kb}(\\?.*)?$", "exclude": [f"hub:bench:{kb}:legacy"]}
+    operations = measured["operations"]
+    for operation in operations:
+        if operation["kind"] == "remote":
+            operation["url"] += "?lang={header.Accept-Language}"
+    operations.insert(len(operations) - 1, {"kind": "variant", "toggle": "promoBanner", "variants": {
+        "off": [{"kind": "patch", "set": {"header": {"text": {"title": f"Bench {kb}"}}}}],
+        "on": [{"kind": "patch", "set": {"promo": {"component": {"id": "default:banner", "category": "banner"},
+                                                    "text": {"title": "Try Premium"}}},
+                "move": {"promo": 0}}]}})
+
+
 def main():
     global OUT, SIZES_KB, REMOTE_SIZES_KB
     parser = argparse.ArgumentParser(description="Writes the realistic benchmark config.")
@@ -100,7 +127,11 @@ def main():
     parser.add_argument("--sizes", help=f"measured static views in KB (default: {' '.join(map(str, SIZES_KB))})")
     parser.add_argument("--remote-sizes", help=f"measured views mostly from a cached remote operation, in KB "
                                                f"(default: {' '.join(map(str, REMOTE_SIZES_KB))})")
+    parser.add_argument("--rearranged", action="store_true",
+                        help="toggles keyed by Hub-Client, measured features first, matched by patterns, "
+                             "with promoBanner, the remote-sized view's URL naming {header.Accept-Language}")
     arguments = parser.parse_args()
+    toggle_key = "header:Hub-Client" if arguments.rearranged else "header:Hub-Client-Id"
     OUT = os.path.abspath(arguments.out)
     if arguments.sizes is not None:
         SIZES_KB = tuple(int(kb) for kb in arguments.sizes.split())
@@ -113,9 +144,9 @@ def main():
                           "host": "127.0.0.1", "port": 18180}, indent=2)
     write("toggles.json", {"$schema": "../../../docs/schema/toggles.json",
                            "layout": {"values": ["list", "grid", "carousel"], "default": "list",
-                                      "rollout": {"grid": 20, "carousel": 10}, "key": "header:Hub-Client-Id"},
+                                      "rollout": {"grid": 20, "carousel": 10}, "key": toggle_key},
                            "promoBanner": {"values": ["off", "on"], "default": "off",
-                                           "rollout": {"on": 50}, "key": "header:Hub-Client-Id"}}, indent=2)
+                                           "rollout": {"on": 50}, "key": toggle_key}}, indent=2)
     write("schemas/catalog.json", {
         "$schema": "../../../../docs/schema/custom-schema.json", "id": "catalog",
         "view": {"title": ["data", "name"], "body": ["data", "items", "*"]},
@@ -215,6 +246,10 @@ def main():
             layout_variant(ids),
             {"kind": "patch", "set": {rows[-1]["id"]: {"text": {"subtitle": "Patched subtitle"}}},
              "move": {rows[-1]["id"]: 0}}]))
+    if arguments.rearranged:
+        for f in features:
+            if f["id"].startswith("view-"):
+                rearrange(f)
     for f in features:
         write(f"features/{f['id']}.json", f)
     print(f"{len(features)} features")
