@@ -22,18 +22,18 @@ extension FeatureReader {
         switch given[0] {
         case "root":
             guard let root = reader.string(match, "root", at: "$.match") else { return nil }
-            return .root(root, excluding: Set(excluded))
+            return .root(root, excluding: excluded)
         case "uri":
             guard let uris = reader.stringList(match, "uri", at: "$.match"), !uris.isEmpty else {
                 reader.error("$.match.uri", "must be a URI or a non-empty list of URIs")
                 return nil
             }
             warnAboutIgnoredQueries(uris, in: match, key: "uri")
-            return .uris(Set(uris.map(ViewURI.stripQueryAndFragment)), excluding: Set(excluded))
+            return .uris(Set(uris.map(ViewURI.stripQueryAndFragment)), excluding: excluded)
         default:
             guard let pattern = reader.string(match, "pattern", at: "$.match") else { return nil }
             do {
-                return try .pattern(pattern, excluding: Set(excluded))
+                return try .pattern(pattern, excluding: excluded)
             } catch {
                 reader.error("$.match.pattern", "invalid regular expression: \(error)")
                 return nil
