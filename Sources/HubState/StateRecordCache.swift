@@ -25,6 +25,11 @@ final class StateRecordCache: Sendable {
         var nextStamp: UInt64 = 0
         /// Changes with every write, delete or clear.
         var generation: UInt64 = 0
+
+        /// Drops `key`'s entry and its bytes (its place in ``order`` is skipped when evicting).
+        mutating func forget(_ key: StateKey) {
+            if let old = entries.removeValue(forKey: key) { bytes -= old.record.bytes.count }
+        }
     }
 
     private let state = Locked(State())
@@ -66,7 +71,7 @@ final class StateRecordCache: Sendable {
     func remove(_ key: StateKey) {
         state.withLock { state in
             state.generation &+= 1
-            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.record.bytes.count }
+            state.forget(key)
         }
     }
 
@@ -78,7 +83,7 @@ final class StateRecordCache: Sendable {
         state.withLock { state in
             if state.entries[key]?.record.version == version { return }
             state.generation &+= 1
-            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.record.bytes.count }
+            state.forget(key)
         }
     }
 
@@ -87,7 +92,7 @@ final class StateRecordCache: Sendable {
         state.withLock { state in
             state.generation &+= 1
             for key in state.entries.keys where key.rawValue.hasPrefix(prefix) {
-                if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.record.bytes.count }
+                state.forget(key)
             }
         }
     }
@@ -116,7 +121,7 @@ final class StateRecordCache: Sendable {
     var count: Int { state.withLock { $0.entries.count } }
 
     private static func store(_ record: StateRecord, for key: StateKey, in state: inout State, maxBytes: Int) {
-        if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.record.bytes.count }
+        state.forget(key)
         guard record.bytes.count <= maxBytes else { return }
         state.nextStamp &+= 1
         state.entries[key] = Entry(record: record, stamp: state.nextStamp)
