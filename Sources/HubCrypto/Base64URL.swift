@@ -42,8 +42,6 @@ public enum Base64URL {
     /// The alphabet, read through a pointer to static data (no array, no bounds check, no branch).
     private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
-    /// The alphabet's character for the low 6 bits of `value`.
-    @inline(__always)
     /// The characters that encode `count` bytes (no padding).
     public static func encodedCount(_ count: Int) -> Int { (count * 4 + 2) / 3 }
 
@@ -76,6 +74,8 @@ public enum Base64URL {
         return written
     }
 
+    /// The alphabet's character for the low 6 bits of `value`.
+    @inline(__always)
     private static func character(_ value: UInt32) -> UInt8 {
         alphabet.utf8Start[Int(value & 63)]
     }

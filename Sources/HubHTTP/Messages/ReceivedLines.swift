@@ -12,6 +12,9 @@ import HubPrimitives
 public struct ReceivedLines: Sendable {
     /// The names (lowercase ASCII) whose lines are left out, of any number, wherever they are.
     public let ignoredNames: [String]
+    /// ``ignoredNames``' bytes, compared with each line's name (a string's UTF-8 view was reached
+    /// through on every line of every request).
+    private let ignoredNameBytes: [[UInt8]]
     /// The lines copied, end to end, each with its CRLF.
     private var bytes: [UInt8] = []
     /// Whether ``bytes`` hold a copy (false before the first and after a failed one).
@@ -20,6 +23,7 @@ public struct ReceivedLines: Sendable {
     /// Nothing copied yet; lines named in `ignoredNames` (lowercase) will be left out.
     public init(ignoring ignoredNames: [String]) {
         self.ignoredNames = ignoredNames
+        ignoredNameBytes = ignoredNames.map { Array($0.utf8) }
     }
 
     /// Copies the lines `headers` were received with (in the buffer already held when it is
@@ -30,7 +34,7 @@ public struct ReceivedLines: Sendable {
         bytes.removeAll(keepingCapacity: true)
         holdsLines = false
         guard let received = headers.received else { return false }
-        let ignored = ignoredNames
+        let ignored = ignoredNameBytes
         _ = received.forEachLine(skipping: { Self.isNamed($0, in: ignored) }) { line in
             bytes.append(contentsOf: line)
             return true
@@ -43,7 +47,7 @@ public struct ReceivedLines: Sendable {
     /// aside. `false` when nothing is held or `headers` are not as a parser received them.
     public func matches(_ headers: HTTPHeaders) -> Bool {
         guard holdsLines, let received = headers.received else { return false }
-        let ignored = ignoredNames
+        let ignored = ignoredNameBytes
         return bytes.withUnsafeBufferPointer { copied in
             var offset = 0
             let wentThrough = received.forEachLine(skipping: { Self.isNamed($0, in: ignored) }) { line in
@@ -58,9 +62,9 @@ public struct ReceivedLines: Sendable {
     }
 
     /// Whether `name` is one of `names` (lowercase), ASCII case-insensitively.
-    private static func isNamed(_ name: UnsafeBufferPointer<UInt8>, in names: [String]) -> Bool {
-        for candidate in names where candidate.utf8.count == name.count {
-            if ASCII.withUTF8(of: candidate, { ASCII.caseInsensitiveEquals(name, $0) }) { return true }
+    private static func isNamed(_ name: UnsafeBufferPointer<UInt8>, in names: [[UInt8]]) -> Bool {
+        for candidate in names where candidate.count == name.count {
+            if candidate.withUnsafeBufferPointer({ ASCII.caseInsensitiveEquals(name, $0) }) { return true }
         }
         return false
     }
