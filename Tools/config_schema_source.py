@@ -559,12 +559,18 @@ OPERATIONS_DEFS = {
         "staleWhileRevalidateSeconds": integer(
             0, 604_800, "Seconds past freshness the last good content is served at once while one background refresh "
             "goes upstream; wins over the upstream's stale-while-revalidate; 0 is off. GET only.", None),
+        "defaultMaxAgeSeconds": integer(
+            0, 604_800, "Seconds a 200 response that states no lifetime of its own (no max-age, s-maxage or Expires; "
+            "not no-cache) stays fresh, so its view can be memoized and the upstream is not asked again meanwhile; "
+            "without it (or 0) such a response is never fresh. GET only; not with forwardHeaders.", None),
     }, required=["url"],
         allOf=[
             {"if": {"required": ["retries"], "properties": {"retries": {"type": "integer", "minimum": 1}}},
              "then": {"properties": {"method": GET_ONLY}}},
             {"if": {"anyOf": [{"required": ["staleIfErrorSeconds"]}, {"required": ["staleWhileRevalidateSeconds"]}]},
              "then": {"properties": {"method": GET_ONLY}}},
+            {"if": {"required": ["defaultMaxAgeSeconds"]},
+             "then": {"properties": {"method": GET_ONLY}, "not": {"required": ["forwardHeaders"]}}},
             COOKIE_ONLY_WHEN_ALLOWED,
         ]),
     "PatchOperation": operation("patch", "Changes components by id: set, then remove, then move.", {

@@ -138,6 +138,7 @@ package struct FeatureReader {
                 known: common.union([
                     "url", "method", "headers", "timeoutMs", "retries", "schema", "paginated", "optional", "forwardHeaders",
                     "forwardCookies", "forwardIdentity", "staleIfErrorSeconds", "staleWhileRevalidateSeconds", "sendLocale",
+                    "defaultMaxAgeSeconds",
                 ]))
             guard let remote = readRemote(object, at: path) else { return nil }
             operationKind = .remote(remote)
@@ -263,14 +264,18 @@ package struct FeatureReader {
                 "an upstream timeout is stood in for only when timeoutMs is below timeouts.operationSeconds; "
                     + "otherwise the view fails with operation_timeout first")
         }
-        return RemoteOperationDefinition(
+        let forwardHeaders = context.loader.readForwardHeaders(object, at: path, reader: reader)
+        var definition = RemoteOperationDefinition(
             url: url, method: method, headers: context.loader.readHeaders(object, at: path, reader: reader),
             timeoutMs: timeoutMs, retries: retries, schema: schema,
             paginated: reader.bool(object, "paginated", at: path) ?? false,
             optional: reader.bool(object, "optional", at: path) ?? false,
-            forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader),
+            forwardHeaders: forwardHeaders,
             forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale,
             sendLocale: readSendLocale(object, url: url, at: path))
+        definition.defaultMaxAgeSeconds = readDefaultMaxAge(
+            object, method: method, forwardsHeaders: object["forwardHeaders"] != nil, at: path)
+        return definition
     }
 
     /// The longest `staleIfErrorSeconds` and `staleWhileRevalidateSeconds`: a week.

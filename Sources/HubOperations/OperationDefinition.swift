@@ -71,6 +71,9 @@ package struct RemoteOperationDefinition: Sendable {
     }
     /// `sendLocale`: the request's negotiated locale goes upstream as `Accept-Language`.
     package var sendLocale = false
+    /// `defaultMaxAgeSeconds`: how long a `200` that states no lifetime stays fresh
+    /// (``UpstreamRequest/defaultMaxAge``); nil: never fresh, only revalidated.
+    package var defaultMaxAgeSeconds: Int?
 }
 
 /// A `patch` operation's settings.

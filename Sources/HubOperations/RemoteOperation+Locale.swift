@@ -13,11 +13,19 @@ extension RemoteOperation {
         settings.definition.sendLocale ? context.request.locale : nil
     }
 
-    /// What identifies a fetch's response for freshness and last good content: the URL, and
-    /// the locale sent with it.
-    package static func fetchKey(_ url: String, locale: String?) -> String {
-        guard let locale else { return url }
-        return url + "\nlocale:" + locale
+    /// What identifies a fetch's response for freshness and last good content: the URL, the
+    /// locale sent with it, and the lifetime given to a response that states none (an
+    /// operation without `defaultMaxAgeSeconds` never takes freshness another's gave).
+    package static func fetchKey(_ url: String, locale: String?, defaultMaxAge: Int? = nil) -> String {
+        var key = url
+        if let locale { key += "\nlocale:" + locale }
+        if let defaultMaxAge { key += "\ndefault-max-age:" + String(defaultMaxAge) }
+        return key
+    }
+
+    /// ``fetchKey(_:locale:defaultMaxAge:)`` with this operation's `defaultMaxAgeSeconds`.
+    package func fetchKey(_ url: String, locale: String?) -> String {
+        Self.fetchKey(url, locale: locale, defaultMaxAge: settings.definition.defaultMaxAgeSeconds)
     }
 
     /// The headers a fetch sends (its identity in the HTTP cache): the configured ones (the

@@ -20,7 +20,7 @@ extension RemoteOperation {
     /// SHA-256 of the forwarded caller headers (their values are never kept beside it). Nil for methods other than GET.
     package func staleKey(_ url: String, _ inputs: Inputs) -> String? {
         guard settings.definition.method == "GET" else { return nil }
-        let fetched = Self.fetchKey(url, locale: inputs.locale)
+        let fetched = fetchKey(url, locale: inputs.locale)
         guard !inputs.forwarded.isEmpty else { return fetched }
         return fetched + "\n" + ForwardedHeaders.fingerprint(inputs.forwarded)
     }

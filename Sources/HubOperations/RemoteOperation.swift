@@ -217,7 +217,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         guard settings.definition.method == "GET", settings.definition.forwardHeaders.isEmpty,
             let url = try? url(for: context, page: 0)
         else { return nil }
-        return Self.fetchKey(url, locale: sentLocale(context))
+        return fetchKey(url, locale: sentLocale(context))
     }
 
     /// `remote:<schema>:<fetch>#<fingerprint>`, made in one buffer (an open that prepares its
@@ -273,6 +273,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
         request.headers = requestHeaders(inputs)
         request.timeout = definition.timeoutMs.map { .milliseconds($0) } ?? settings.defaultTimeout
         request.traceHeaders = inputs.trace
+        request.defaultMaxAge = definition.defaultMaxAgeSeconds
         // A caller's credentials never share a cache entry or an in-flight fetch with another caller.
         if !definition.forwardHeaders.isEmpty { request.cachePolicy = .bypass }
         var attempt = 0
@@ -285,7 +286,7 @@ package final class RemoteOperation: ContentOperationWithPaginatedContent {
                 // cache keys on as it keys on every request header).
                 if definition.forwardHeaders.isEmpty, definition.forwardIdentity == nil {
                     settings.services.freshness.record(
-                        url: Self.fetchKey(url, locale: inputs.locale), body: response.body, freshUntil: response.freshUntil)
+                        url: fetchKey(url, locale: inputs.locale), body: response.body, freshUntil: response.freshUntil)
                 }
                 return response
             } catch let error as UpstreamError where attempt < definition.retries && definition.method == "GET"

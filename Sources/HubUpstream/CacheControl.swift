@@ -69,19 +69,21 @@ struct CacheControl: Equatable {
     var isStorable: Bool { !noStore && !isPrivate && !varyAll }
 
     /// Seconds the response stays fresh from its receipt (RFC 9111 4.2): freshness lifetime minus
-    /// current age, never negative; 0 for `no-cache` or no explicit lifetime (such a response is
-    /// stored only to revalidate with its validators).
+    /// current age, never negative; 0 for `no-cache`, or for no explicit lifetime and no
+    /// `defaultLifetime` (such a response is stored only to revalidate with its validators).
     ///
     /// - The lifetime is `s-maxage`, else `max-age`, else `Expires` minus `Date` (4.2.1), where a
     ///   missing or invalid `Date` means `receivedAt`, and an invalid `Expires` (such as `0`)
-    ///   means already expired.
+    ///   means already expired; else `defaultLifetime` (the operator's, in place of a heuristic
+    ///   one: 4.2.2).
     /// - The current age is the larger of the apparent age (`receivedAt` minus a valid `Date`) and
     ///   `Age` plus `responseDelay` (4.2.3); it does not grow further since the response just arrived.
     ///
     /// - Parameters:
     ///   - receivedAt: wall-clock seconds since the epoch when the response arrived.
     ///   - responseDelay: whole seconds between sending the request and receiving the response.
-    func freshSeconds(receivedAt: Int, responseDelay: Int = 0) -> Int {
+    ///   - defaultLifetime: the lifetime of a response that states none; nil: none.
+    func freshSeconds(receivedAt: Int, responseDelay: Int = 0, defaultLifetime: Int? = nil) -> Int {
         guard !noCache else { return 0 }
         let dateValue = date.flatMap { HTTPDate.parse($0, now: receivedAt) }
         let lifetime: Int
@@ -90,6 +92,8 @@ struct CacheControl: Equatable {
         } else if let expires {
             guard let expiresAt = HTTPDate.parse(expires, now: receivedAt) else { return 0 }
             lifetime = expiresAt - (dateValue ?? receivedAt)
+        } else if let defaultLifetime {
+            lifetime = defaultLifetime
         } else {
             return 0
         }

@@ -102,7 +102,7 @@ public final class CurlUpstreamClient: UpstreamClient {
         if result.status == 304, let stale {
             let entry = cache.revalidate(
                 stale, with: result.headers, forKey: key, sent: sent, received: received, wallSeconds: wallSeconds,
-                since: evictions)
+                since: evictions, defaultLifetime: request.defaultMaxAge)
             return Self.response(entry, .revalidated, elapsed: .zero)
         }
         // A response that varies on a header this request did not send is not stored: the
@@ -114,7 +114,7 @@ public final class CurlUpstreamClient: UpstreamClient {
         }
         let stored = cache.store(
             result, forKey: key, url: request.url, sent: sent, received: received, wallSeconds: wallSeconds,
-            since: evictions)
+            since: evictions, defaultLifetime: request.defaultMaxAge)
         return UpstreamResponse(
             status: result.status, headers: result.headers, body: result.body,
             cacheStatus: .miss, freshUntil: stored?.publicFreshUntil, elapsed: .zero)

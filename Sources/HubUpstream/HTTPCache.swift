@@ -4,7 +4,8 @@ import Synchronization
 
 /// The client's HTTP cache: upstream GET responses stored by request identity, honouring
 /// `Cache-Control` (`max-age`, `s-maxage`, `no-store`, `no-cache`, `private`), `Expires`, `Date`,
-/// `Age`, `Vary` (``VaryRule``), and revalidated with `ETag`/`Last-Modified`. Bounded by entries and body
+/// `Age`, `Vary` (``VaryRule``), and revalidated with `ETag`/`Last-Modified`; a `200` that states no
+/// lifetime is fresh for the request's ``UpstreamRequest/defaultMaxAge``, if any. Bounded by entries and body
 /// bytes, LRU. A successful unsafe request invalidates what is stored for its target URI
 /// (``invalidate(afterUnsafeRequestTo:responseHeaders:)``, RFC 9111 4.4).
 ///
@@ -38,7 +39,8 @@ final class HTTPCache: Sendable {
     }
 
     /// Statuses stored when the response allows it (RFC 9110 15.1 "heuristically cacheable"
-    /// subset; only ever cached with an explicit lifetime or a validator).
+    /// subset; only ever cached with an explicit lifetime, a validator, or for a `200` the
+    /// request's ``UpstreamRequest/defaultMaxAge``).
     private static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// The stored responses and, for invalidation, their cache keys by target URI.
@@ -92,13 +94,16 @@ final class HTTPCache: Sendable {
     /// when the response arrived. Returns the stored entry, if any.
     /// `since`: the ``evictions`` count when the fetch began; when an eviction came meanwhile
     /// the response may be what it evicted (fetched before the change at the source), so it is
-    /// not stored and nil is returned.
+    /// not stored and nil is returned. `defaultLifetime`: a `200` that states no lifetime gets
+    /// this one (``UpstreamRequest/defaultMaxAge``).
     @discardableResult
     func store(_ result: CurlResult, forKey key: String, url: String,
                sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int,
-               since: UInt64? = nil) -> Entry? {
+               since: UInt64? = nil, defaultLifetime: Int? = nil) -> Entry? {
         let control = CacheControl(headers: result.headers)
-        let lifetime = Self.freshSeconds(control, sent: sent, received: received, wallSeconds: wallSeconds)
+        let lifetime = Self.freshSeconds(
+            control, sent: sent, received: received, wallSeconds: wallSeconds,
+            defaultLifetime: result.status == 200 ? defaultLifetime : nil)
         guard Self.cacheableStatuses.contains(result.status), control.isStorable,
               lifetime > 0 || control.hasValidator
         else {
@@ -116,17 +121,22 @@ final class HTTPCache: Sendable {
     /// Applies a 304 answer to `entry`: new validators and lifetime from the 304's headers
     /// (the old lifetime when it has neither `Cache-Control` nor `Expires`), other headers
     /// updated in place. Stores and returns the refreshed entry.
-    /// `since` as in ``store(_:forKey:url:sent:received:wallSeconds:since:)``: after an eviction
+    /// `since` and `defaultLifetime` as in
+    /// ``store(_:forKey:url:sent:received:wallSeconds:since:defaultLifetime:)``: after an eviction
     /// the refreshed entry answers this request but is not kept.
     func revalidate(_ entry: Entry, with headers: [(name: String, value: String)], forKey key: String,
                     sent: ContinuousClock.Instant, received: ContinuousClock.Instant, wallSeconds: Int,
-                    since: UInt64? = nil) -> Entry {
+                    since: UInt64? = nil, defaultLifetime: Int? = nil) -> Entry {
         let control = CacheControl(headers: headers)
         var updated = entry
         let restatesLifetime = headers.contains {
             $0.name.asciiCaseInsensitiveEquals("cache-control") || $0.name.asciiCaseInsensitiveEquals("expires")
         }
-        updated.lifetime = restatesLifetime ? Self.freshSeconds(control, sent: sent, received: received, wallSeconds: wallSeconds) : entry.lifetime
+        updated.lifetime = restatesLifetime
+            ? Self.freshSeconds(
+                control, sent: sent, received: received, wallSeconds: wallSeconds,
+                defaultLifetime: entry.status == 200 ? defaultLifetime : nil)
+            : entry.lifetime
         updated.freshUntil = received.advanced(by: .seconds(updated.lifetime))
         if let etag = control.etag { updated.etag = etag }
         if let lastModified = control.lastModified { updated.lastModified = lastModified }
@@ -192,12 +202,14 @@ final class HTTPCache: Sendable {
         return String(rest.prefix { $0 != "\n" })
     }
 
-    /// ``CacheControl/freshSeconds(receivedAt:responseDelay:)`` at the wall-clock time
-    /// `wallSeconds` (seconds since the epoch when the response arrived).
+    /// ``CacheControl/freshSeconds(receivedAt:responseDelay:defaultLifetime:)`` at the wall-clock
+    /// time `wallSeconds` (seconds since the epoch when the response arrived).
     private static func freshSeconds(_ control: CacheControl, sent: ContinuousClock.Instant,
-                                     received: ContinuousClock.Instant, wallSeconds: Int) -> Int {
+                                     received: ContinuousClock.Instant, wallSeconds: Int,
+                                     defaultLifetime: Int? = nil) -> Int {
         control.freshSeconds(receivedAt: wallSeconds,
-                             responseDelay: Int(sent.duration(to: received).inSeconds))
+                             responseDelay: Int(sent.duration(to: received).inSeconds),
+                             defaultLifetime: defaultLifetime)
     }
 
     /// Conditional headers to revalidate `entry`.

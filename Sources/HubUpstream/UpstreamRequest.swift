@@ -32,6 +32,12 @@ public struct UpstreamRequest: Sendable {
     /// coalescing): W3C trace context (`traceparent`, `tracestate`), new on every fetch. A
     /// request that joins another's in-flight fetch, or is answered from the cache, sends none.
     public var traceHeaders: [(name: String, value: String)] = []
+    /// Seconds a `200` response stays fresh when it states no lifetime of its own (no `max-age`,
+    /// `s-maxage` or `Expires`, and not `no-cache`), as nginx's `proxy_cache_valid` gives one;
+    /// nil (the default): such a response is never fresh, only revalidated. Its current age
+    /// (`Age`, `Date`) counts against it as against an explicit lifetime. Part of the request's
+    /// cache identity: a request without it never takes a response stored with it.
+    public var defaultMaxAge: Int?
 
     /// Creates a request; by default a GET without body that honours the HTTP cache and uses the
     /// client's configured timeouts.
@@ -69,13 +75,16 @@ public struct UpstreamRequest: Sendable {
         }
     }
 
-    /// The identity of a cacheable request: method, URL, redirect policy and every request header
-    /// (so requests that differ in, say, `Authorization` never share a cache entry).
+    /// The identity of a cacheable request: method, URL, redirect policy, every request header
+    /// (so requests that differ in, say, `Authorization` never share a cache entry) and
+    /// ``defaultMaxAge``.
     var cacheKey: String {
         var key = method + (followRedirects ? " follow " : " ") + url
         for header in headers {
             key += "\n" + header.name.lowercased() + ":" + header.value
         }
+        // A line no header makes (a field name has no parentheses).
+        if let defaultMaxAge { key += "\n(default max-age \(defaultMaxAge))" }
         return key
     }
 
