@@ -52,12 +52,15 @@ import Testing
         #expect(hits.value(for: 1) == nil)
     }
 
-    /// Runs `body` on a thread of its own and waits for it.
-    static func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` on a thread of its own, waits for it, and keeps that thread alive until
+    /// `release` is signalled: a thread that ended may be followed by one with the same
+    /// `pthread_t` (its descriptor reused), and so the same stripe, every time.
+    static func onAnotherLiveThread(release: DispatchSemaphore, _ body: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             body()
             done.signal()
+            release.wait()
         }
         thread.start()
         done.wait()
@@ -65,18 +68,23 @@ import Testing
 
     @Test("a stripe taken on one thread is remembered into from another, and found by the first")
     func stripeReferenceRemembersForTheThreadThatTookIt() {
-        // Until a thread is found whose own stripe is not this one's (1 in 8 share it).
+        // Until a thread is found whose own stripe is not this one's (1 in 8 share it). The
+        // threads stay alive until the end, so each has a descriptor, and a stripe, of its own.
+        let release = DispatchSemaphore(value: 0)
+        var started = 0
         var otherStripeSeen = false
         for attempt in 0..<64 where !otherStripeSeen {
             let hits = RecentHits<String, Int>(capacity: 8)
             let here = hits.currentStripe
-            Self.onAnotherThread {
+            Self.onAnotherLiveThread(release: release) {
                 here.remember(attempt, for: "verified")
                 hits.remember(attempt, for: "elsewhere")
             }
+            started += 1
             #expect(hits.value(for: "verified") == attempt)
             otherStripeSeen = hits.value(for: "elsewhere") == nil
         }
+        for _ in 0..<started { release.signal() }
         #expect(otherStripeSeen)
     }
 
