@@ -264,13 +264,12 @@ package struct FeatureReader {
                 "an upstream timeout is stood in for only when timeoutMs is below timeouts.operationSeconds; "
                     + "otherwise the view fails with operation_timeout first")
         }
-        let forwardHeaders = context.loader.readForwardHeaders(object, at: path, reader: reader)
         var definition = RemoteOperationDefinition(
             url: url, method: method, headers: context.loader.readHeaders(object, at: path, reader: reader),
             timeoutMs: timeoutMs, retries: retries, schema: schema,
             paginated: reader.bool(object, "paginated", at: path) ?? false,
             optional: reader.bool(object, "optional", at: path) ?? false,
-            forwardHeaders: forwardHeaders,
+            forwardHeaders: context.loader.readForwardHeaders(object, at: path, reader: reader),
             forwardIdentity: context.loader.readForwardIdentity(object, at: path, reader: reader), stalePolicy: stale,
             sendLocale: readSendLocale(object, url: url, at: path))
         definition.defaultMaxAgeSeconds = readDefaultMaxAge(

@@ -95,14 +95,14 @@ package final class RemoteFreshness: Sendable {
         }
     }
 
-    /// Forgets the URLs `matches` selects (an invalidation), each entry asked by its URL (its
-    /// fetch identity up to the first line break: without the locale or default lifetime that
-    /// ``RemoteOperation/fetchKey(_:locale:defaultMaxAge:)`` adds): chains that use them are not
+    /// Forgets the URLs `matches` selects (an invalidation), each entry asked by its URL
+    /// (``RemoteOperation/url(ofFetchKey:)``, without the locale or default lifetime its key
+    /// adds): chains that use them are not
     /// memoized until they are fetched again, and what was memoized under their fingerprint no
     /// longer answers (``MemoKeyChecks``).
     package func forget(where matches: (_ url: String) -> Bool) {
         entries.withLock { entries in
-            for key in entries.keys where matches(String(key.prefix { $0 != "\n" })) { entries[key] = nil }
+            for key in entries.keys where matches(RemoteOperation.url(ofFetchKey: key)) { entries[key] = nil }
             changes.add(1, ordering: .releasing)
         }
     }

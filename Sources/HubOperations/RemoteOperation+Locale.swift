@@ -23,6 +23,12 @@ extension RemoteOperation {
         return key
     }
 
+    /// The URL a fetch identity (``fetchKey(_:locale:defaultMaxAge:)``, and the stale store's
+    /// key made from it) names: what an invalidation matches, whatever lines follow it.
+    package static func url(ofFetchKey key: String) -> String {
+        String(key.prefix { $0 != "\n" })
+    }
+
     /// ``fetchKey(_:locale:defaultMaxAge:)`` with this operation's `defaultMaxAgeSeconds`.
     package func fetchKey(_ url: String, locale: String?) -> String {
         Self.fetchKey(url, locale: locale, defaultMaxAge: settings.definition.defaultMaxAgeSeconds)

@@ -179,13 +179,14 @@ package final class StaleContentStore: Sendable {
         }
     }
 
-    /// Drops the entries whose URL (the fetch identity without its forwarded-header
-    /// fingerprint) `matches` selects (an invalidation); returns how many. Sessions waiting
+    /// Drops the entries whose URL (``RemoteOperation/url(ofFetchKey:)``: the key without the
+    /// locale, default lifetime or forwarded-header fingerprint lines) `matches` selects (an
+    /// invalidation); returns how many. Sessions waiting
     /// for good content are reloaded by the invalidation itself.
     package func forget(where matches: (_ url: String) -> Bool) -> Int {
         state.withLock { state in
             var dropped = 0
-            for (key, entry) in state.entries where matches(String(key.prefix { $0 != "\n" })) {
+            for (key, entry) in state.entries where matches(RemoteOperation.url(ofFetchKey: key)) {
                 state.entries[key] = nil
                 state.bytes -= entry.body.count
                 dropped += 1
